@@ -1,0 +1,42 @@
+# Every target that needs the virtual environment depends on .venv/.installed,
+# so any target works as the first command on a fresh clone.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install test demo conformance bench bench-full e2e lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests conformance
+
+demo: $(STAMP)
+	$(BIN)/volcano demo
+
+conformance: $(STAMP)
+	$(BIN)/python -m pytest conformance
+
+bench: $(STAMP)
+	$(BIN)/python -m pytest benchmarks --benchmark-only
+
+bench-full: $(STAMP)
+	BENCH_SIZE=full $(BIN)/python -m pytest benchmarks --benchmark-only
+
+e2e: $(STAMP)
+	$(BIN)/python -m pytest conformance --backend=kubeconfig
+
+lint: $(STAMP)
+	$(BIN)/ruff check volcano tests conformance benchmarks
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache out

@@ -1,0 +1,91 @@
+"""API errors, shaped like Kubernetes' ``metav1.Status``.
+
+One exception type, ``ApiError``, carries the HTTP ``code`` and the Status
+``reason`` exactly as a real API server reports them, so callers (and a
+future HTTP facade) can branch on them the same way kubectl does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "ApiError",
+    "already_exists",
+    "bad_request",
+    "conflict",
+    "forbidden",
+    "gone",
+    "invalid",
+    "not_found",
+    "too_many_requests",
+]
+
+
+class ApiError(Exception):
+    """An API request failed. ``code`` is the HTTP status, ``reason`` the Status reason."""
+
+    def __init__(self, code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.details = details or {}
+
+    def status(self) -> dict[str, Any]:
+        """The error as a ``metav1.Status`` object."""
+        out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                               "message": self.message, "reason": self.reason, "code": self.code}
+        if self.details:
+            out["details"] = dict(self.details)
+        return out
+
+    def __repr__(self) -> str:
+        return f"ApiError({self.code}, {self.reason!r}, {self.message!r})"
+
+
+def _what(resource: str, name: str) -> dict[str, Any]:
+    return {"name": name, "kind": resource}
+
+
+def not_found(resource: str, name: str) -> ApiError:
+    """404 NotFound: ``pods "x" not found``."""
+    return ApiError(404, "NotFound", f'{resource} "{name}" not found', _what(resource, name))
+
+
+def already_exists(resource: str, name: str) -> ApiError:
+    """409 AlreadyExists: ``pods "x" already exists``."""
+    return ApiError(409, "AlreadyExists", f'{resource} "{name}" already exists', _what(resource, name))
+
+
+def conflict(resource: str, name: str, why: str) -> ApiError:
+    """409 Conflict: ``Operation cannot be fulfilled on pods "x": <why>``."""
+    return ApiError(409, "Conflict", f'Operation cannot be fulfilled on {resource} "{name}": {why}',
+                    _what(resource, name))
+
+
+def invalid(kind: str, name: str, causes: list[str]) -> ApiError:
+    """422 Invalid: ``Job.batch.volcano.sh "x" is invalid: <causes>``."""
+    joined = "; ".join(causes) if len(causes) != 1 else causes[0]
+    msg = f'{kind} "{name}" is invalid: {joined}' if len(causes) <= 1 else f'{kind} "{name}" is invalid: [{joined}]'
+    return ApiError(422, "Invalid", msg, {**_what(kind, name), "causes": [{"message": c} for c in causes]})
+
+
+def forbidden(resource: str, name: str, why: str) -> ApiError:
+    """403 Forbidden."""
+    return ApiError(403, "Forbidden", f'{resource} "{name}" is forbidden: {why}', _what(resource, name))
+
+
+def gone(message: str) -> ApiError:
+    """410 Gone: a watch's resourceVersion is too old (``too old resource version``)."""
+    return ApiError(410, "Gone", message)
+
+
+def bad_request(message: str) -> ApiError:
+    """400 BadRequest."""
+    return ApiError(400, "BadRequest", message)
+
+
+def too_many_requests(message: str) -> ApiError:
+    """429 TooManyRequests (an eviction blocked by a disruption budget)."""
+    return ApiError(429, "TooManyRequests", message)
