@@ -1,0 +1,1 @@
+"""FakeCluster: every component of a Volcano cluster wired on one simulated clock."""
