@@ -1,0 +1,161 @@
+"""The backend-neutral cluster interface every conformance test uses.
+
+A backend gives a test a namespace of its own on a cluster of a known shape,
+Kubernetes-level operations, and two kinds of waiting:
+
+* ``wait_until(predicate, timeout)``: the condition must become true within
+  ``timeout`` seconds of cluster time (simulated time on the memory backend,
+  wall time on a real cluster);
+* ``hold(predicate, seconds)``: the condition must stay true for a whole
+  window ("stays Pending" means no node is assigned over a stable window, not
+  one lucky poll).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Cluster", "ClusterShape", "ConditionNotMet", "NodeShape", "WatchRecorder"]
+
+Obj = dict[str, Any]
+
+
+class ConditionNotMet(AssertionError):
+    """A waited-for condition did not hold in time (or stopped holding in a hold window)."""
+
+
+@dataclass(frozen=True)
+class NodeShape:
+    """Schedulable capacity of one worker node."""
+
+    cpu: str = "4"
+    memory: str = "16Gi"
+    pods: int = 110
+    gpu: int = 0
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ClusterShape:
+    """The worker nodes a test needs. The default mirrors upstream's kind
+    setup: one tainted control plane and four untainted workers."""
+
+    workers: int = 4
+    node: NodeShape = NodeShape()
+    control_plane: bool = True
+
+
+class WatchRecorder:
+    """Collects every change to Pods, PodGroups, Nodes and Queues in order,
+    as ``(time_seconds, event_type, object)``, for the invariant checks."""
+
+    KINDS = ("Pod", "PodGroup", "Node", "Queue")
+
+    def __init__(self) -> None:
+        self.history: list[tuple[float, str, str, Obj]] = []
+
+    def record(self, time_s: float, kind: str, event_type: str, obj: Obj) -> None:
+        """Append one observed change."""
+        self.history.append((time_s, kind, event_type, obj))
+
+
+class Cluster(abc.ABC):
+    """What a conformance test may do with a cluster."""
+
+    backend: str = "abstract"
+
+    def __init__(self, namespace: str) -> None:
+        self.namespace = namespace
+        self.recorder = WatchRecorder()
+
+    # -- objects ---------------------------------------------------------------------------
+    @abc.abstractmethod
+    def apply(self, source: str | Obj | list[Obj]) -> list[Obj]:
+        """Create (or update by name) the objects in ``source``; an object without a namespace
+        goes to the test namespace. Rejections raise the backend's API error."""
+
+    @abc.abstractmethod
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj:
+        """The object, or raise the backend's NotFound error."""
+
+    def try_get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        """The object, or None when it does not exist."""
+        try:
+            return self.get(kind, name, namespace)
+        except Exception as err:
+            if getattr(err, "code", getattr(err, "status", None)) == 404:
+                return None
+            raise
+
+    @abc.abstractmethod
+    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None) -> list[Obj]:
+        """Objects of ``kind`` (namespace None = the test namespace; ``"*"`` = all namespaces)."""
+
+    @abc.abstractmethod
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               propagation_policy: str | None = None) -> None:
+        """Delete an object (NotFound is an error)."""
+
+    @abc.abstractmethod
+    def patch(self, kind: str, name: str, patch: Obj, namespace: str | None = None,
+              subresource: str | None = None) -> Obj:
+        """JSON merge patch on the object or one of its subresources (``status``)."""
+
+    @abc.abstractmethod
+    def evict(self, pod: str, namespace: str | None = None) -> None:
+        """Evict a pod through the ``pods/eviction`` subresource."""
+
+    @abc.abstractmethod
+    def events(self, kind: str | None = None, name: str | None = None,
+               namespace: str | None = None) -> list[Obj]:
+        """Event objects, filtered by involvedObject kind/name and namespace."""
+
+    # -- nodes -----------------------------------------------------------------------------
+    @abc.abstractmethod
+    def worker_nodes(self) -> list[Obj]:
+        """Untainted, schedulable nodes (what upstream's sizing helpers count)."""
+
+    @abc.abstractmethod
+    def fail_node(self, name: str) -> None:
+        """Make a node NotReady (its pods are evicted after the eviction timeout)."""
+
+    @abc.abstractmethod
+    def recover_node(self, name: str) -> None:
+        """Bring a failed node back."""
+
+    # -- time ------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def now(self) -> float:
+        """Cluster time in seconds."""
+
+    @abc.abstractmethod
+    def wait_until(self, predicate: Callable[[], bool], timeout: float = 300.0, what: str = "") -> float:
+        """Wait until ``predicate()`` holds; return the time it took. Raise ConditionNotMet."""
+
+    @abc.abstractmethod
+    def hold(self, predicate: Callable[[], bool], seconds: float = 30.0, what: str = "") -> None:
+        """Assert ``predicate()`` holds continuously for ``seconds``. Raise ConditionNotMet."""
+
+    @abc.abstractmethod
+    def sleep(self, seconds: float) -> None:
+        """Let cluster time pass (the memory backend advances its simulated clock)."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release the backend's resources (stop watches, delete the test namespace)."""
+
+    # -- convenience -----------------------------------------------------------------------
+    def pods(self, label_selector: str | None = None, namespace: str | None = None) -> list[Obj]:
+        """Pods in the test namespace."""
+        return self.list("Pod", namespace, label_selector)
+
+    def job_pods(self, job: str, namespace: str | None = None) -> list[Obj]:
+        """Pods of a Volcano Job (label ``volcano.sh/job-name``)."""
+        return self.pods(f"volcano.sh/job-name={job}", namespace)
+
+    def names(self, objs: Iterable[Obj]) -> list[str]:
+        """Sorted names of objects."""
+        return sorted(o["metadata"]["name"] for o in objs)

@@ -1,0 +1,1 @@
+"""Helpers shared by conformance cases: object builders, waits, sizing, invariants."""
