@@ -22,7 +22,8 @@ demo: $(STAMP)
 	$(BIN)/volcano demo
 
 conformance: $(STAMP)
-	$(BIN)/python -m pytest conformance
+	$(BIN)/python -m pytest conformance --junitxml=out/conformance/junit.xml \
+		--conformance-report=out/conformance/report.md
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest benchmarks --benchmark-only
@@ -31,7 +32,7 @@ bench-full: $(STAMP)
 	BENCH_SIZE=full $(BIN)/python -m pytest benchmarks --benchmark-only
 
 e2e: $(STAMP)
-	$(BIN)/python -m pytest conformance --backend=kubeconfig
+	scripts/e2e-kind.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check volcano tests conformance benchmarks
