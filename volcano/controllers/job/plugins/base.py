@@ -1,0 +1,146 @@
+"""The job-plugin contract and what plugins share.
+
+A ``JobPlugin`` is built per Job sync from the arguments in
+``spec.plugins[<name>]`` (Go-style flags, parsed by ``parse_flags``) and a
+``PluginContext`` (the client to create owned objects, random streams). Hooks:
+
+* ``on_job_add(job)`` once per initiation; records ``status.controlledResources
+  ["plugin-<name>"] = <name>`` in the (mutable) job it is given;
+* ``on_pod_create(pod, job)`` edits a pod before it is created;
+* ``on_job_update(job)`` on every later sync;
+* ``on_job_delete(job)`` on every kill; removes the plugin's key.
+
+``task_hosts`` gives the DNS names Volcano assigns to a task's pods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from volcano.apiserver.client import Client
+from volcano.sim.rand import RandomStreams
+
+__all__ = ["FlagError", "JobPlugin", "PluginContext", "parse_flags", "task_hosts"]
+
+
+class FlagError(ValueError):
+    """A plugin argument could not be parsed (Volcano logs it and keeps the flags parsed so far)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PluginContext:
+    """What a plugin may use: the API client and the cluster's random streams."""
+
+    client: Client
+    streams: RandomStreams
+
+
+def _parse_bool(name: str, text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("1", "t", "true"):
+        return True
+    if lowered in ("0", "f", "false"):
+        return False
+    raise FlagError(f"invalid boolean value {text!r} for flag -{name}")
+
+
+def parse_flags(args: Sequence[str], defaults: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """Parse Go ``flag``-style arguments against ``defaults`` (name -> default of type bool/int/str).
+
+    Accepts ``-f``, ``--f``, ``-f=v``, ``--f v`` (``v`` required for non-bool
+    flags). Parsing stops at the first non-flag argument or ``--``. Returns the
+    values and the first error message (None when all parsed); as in Go's
+    ``ContinueOnError`` mode, flags before the error keep their parsed values.
+    """
+    values = dict(defaults)
+    i = 0
+    items = [str(a) for a in args]
+    while i < len(items):
+        arg = items[i]
+        if len(arg) < 2 or not arg.startswith("-"):
+            break
+        if arg == "--":
+            break
+        body = arg[2:] if arg.startswith("--") else arg[1:]
+        if not body or body.startswith("-") or body.startswith("="):
+            return values, f"bad flag syntax: {arg}"
+        name, has_value, value = body.partition("=")
+        if name not in defaults:
+            return values, f"flag provided but not defined: -{name}"
+        default = defaults[name]
+        try:
+            if isinstance(default, bool):
+                values[name] = _parse_bool(name, value) if has_value else True
+            else:
+                if not has_value:
+                    if i + 1 >= len(items):
+                        return values, f"flag needs an argument: -{name}"
+                    i += 1
+                    value = items[i]
+                values[name] = int(value, 0) if isinstance(default, int) else value
+        except (ValueError, FlagError) as exc:
+            return values, f"invalid value {value!r} for flag -{name}: {exc}"
+        i += 1
+    return values, None
+
+
+def task_hosts(job: Mapping[str, Any], task: Mapping[str, Any]) -> list[str]:
+    """``<hostname>.<subdomain>`` of each pod of ``task`` (one entry when the template fixes a hostname)."""
+    job_name = str(job["metadata"]["name"])
+    pod_spec = (task.get("template") or {}).get("spec") or {}
+    fixed = str(pod_spec.get("hostname") or "")
+    subdomain = str(pod_spec.get("subdomain") or "") or job_name
+    task_name = str(task.get("name", ""))
+    hosts: list[str] = []
+    for i in range(int(task.get("replicas") or 0)):
+        host = fixed or f"{job_name}-{task_name}-{i}"
+        hosts.append(f"{host}.{subdomain}")
+        if fixed:
+            break
+    return hosts
+
+
+class JobPlugin:
+    """Base class: every hook is a no-op; ``controlled`` plugins record their key on add
+    and drop it on delete."""
+
+    name = ""
+    controlled = True
+
+    def __init__(self, args: Sequence[str], ctx: PluginContext) -> None:
+        self.args = list(args)
+        self.ctx = ctx
+        self.flag_error: str | None = None
+
+    def _key(self) -> str:
+        return f"plugin-{self.name}"
+
+    def is_recorded(self, job: Mapping[str, Any]) -> bool:
+        """True when the job's status says this plugin already ran ``on_job_add``."""
+        return ((job.get("status") or {}).get("controlledResources") or {}).get(self._key()) == self.name
+
+    def record(self, job: dict[str, Any]) -> None:
+        """Mark the plugin as added in ``status.controlledResources``."""
+        job.setdefault("status", {}).setdefault("controlledResources", {})[self._key()] = self.name
+
+    def forget(self, job: dict[str, Any]) -> None:
+        """Remove the plugin's ``controlledResources`` key."""
+        (job.get("status") or {}).get("controlledResources", {}).pop(self._key(), None)
+
+    def on_job_add(self, job: dict[str, Any]) -> None:
+        """Create what the plugin owns; record the plugin in the job's status."""
+        if self.controlled and not self.is_recorded(job):
+            self.record(job)
+
+    def on_pod_create(self, pod: dict[str, Any], job: Mapping[str, Any]) -> None:
+        """Edit ``pod`` before it is created."""
+
+    def on_job_update(self, job: Mapping[str, Any]) -> None:
+        """Keep owned objects in step with the job's spec."""
+
+    def on_job_delete(self, job: dict[str, Any]) -> None:
+        """Delete what the plugin owns; drop its status key."""
+        if self.controlled and self.is_recorded(job):
+            self.forget(job)
