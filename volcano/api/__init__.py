@@ -7,6 +7,7 @@ Nothing here reads a clock, a random source or the network.
 
 from volcano.api.frozen import FrozenDict, FrozenList, freeze, is_frozen, thaw
 from volcano.api.kinds import KINDS, KindInfo, UnknownKindError, kind_for_object, resolve_kind
+from volcano.api.manifest import ManifestError, load_manifests
 from volcano.api.quantity import QuantityError, format_milli, parse_quantity, to_milli
 from volcano.api.resources import (
     CPU,
@@ -45,6 +46,7 @@ __all__ = [
     "FrozenList",
     "KindInfo",
     "LabelSelector",
+    "ManifestError",
     "QuantityError",
     "Requirement",
     "Resources",
@@ -55,6 +57,7 @@ __all__ = [
     "is_frozen",
     "kind_for_object",
     "label_selector_from_dict",
+    "load_manifests",
     "node_allocatable",
     "parse_field_selector",
     "parse_label_selector",
