@@ -156,6 +156,12 @@ def test_pod_requests(pod: dict[str, Any], expected: dict[str, int]) -> None:
     assert pod_requests(freeze(pod)) == Resources(expected)
 
 
+def test_pod_requests_without_limit_defaulting() -> None:
+    pod = _pod([_c({"memory": "1Gi"}, {"cpu": "2", "memory": "2Gi"})], init=[_c(limits={"cpu": "4"})])
+    assert pod_requests(pod, default_from_limits=False) == Resources({"memory": GI})
+    assert pod_requests(pod) == Resources({"cpu": 4000, "memory": GI})
+
+
 LIMIT_CASES: list[tuple[str, dict[str, Any], dict[str, int]]] = [
     ("requests-ignored", _pod([_c({"cpu": "1"})]), {}),
     ("sum", _pod([_c(limits={"cpu": "1"}), _c(limits={"cpu": "2"})]), {"cpu": 3000}),

@@ -197,6 +197,11 @@ def _container_requests(container: Mapping[str, Any], field: str) -> Resources:
     return requests + extra if extra else requests
 
 
+def _container_requests_as_written(container: Mapping[str, Any], field: str) -> Resources:
+    res = container.get("resources") or {}
+    return Resources.from_k8s(res.get("requests"), field=f"{field}.resources.requests")
+
+
 def _container_limits(container: Mapping[str, Any], field: str) -> Resources:
     res = container.get("resources") or {}
     return Resources.from_k8s(res.get("limits"), field=f"{field}.resources.limits")
@@ -223,16 +228,20 @@ def _aggregate(pod: Mapping[str, Any], per_container: Any) -> Resources:
     return total.max_with(init_max)
 
 
-def pod_requests(pod: Mapping[str, Any]) -> Resources:
+def pod_requests(pod: Mapping[str, Any], *, default_from_limits: bool = True) -> Resources:
     """What a pod asks for, as Kubernetes computes it (``resourcehelper.PodRequests``).
 
     The sum of the app containers' requests and of every restartable (sidecar,
     ``restartPolicy: Always``) init container's, raised element-wise to each
     regular init container's request plus the sidecars started before it,
-    plus ``spec.overhead``. A container's missing request for a resource it
-    has a limit for counts as that limit (API defaulting).
+    plus ``spec.overhead``.
+
+    With ``default_from_limits`` (the default) a container's missing request
+    for a resource it has a limit for counts as that limit, as API defaulting
+    makes it for every created pod. Pass ``False`` for objects that were never
+    API-defaulted and must be counted as written (e.g. a Job's pod template).
     """
-    total = _aggregate(pod, _container_requests)
+    total = _aggregate(pod, _container_requests if default_from_limits else _container_requests_as_written)
     overhead = (pod.get("spec") or {}).get("overhead")
     if overhead:
         total = total + Resources.from_k8s(overhead, field="spec.overhead")
