@@ -1,0 +1,150 @@
+"""The Job controller's view of the cluster: watch-fed informers plus its own last writes.
+
+Reads go through shared informers (Jobs, Pods, PodGroups, Queues,
+PriorityClasses). Like Volcano's job cache, the controller also remembers the
+Job objects it has just written, and ``job()`` returns whichever of the
+informer's copy and the remembered one has the higher (integer)
+resourceVersion, so consecutive requests never act on a status older than
+the controller's own last write.
+
+Pods are indexed by ``<namespace>/<job name>`` for pods whose controller
+ownerReference is a Volcano Job and that carry the job-name, job-version
+(integer) and task-spec annotations, as Volcano filters them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+
+from volcano.apiserver.client import Obj
+from volcano.controllers.job.constants import ANN_JOB_NAME, ANN_JOB_VERSION, ANN_TASK_SPEC, JOB_API_VERSION, JOB_KIND
+
+__all__ = ["POD_INDEX", "InformerLike", "JobCache", "controller_of", "job_pod_keys", "parse_rfc3339_ms", "rfc3339",
+           "rv_int"]
+
+POD_INDEX = "volcano-job"
+_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+class InformerLike(Protocol):
+    """The part of an informer this cache uses."""
+
+    def get(self, name: str, namespace: str | None = None) -> Obj | None:
+        """Cached object or None."""
+        ...
+
+    def by_index(self, name: str, value: str) -> list[Obj]:
+        """Objects whose index ``name`` yields ``value``."""
+        ...
+
+
+def rfc3339(ms: int) -> str:
+    """Simulated time ``ms`` as an RFC 3339 timestamp (second precision) from 2024-01-01T00:00:00Z."""
+    return (_EPOCH + timedelta(milliseconds=ms // 1000 * 1000)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_rfc3339_ms(text: str | None) -> int:
+    """Inverse of ``rfc3339`` (0 for a missing or malformed value)."""
+    if not text:
+        return 0
+    try:
+        when = datetime.strptime(str(text), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return 0
+    return int((when - _EPOCH).total_seconds() * 1000)
+
+
+def rv_int(obj: Mapping[str, Any] | None) -> int:
+    """``metadata.resourceVersion`` as an integer (-1 when absent or not numeric)."""
+    if not obj:
+        return -1
+    try:
+        return int((obj.get("metadata") or {}).get("resourceVersion") or -1)
+    except (TypeError, ValueError):
+        return -1
+
+
+def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The ownerReference with ``controller: true``, if any."""
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def job_pod_keys(pod: Mapping[str, Any]) -> list[str]:
+    """Index function: ``[<ns>/<job>]`` for a pod the Job controller manages, else ``[]``."""
+    ref = controller_of(pod)
+    if ref is None or ref.get("apiVersion") != JOB_API_VERSION or ref.get("kind") != JOB_KIND:
+        return []
+    meta = pod.get("metadata") or {}
+    ann = meta.get("annotations") or {}
+    if ANN_JOB_NAME not in ann or ANN_TASK_SPEC not in ann:
+        return []
+    try:
+        int(ann.get(ANN_JOB_VERSION, ""))
+    except (TypeError, ValueError):
+        return []
+    return [f"{meta.get('namespace', '')}/{ann[ANN_JOB_NAME]}"]
+
+
+class JobCache:
+    """See the module docstring."""
+
+    def __init__(self, jobs: InformerLike, pods: InformerLike, podgroups: InformerLike, queues: InformerLike,
+                 priority_classes: InformerLike) -> None:
+        self._jobs = jobs
+        self._pods = pods
+        self._podgroups = podgroups
+        self._queues = queues
+        self._pcs = priority_classes
+        self._written: dict[str, Obj] = {}
+
+    def job(self, namespace: str, name: str) -> Obj | None:
+        """The freshest known copy of a Job, or None when it is gone."""
+        cached = self._jobs.get(name, namespace)
+        mine = self._written.get(f"{namespace}/{name}")
+        if cached is None:
+            return None
+        if mine is not None and (mine.get("metadata") or {}).get("uid") == cached["metadata"].get("uid") \
+                and rv_int(mine) > rv_int(cached):
+            return mine
+        return cached
+
+    def remember(self, job: Obj) -> None:
+        """Record a Job object this controller just wrote."""
+        meta = job["metadata"]
+        self._written[f"{meta.get('namespace', '')}/{meta['name']}"] = job
+
+    def forget(self, key: str) -> None:
+        """Drop what is remembered about a deleted Job."""
+        self._written.pop(key, None)
+
+    def pods(self, namespace: str, name: str) -> dict[str, dict[str, Obj]]:
+        """The Job's pods: task name -> pod name -> pod (names sorted)."""
+        out: dict[str, dict[str, Obj]] = {}
+        for pod in self._pods.by_index(POD_INDEX, f"{namespace}/{name}"):
+            task = pod["metadata"]["annotations"][ANN_TASK_SPEC]
+            out.setdefault(task, {})[pod["metadata"]["name"]] = pod
+        return out
+
+    def pod(self, namespace: str, name: str) -> Obj | None:
+        """One cached pod."""
+        return self._pods.get(name, namespace)
+
+    def podgroup(self, namespace: str, name: str) -> Obj | None:
+        """A cached PodGroup."""
+        return self._podgroups.get(name, namespace)
+
+    def queue(self, name: str) -> Obj | None:
+        """A cached Queue."""
+        return self._queues.get(name)
+
+    def priority(self, class_name: str) -> int:
+        """The value of a PriorityClass (0 when absent or unknown)."""
+        if not class_name:
+            return 0
+        pc = self._pcs.get(class_name)
+        return int(pc.get("value") or 0) if pc else 0

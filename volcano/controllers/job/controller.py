@@ -1,0 +1,426 @@
+"""The Volcano Job controller: watches Jobs, their pods and PodGroups, and Commands,
+and drives every Job through its lifecycle (Volcano's ``pkg/controllers/job``).
+
+``JobController(client, informers, clock, *, streams, trace, recorder)``;
+``start()`` registers informer handlers and two work queues at
+``Priority.CONTROLLER``: one of ``Request`` objects (processed FIFO, identical
+waiting requests deduplicated) and one of Commands to consume.
+
+Per request: pod-scoped delayed actions are cancelled when the pod moved on;
+the freshest Job copy is read (a missing Job drops the request); the action is
+resolved from the lifecycle policies (``policies.resolve_action``); an action
+with a policy ``timeout`` is scheduled on the clock instead (Event
+``ExecuteAction`` "Execute action <A> after <d>"); otherwise an
+``ExecuteAction`` Event "Start to execute action <A> " is recorded (not for
+SyncJob) and the state table's operation runs (``actions.JobActions``).
+
+Failures (API errors, missing queue or PVC...) re-queue the request with
+client-go's per-key exponential back-off, at most ``max_requeue`` times
+(default 15, -1 = unlimited); then the controller records "Job failed on
+action <A> for retry limit reached" and executes TerminateJob, as Volcano does.
+
+Commands (``bus.volcano.sh/v1alpha1``) targeting a ``batch.volcano.sh/v1alpha1``
+Job are deleted first, then executed as a request with the command's action
+(at most once). Deleting a Job only drops the controller's memory of it: its
+pods, PodGroup and plugin objects go through ownerReference garbage collection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from volcano.apiserver.client import Client, Obj
+from volcano.apiserver.errors import ApiError
+from volcano.controllers.job.actions import EventSink, JobActions, JobSyncError, Target, format_go_duration
+from volcano.controllers.job.cache import POD_INDEX, JobCache, controller_of, job_pod_keys
+from volcano.controllers.job.constants import (
+    ACTION_ABORT_JOB,
+    ACTION_COMPLETE_JOB,
+    ACTION_RESTART_JOB,
+    ACTION_RESTART_PARTITION,
+    ACTION_RESTART_POD,
+    ACTION_RESTART_TASK,
+    ACTION_RESUME_JOB,
+    ACTION_SYNC_JOB,
+    ACTION_TERMINATE_JOB,
+    ANN_CONTROLLER_OUT_OF_SYNC,
+    ANN_JOB_NAME,
+    ANN_JOB_VERSION,
+    ANN_TASK_SPEC,
+    EVENT_COMMAND_ISSUED,
+    EVENT_OUT_OF_SYNC,
+    EVENT_POD_EVICTED,
+    EVENT_POD_FAILED,
+    EVENT_POD_PENDING,
+    EVENT_POD_RUNNING,
+    EVENT_TASK_COMPLETED,
+    EVENT_TASK_FAILED,
+    EVENT_UNKNOWN,
+    JOB_API_VERSION,
+    JOB_KIND,
+    LABEL_PARTITION_ID,
+)
+from volcano.controllers.job.policies import INTERNAL_EVENTS, resolve_action
+from volcano.controllers.job.request import Request
+from volcano.informers import InformerFactory, WorkQueue
+from volcano.sim.clock import Priority, SimClock, TimerHandle
+from volcano.sim.rand import RandomStreams
+from volcano.sim.trace import Trace
+
+__all__ = ["COMPONENT_NAME", "JobController"]
+
+COMPONENT_NAME = "job-controller"
+_JOB_LEVEL = frozenset({ACTION_ABORT_JOB, ACTION_RESTART_JOB, ACTION_TERMINATE_JOB, ACTION_COMPLETE_JOB,
+                        ACTION_RESUME_JOB})
+_TARGETED = {ACTION_RESTART_TASK: "task", ACTION_RESTART_POD: "pod", ACTION_RESTART_PARTITION: "partition"}
+
+
+@dataclass(slots=True)
+class _Delayed:
+    """An action waiting for its policy timeout."""
+
+    action: str
+    event: str
+    task: str
+    pod: str
+    pod_uid: str
+    partition: str
+    handle: TimerHandle
+
+
+def _phase(obj: Mapping[str, Any] | None) -> str:
+    return str(((obj or {}).get("status") or {}).get("phase") or "")
+
+
+def _job_phase(obj: Mapping[str, Any] | None) -> str:
+    return str((((obj or {}).get("status") or {}).get("state") or {}).get("phase") or "")
+
+
+class JobController:
+    """See the module docstring."""
+
+    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *, streams: RandomStreams,
+                 trace: Trace, recorder: EventSink, max_requeue: int = 15) -> None:
+        self.client = client
+        self.informers = informers
+        self.clock = clock
+        self.streams = streams
+        self.trace = trace
+        self.recorder = recorder
+        self.max_requeue = max_requeue
+        self._failures: dict[Request, int] = {}
+        self._delayed: dict[str, dict[str, _Delayed]] = {}
+        self._started = False
+        self.cache: JobCache | None = None
+        self.actions: JobActions | None = None
+
+    # ----------------------------------------------------------------- wiring
+    def start(self) -> None:
+        """Register informer handlers and start processing (idempotent)."""
+        if self._started:
+            return
+        self._started = True
+        inf = self.informers
+        jobs, pods, pgs = inf.informer("Job"), inf.informer("Pod"), inf.informer("PodGroup")
+        queues, pcs, commands = inf.informer("Queue"), inf.informer("PriorityClass"), inf.informer("Command")
+        pods.add_index(POD_INDEX, job_pod_keys)
+        self.cache = JobCache(jobs, pods, pgs, queues, pcs)
+        self.actions = JobActions(self.client, self.cache, self.clock, self.recorder, self.streams, self.trace)
+        self._queue: WorkQueue[Request] = WorkQueue(self.clock, self._process, name=COMPONENT_NAME,
+                                                    priority=Priority.CONTROLLER)
+        self._commands: WorkQueue[tuple[str, str]] = WorkQueue(self.clock, self._process_command,
+                                                                name=f"{COMPONENT_NAME}-commands",
+                                                                priority=Priority.CONTROLLER)
+        jobs.add_handler(self._on_job)
+        pods.add_handler(self._on_pod)
+        pgs.add_handler(self._on_podgroup)
+        commands.add_handler(self._on_command)
+
+    def enqueue(self, req: Request) -> None:
+        """Add a request to the work queue (used by handlers and tests)."""
+        self._queue.add(req)
+
+    # --------------------------------------------------------------- handlers
+    def _on_job(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        meta = obj["metadata"]
+        ns, name = str(meta.get("namespace", "")), str(meta["name"])
+        if etype == "DELETED":
+            key = f"{ns}/{name}"
+            assert self.cache is not None
+            self.cache.forget(key)
+            for delayed in self._delayed.pop(key, {}).values():
+                delayed.handle.cancel()
+            return
+        if etype == "MODIFIED" and old is not None:
+            if meta.get("resourceVersion") == old["metadata"].get("resourceVersion"):
+                return
+            if obj.get("spec") == old.get("spec") and _job_phase(obj) == _job_phase(old):
+                return
+        self.enqueue(Request(ns, name, job_uid=str(meta.get("uid", "")), event=EVENT_OUT_OF_SYNC))
+
+    def _pod_request(self, pod: Obj, event: str, exit_code: int = 0) -> Request | None:
+        if not job_pod_keys(pod):
+            return None
+        meta = pod["metadata"]
+        ann = meta.get("annotations") or {}
+        ref = controller_of(pod) or {}
+        if ann.get(ANN_CONTROLLER_OUT_OF_SYNC) == "true":
+            event = EVENT_OUT_OF_SYNC
+        return Request(str(meta.get("namespace", "")), str(ann[ANN_JOB_NAME]), job_uid=str(ref.get("uid", "")),
+                       task_name=str(ann[ANN_TASK_SPEC]), pod_name=str(meta["name"]),
+                       pod_uid=str(meta.get("uid", "")),
+                       partition_id=str((meta.get("labels") or {}).get(LABEL_PARTITION_ID, "")),
+                       event=event, exit_code=exit_code, job_version=int(ann[ANN_JOB_VERSION]))
+
+    def _on_pod(self, etype: str, pod: Obj, old: Obj | None) -> None:
+        if not job_pod_keys(pod):
+            return
+        req: Request | None
+        if etype == "ADDED":
+            req = self._pod_request(pod, EVENT_POD_PENDING)
+        elif etype == "DELETED":
+            req = self._pod_request(pod, EVENT_POD_EVICTED)
+        else:
+            if old is not None and pod["metadata"].get("resourceVersion") == old["metadata"].get("resourceVersion"):
+                return
+            req = self._pod_request(pod, self._pod_update_event(pod, old), self._exit_code(pod, old))
+        if req is not None:
+            self.enqueue(req)
+
+    @staticmethod
+    def _exit_code(pod: Obj, old: Obj | None) -> int:
+        if _phase(pod) != "Failed" or _phase(old) == "Failed":
+            return 0
+        statuses = (pod.get("status") or {}).get("containerStatuses") or []
+        if statuses:
+            terminated = ((statuses[0].get("state") or {}).get("terminated")) or {}
+            return int(terminated.get("exitCode") or 0)
+        return 0
+
+    def _pod_update_event(self, pod: Obj, old: Obj | None) -> str:
+        phase, old_phase = _phase(pod), _phase(old)
+        ann = pod["metadata"]["annotations"]
+        ns, job_name, task = str(pod["metadata"].get("namespace", "")), ann[ANN_JOB_NAME], ann[ANN_TASK_SPEC]
+        event = EVENT_OUT_OF_SYNC
+        if phase == "Failed":
+            if old_phase != "Failed":
+                event = EVENT_POD_FAILED
+        elif phase == "Succeeded":
+            if old_phase != "Succeeded" and self._task_completed(ns, job_name, task, pod):
+                event = EVENT_TASK_COMPLETED
+        elif phase in ("Running", "Pending"):
+            if self._task_failed(ns, job_name, task, pod):
+                event = EVENT_TASK_FAILED
+            if old_phase != phase:
+                event = EVENT_POD_RUNNING if phase == "Running" else EVENT_POD_PENDING
+        return event
+
+    def _task_pods(self, ns: str, job_name: str, task: str, current: Obj) -> list[Obj]:
+        assert self.cache is not None
+        pods = dict(self.cache.pods(ns, job_name).get(task, {}))
+        pods[current["metadata"]["name"]] = current
+        return [pods[k] for k in sorted(pods)]
+
+    def _task_spec(self, ns: str, job_name: str, task: str) -> Mapping[str, Any] | None:
+        assert self.cache is not None
+        job = self.cache.job(ns, job_name)
+        if job is None:
+            return None
+        return next((t for t in (job.get("spec") or {}).get("tasks") or [] if t.get("name") == task), None)
+
+    def _task_completed(self, ns: str, job_name: str, task: str, current: Obj) -> bool:
+        spec = self._task_spec(ns, job_name, task)
+        replicas = int((spec or {}).get("replicas") or 0)
+        if replicas <= 0:
+            return False
+        done = sum(1 for p in self._task_pods(ns, job_name, task, current) if _phase(p) == "Succeeded")
+        return done >= replicas
+
+    def _task_failed(self, ns: str, job_name: str, task: str, current: Obj) -> bool:
+        spec = self._task_spec(ns, job_name, task)
+        if spec is None:
+            return False
+        max_retry = int(spec.get("maxRetry") or 0)
+        if max_retry == -1:
+            return False
+        if max_retry == 0:
+            max_retry = 3
+        restarts = 0
+        for pod in self._task_pods(ns, job_name, task, current):
+            if _phase(pod) not in ("Running", "Pending"):
+                continue
+            status = pod.get("status") or {}
+            for cs in list(status.get("initContainerStatuses") or []) + list(status.get("containerStatuses") or []):
+                restarts += int(cs.get("restartCount") or 0)
+        return restarts >= max_retry
+
+    def _on_podgroup(self, etype: str, pg: Obj, old: Obj | None) -> None:
+        if etype != "MODIFIED" or old is None or _phase(pg) == _phase(old):
+            return
+        meta = pg["metadata"]
+        job_name = str(meta["name"])
+        for ref in meta.get("ownerReferences") or []:
+            if ref.get("kind") == JOB_KIND:
+                job_name = str(ref.get("name"))
+        event = EVENT_UNKNOWN if _phase(pg) == "Unknown" else ""
+        self.enqueue(Request(str(meta.get("namespace", "")), job_name, event=event))
+
+    def _on_command(self, etype: str, cmd: Obj, old: Obj | None) -> None:
+        if etype != "ADDED":
+            return
+        target = cmd.get("target") or {}
+        if target.get("apiVersion") != JOB_API_VERSION or target.get("kind") != JOB_KIND:
+            return
+        self._commands.add((str(cmd["metadata"].get("namespace", "")), str(cmd["metadata"]["name"])))
+
+    def _process_command(self, key: tuple[str, str]) -> None:
+        ns, name = key
+        assert self.cache is not None
+        try:
+            cmd = self.client.get("Command", name, ns)
+        except ApiError as exc:
+            if exc.code == 404:
+                return
+            raise
+        try:
+            self.client.delete("Command", name, ns)
+        except ApiError as exc:
+            if exc.code == 404:
+                return  # consumed already: at most once
+            raise
+        target = cmd.get("target") or {}
+        action = str(cmd.get("action") or "")
+        job = self.cache.job(ns, str(target.get("name", "")))
+        if job is not None:
+            self.recorder.event(job, "Normal", "CommandIssued",
+                                f"Start to execute command {action}, and clean it up to make sure executed not "
+                                "more than once.")
+        self.trace.record(self.clock.now_ms, COMPONENT_NAME, "Command", f"{ns}/{target.get('name', '')}", action)
+        self.enqueue(Request(ns, str(target.get("name", "")), event=EVENT_COMMAND_ISSUED, action=action))
+
+    # ------------------------------------------------------------- processing
+    def _process(self, req: Request) -> None:
+        action = ACTION_SYNC_JOB
+        try:
+            action = self._handle(req)
+        except (ApiError, JobSyncError) as exc:
+            failures = self._failures.get(req, 0)
+            if self.max_requeue < 0 or failures < self.max_requeue:
+                self._failures[req] = failures + 1
+                self.trace.record(self.clock.now_ms, COMPONENT_NAME, "Requeue", req.job_key, str(exc))
+                self._queue.add_rate_limited(req)
+                return
+            self._failures.pop(req, None)
+            self._queue.forget(req)
+            self._terminate_after_retries(req, action)
+            return
+        self._failures.pop(req, None)
+        self._queue.forget(req)
+
+    def _terminate_after_retries(self, req: Request, action: str) -> None:
+        assert self.cache is not None and self.actions is not None
+        job = self.cache.job(req.namespace, req.job_name)
+        if job is None:
+            return
+        self.recorder.event(job, "Normal", "ExecuteAction",
+                            f"Job failed on action {req.action or action} for retry limit reached")
+        try:
+            self.actions.execute(job, ACTION_TERMINATE_JOB)
+        except (ApiError, JobSyncError) as exc:
+            self.trace.record(self.clock.now_ms, COMPONENT_NAME, "TerminateFailed", req.job_key, str(exc))
+
+    def _cancel_for_pod_event(self, req: Request) -> None:
+        delayed = self._delayed.get(req.job_key, {}).get(req.pod_name) if req.pod_name else None
+        if delayed is None:
+            return
+        cancel = (delayed.event == EVENT_POD_PENDING and req.event != EVENT_POD_PENDING
+                  and req.pod_uid == delayed.pod_uid) or \
+                 (delayed.event in (EVENT_POD_FAILED, EVENT_POD_EVICTED) and req.event == EVENT_POD_RUNNING)
+        if cancel:
+            delayed.handle.cancel()
+            del self._delayed[req.job_key][req.pod_name]
+            self.trace.record(self.clock.now_ms, COMPONENT_NAME, "CancelDelayed", req.job_key,
+                              f"{delayed.action} pod={req.pod_name}")
+
+    def _handle(self, req: Request) -> str:
+        assert self.cache is not None and self.actions is not None
+        self._cancel_for_pod_event(req)
+        job = self.cache.job(req.namespace, req.job_name)
+        if job is None:
+            return ACTION_SYNC_JOB
+        action, delay = resolve_action(job, req)
+        if delay > 0:
+            self._schedule_delayed(job, req, action, delay)
+            return action
+        self._run(job, req, action)
+        return action
+
+    def _target(self, req: Request, action: str) -> Target | None:
+        kind = _TARGETED.get(action)
+        if kind is None:
+            return None
+        if req.event == EVENT_COMMAND_ISSUED or not req.task_name:
+            return Target()
+        return Target(kind, req.task_name, req.pod_name, req.partition_id)
+
+    def _run(self, job: Obj, req: Request, action: str) -> None:
+        assert self.actions is not None
+        if action != ACTION_SYNC_JOB:
+            self.recorder.event(job, "Normal", "ExecuteAction", f"Start to execute action {action} ")
+            self.trace.record(self.clock.now_ms, COMPONENT_NAME, "ExecuteAction", req.job_key,
+                              f"{action} on {_job_phase(job) or 'Pending'} ({req.describe()})")
+        self.actions.execute(job, action, self._target(req, action))
+        if action not in INTERNAL_EVENTS and action != ACTION_SYNC_JOB:
+            self._cancel_siblings(req, action)
+
+    def _schedule_delayed(self, job: Obj, req: Request, action: str, delay_ms: int) -> None:
+        slots = self._delayed.setdefault(req.job_key, {})
+        existing = slots.get(req.pod_name)
+        if existing is not None and existing.action == action and not existing.handle.cancelled:
+            return
+        self.recorder.event(job, "Normal", "ExecuteAction",
+                            f"Execute action {action} after {format_go_duration(delay_ms)}")
+        self.trace.record(self.clock.now_ms, COMPONENT_NAME, "DelayAction", req.job_key,
+                          f"{action} after {delay_ms}ms ({req.describe()})")
+        handle = self.clock.call_later(delay_ms, self._fire_delayed, req, action, priority=Priority.CONTROLLER)
+        slots[req.pod_name] = _Delayed(action, req.event, req.task_name, req.pod_name, req.pod_uid,
+                                       req.partition_id, handle)
+
+    def _fire_delayed(self, req: Request, action: str) -> None:
+        assert self.cache is not None
+        slots = self._delayed.get(req.job_key, {})
+        entry = slots.get(req.pod_name)
+        if entry is not None and entry.action == action:
+            del slots[req.pod_name]
+        job = self.cache.job(req.namespace, req.job_name)
+        if job is None:
+            return
+        try:
+            self._run(job, req, action)
+        except (ApiError, JobSyncError):
+            self._queue.add_rate_limited(Request(req.namespace, req.job_name, job_uid=req.job_uid,
+                                                 task_name=req.task_name, pod_name=req.pod_name,
+                                                 pod_uid=req.pod_uid, partition_id=req.partition_id,
+                                                 event=req.event, action=action, job_version=req.job_version))
+
+    def _cancel_siblings(self, req: Request, action: str) -> None:
+        slots = self._delayed.get(req.job_key)
+        if not slots:
+            return
+        for pod in sorted(slots):
+            d = slots[pod]
+            if action in _JOB_LEVEL and d.action in _JOB_LEVEL:
+                hit = True
+            elif action == ACTION_RESTART_TASK:
+                hit = d.action == ACTION_RESTART_TASK and d.task == req.task_name
+            elif action == ACTION_RESTART_POD:
+                hit = d.action == ACTION_RESTART_POD and d.pod == req.pod_name
+            elif action == ACTION_RESTART_PARTITION:
+                hit = d.action == ACTION_RESTART_PARTITION and d.partition == req.partition_id
+            else:
+                hit = False
+            if hit:
+                d.handle.cancel()
+                del slots[pod]
