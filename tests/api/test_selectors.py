@@ -117,6 +117,11 @@ def test_canonical_string_is_sorted_and_round_trips() -> None:
     assert hash(parse_label_selector(str(sel))) == hash(sel)
 
 
+def test_double_equals_is_equals() -> None:
+    assert parse_label_selector("a==b") == parse_label_selector("a=b")
+    assert str(parse_label_selector("a == b")) == "a=b"
+
+
 def test_empty_property() -> None:
     assert parse_label_selector("").empty
     assert not parse_label_selector("a").empty

@@ -153,7 +153,8 @@ def _requirement(key: str, op: str, values: Iterable[str], where: str) -> Requir
     if op not in (">", "<"):
         for value in vals:
             _check_value(value, where)
-    return Requirement(key, op, tuple(vals))
+    # ``==`` means exactly ``=``; one spelling keeps equal selectors equal.
+    return Requirement(key, "=" if op == "==" else op, tuple(vals))
 
 
 class LabelSelector:
