@@ -1,0 +1,129 @@
+"""Tests for the minimal apps/v1 ReplicaSet controller."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Any
+
+from volcano.apiserver import ApiError, ApiServer
+from volcano.controllers.builtin.replicaset import ReplicaSetController
+from volcano.informers import InformerFactory
+from volcano.sim import RandomStreams, SimClock, Trace
+
+
+class _Env:
+    def __init__(self, seed: int = 0) -> None:
+        self.clock = SimClock()
+        self.streams = RandomStreams(seed)
+        self.trace = Trace()
+        self.server = ApiServer(self.clock, self.streams, trace=self.trace)
+        self.informers = InformerFactory(self.server, self.clock)
+        with contextlib.suppress(ApiError):
+            self.server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
+        ReplicaSetController(self.server, self.informers, self.clock, streams=self.streams, trace=self.trace).start()
+
+    def settle(self, ms: int = 100) -> None:
+        self.clock.run(self.clock.now_ms + ms)
+
+    def pods(self) -> list[dict[str, Any]]:
+        return list(self.server.list("Pod", "default")["items"])
+
+    def set_phase(self, name: str, phase: str) -> None:
+        pod = self.server.get("Pod", name, "default")
+        self.server.update_status({**pod, "status": {**(pod.get("status") or {}), "phase": phase}})
+
+
+def _rs(name: str = "web", replicas: int | None = 3, scheduler: str | None = "volcano") -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "nginx"}]}
+    if scheduler:
+        spec["schedulerName"] = scheduler
+    rs_spec: dict[str, Any] = {"selector": {"matchLabels": {"app": name}},
+                               "template": {"metadata": {"labels": {"app": name}, "annotations": {"a": "b"}},
+                                            "spec": spec}}
+    if replicas is not None:
+        rs_spec["replicas"] = replicas
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": name, "namespace": "default"},
+            "spec": rs_spec}
+
+
+def test_creates_replicas_from_template_with_owner_reference() -> None:
+    env = _Env()
+    rs = env.server.create(_rs())
+    env.settle()
+    pods = env.pods()
+    assert len(pods) == 3
+    for pod in pods:
+        assert re.fullmatch(r"web-[bcdfghjklmnpqrstvwxz2456789]{5}", pod["metadata"]["name"])
+        assert pod["metadata"]["labels"] == {"app": "web"}
+        assert pod["metadata"]["annotations"] == {"a": "b"}
+        assert pod["spec"]["schedulerName"] == "volcano"
+        assert pod["metadata"]["ownerReferences"] == [{
+            "apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": rs["metadata"]["uid"],
+            "controller": True, "blockOwnerDeletion": True}]
+    status = env.server.get("ReplicaSet", "web", "default")["status"]
+    assert status["replicas"] == 3 and status["readyReplicas"] == 0
+
+
+def test_default_replicas_is_one_and_no_duplicates_across_many_syncs() -> None:
+    env = _Env()
+    env.server.create(_rs(replicas=None))
+    for _ in range(5):
+        env.server.patch("ReplicaSet", "web", {"metadata": {"labels": {"touch": str(env.clock.now_ms)}}},
+                         "default")
+        env.settle(1)
+    env.settle()
+    assert len(env.pods()) == 1
+
+
+def test_scale_up_and_down() -> None:
+    env = _Env()
+    env.server.create(_rs(replicas=2))
+    env.settle()
+    env.set_phase(env.pods()[0]["metadata"]["name"], "Running")
+    env.server.patch("ReplicaSet", "web", {"spec": {"replicas": 5}}, "default")
+    env.settle()
+    assert len(env.pods()) == 5
+    running = [p["metadata"]["name"] for p in env.pods() if p["status"].get("phase") == "Running"]
+    env.server.patch("ReplicaSet", "web", {"spec": {"replicas": 1}}, "default")
+    env.settle()
+    remaining = [p["metadata"]["name"] for p in env.pods()]
+    assert remaining == running  # Pending pods go before Running ones
+    assert env.server.get("ReplicaSet", "web", "default")["status"]["replicas"] == 1
+
+
+def test_finished_pods_are_replaced_and_ready_counted() -> None:
+    env = _Env()
+    env.server.create(_rs(replicas=2))
+    env.settle()
+    first, second = (p["metadata"]["name"] for p in env.pods())
+    env.set_phase(first, "Failed")
+    env.set_phase(second, "Running")
+    env.settle()
+    pods = env.pods()
+    assert len(pods) == 3
+    active = [p for p in pods if p["status"].get("phase") != "Failed"]
+    assert len(active) == 2
+    status = env.server.get("ReplicaSet", "web", "default")["status"]
+    assert status["replicas"] == 2 and status["readyReplicas"] == 1 and status["availableReplicas"] == 1
+
+
+def test_names_are_deterministic_for_a_seed() -> None:
+    def names(seed: int) -> list[str]:
+        env = _Env(seed)
+        env.server.create(_rs(replicas=4))
+        env.settle()
+        return sorted(p["metadata"]["name"] for p in env.pods())
+
+    assert names(7) == names(7)
+    assert names(7) != names(8)
+
+
+def test_pods_of_other_owners_are_ignored() -> None:
+    env = _Env()
+    env.server.create({"apiVersion": "v1", "kind": "Pod",
+                       "metadata": {"name": "stray", "namespace": "default", "labels": {"app": "web"}},
+                       "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+    env.server.create(_rs(replicas=1))
+    env.settle()
+    assert len(env.pods()) == 2  # no adoption: the stray pod is neither counted nor deleted

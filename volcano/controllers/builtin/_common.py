@@ -1,0 +1,179 @@
+"""Helpers shared by the built-in Kubernetes controllers (ReplicaSet, Deployment, batch/v1 Job).
+
+* ownerReferences: ``controller_ref``, ``controller_ref_to``;
+* pod predicates as the Kubernetes controllers use them: ``is_pod_active``,
+  ``is_pod_ready``, and ``deletion_rank`` (which pods go first on scale-down);
+* ``NameGenerator``: ``<prefix><5 chars>`` names from a seeded random stream,
+  with Kubernetes' generateName alphabet;
+* ``Expectations``: the pods a controller has created or deleted and its
+  cache has not yet observed, so that a sync running before the watch
+  catches up neither creates nor deletes twice;
+* ``format_timestamp``: RFC 3339 (second precision) of a simulated time.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from volcano.api.frozen import thaw
+
+__all__ = [
+    "Expectations",
+    "NameGenerator",
+    "controller_ref",
+    "controller_ref_to",
+    "controller_uid_index",
+    "deletion_rank",
+    "format_timestamp",
+    "is_pod_active",
+    "is_pod_ready",
+    "meta",
+    "pod_from_template",
+    "sorted_by_name",
+]
+
+_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_MAX_GENERATED_BASE = 58  # Kubernetes truncates a generateName base to 63 - 5 characters
+_PHASE_RANK = {"Pending": 0, "Unknown": 1, "Running": 2}
+
+
+def meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``obj["metadata"]``, or an empty mapping."""
+    value = obj.get("metadata")
+    return value if isinstance(value, Mapping) else {}
+
+
+def format_timestamp(ms: int) -> str:
+    """``2024-01-01T00:00:00Z`` plus ``ms`` simulated milliseconds, to the second."""
+    return (_EPOCH + timedelta(milliseconds=ms)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The ownerReference with ``controller: true``, if any."""
+    refs = meta(obj).get("ownerReferences")
+    if isinstance(refs, list):
+        for ref in refs:
+            if isinstance(ref, Mapping) and ref.get("controller") is True:
+                return ref
+    return None
+
+
+def controller_uid_index(obj: Mapping[str, Any]) -> list[str]:
+    """Index function: the uid of ``obj``'s controller, as a one-element list (empty without one)."""
+    ref = controller_ref(obj)
+    return [str(ref.get("uid"))] if ref is not None and ref.get("uid") else []
+
+
+def controller_ref_to(owner: Mapping[str, Any], api_version: str, kind: str) -> dict[str, Any]:
+    """A controller ownerReference to ``owner`` (``blockOwnerDeletion: true``)."""
+    m = meta(owner)
+    return {"apiVersion": api_version, "kind": kind, "name": m.get("name", ""), "uid": m.get("uid", ""),
+            "controller": True, "blockOwnerDeletion": True}
+
+
+def is_pod_active(pod: Mapping[str, Any]) -> bool:
+    """Not Succeeded/Failed and not being deleted (Kubernetes' ``FilterActivePods``)."""
+    phase = (pod.get("status") or {}).get("phase")
+    return phase not in ("Succeeded", "Failed") and not meta(pod).get("deletionTimestamp")
+
+
+def is_pod_ready(pod: Mapping[str, Any]) -> bool:
+    """Running with condition Ready=True (a Running pod without conditions counts as ready)."""
+    status = pod.get("status") or {}
+    if status.get("phase") != "Running":
+        return False
+    conditions = status.get("conditions")
+    if not conditions:
+        return True
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+
+
+def deletion_rank(pod: Mapping[str, Any]) -> tuple[int, int, int, int, str]:
+    """Sort key: pods to delete first sort first (unassigned, then Pending < Unknown < Running, then
+    not ready, then most recently created; name breaks ties)."""
+    m = meta(pod)
+    assigned = 1 if (pod.get("spec") or {}).get("nodeName") else 0
+    phase = _PHASE_RANK.get(str((pod.get("status") or {}).get("phase")), 0)
+    ready = 1 if is_pod_ready(pod) else 0
+    created = str(m.get("creationTimestamp") or "")
+    # Newer first: negate the timestamp's ordinal value through its characters.
+    newer_first = -int("".join(ch for ch in created if ch.isdigit()) or 0)
+    return (assigned, phase, ready, newer_first, str(m.get("name", "")))
+
+
+class NameGenerator:
+    """``<prefix><5 random chars>`` names from one seeded ``random.Random`` stream."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self._rng = rng
+
+    def name(self, prefix: str) -> str:
+        """A new name: ``prefix`` (cut to 58 characters) plus 5 characters of the generateName alphabet."""
+        return prefix[:_MAX_GENERATED_BASE] + "".join(self._rng.choice(_ALPHABET) for _ in range(5))
+
+
+class Expectations:
+    """Per owner: names created but not yet seen in the cache, and names deleted but still in it."""
+
+    def __init__(self) -> None:
+        self._adds: dict[str, set[str]] = {}
+        self._dels: dict[str, set[str]] = {}
+
+    def expect_create(self, owner: str, name: str) -> None:
+        """``name`` was created for ``owner``."""
+        self._adds.setdefault(owner, set()).add(name)
+
+    def expect_delete(self, owner: str, name: str) -> None:
+        """``name`` was deleted for ``owner``."""
+        self._dels.setdefault(owner, set()).add(name)
+
+    def observed(self, owner: str, name: str, event: str) -> None:
+        """The cache reported ``event`` for pod ``name`` of ``owner``."""
+        if event == "ADDED":
+            self._adds.get(owner, set()).discard(name)
+        elif event == "DELETED":
+            self._dels.get(owner, set()).discard(name)
+
+    def reconcile(self, owner: str, present: Callable[[str], Mapping[str, Any] | None]) -> tuple[int, set[str]]:
+        """Drop expectations the cache now reflects; return (creations still unseen, deletions still
+        visible). A deleted pod that now carries a deletionTimestamp counts as reflected."""
+        adds = self._adds.get(owner, set())
+        for name in sorted(adds):
+            if present(name) is not None:
+                adds.discard(name)
+        dels = self._dels.get(owner, set())
+        for name in sorted(dels):
+            pod = present(name)
+            if pod is None or meta(pod).get("deletionTimestamp"):
+                dels.discard(name)
+        return len(adds), set(dels)
+
+    def forget(self, owner: str) -> None:
+        """Drop everything about ``owner``."""
+        self._adds.pop(owner, None)
+        self._dels.pop(owner, None)
+
+
+def pod_from_template(template: Mapping[str, Any], *, name: str, namespace: str, owner_ref: Mapping[str, Any],
+                      extra_labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A Pod from a pod template: the template's labels (plus ``extra_labels``), annotations and spec,
+    with ``owner_ref`` as its only ownerReference."""
+
+    tmeta = template.get("metadata") or {}
+    labels = dict(tmeta.get("labels") or {})
+    labels.update(extra_labels or {})
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace, "ownerReferences": [dict(owner_ref)]}
+    if labels:
+        metadata["labels"] = labels
+    if tmeta.get("annotations"):
+        metadata["annotations"] = dict(tmeta["annotations"])
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": thaw(template.get("spec") or {})}
+
+
+def sorted_by_name(objs: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """``objs`` sorted by (namespace, name)."""
+    return sorted(objs, key=lambda o: (str(meta(o).get("namespace", "")), str(meta(o).get("name", ""))))

@@ -1,0 +1,244 @@
+"""A minimal batch/v1 Job controller (Kubernetes' Job, kind ``Job.batch``).
+
+For every Job not yet finished:
+
+* pods belong to the Job through their controller ownerReference; they are
+  made from ``spec.template`` (labels, annotations, spec, including
+  ``schedulerName``) plus the labels ``batch.kubernetes.io/controller-uid``,
+  ``batch.kubernetes.io/job-name``, ``controller-uid`` and ``job-name``, and
+  are named ``<job>-<5 chars>`` from the seeded ``controller.batchjob``
+  random stream;
+* the wanted number of active pods is ``min(parallelism, completions -
+  succeeded)`` (``parallelism`` defaults to 1); without ``completions``
+  (work-queue mode) it is ``parallelism`` until a pod succeeds, after which
+  no new pod starts and the Job completes once no pod is active;
+* a failed pod is replaced, after Kubernetes' pod-failure backoff
+  (10 s doubling per failure, at most 6 min, counted from when the failure was
+  observed), until more than ``backoffLimit`` (default 6) pods failed;
+* ``status.succeeded`` / ``status.failed`` count pods that reached that phase
+  (never decreasing, even when such pods are later deleted), ``active`` and
+  ``ready`` the live pods, ``startTime`` the first sync;
+* success (``succeeded >= completions``) adds condition ``Complete``
+  (reason ``CompletionsReached``) and ``completionTime``; too many failures
+  add condition ``Failed`` (reason ``BackoffLimitExceeded``, message "Job has
+  reached the specified backoff limit"); either way remaining active pods are
+  deleted and the Job is left alone afterwards.
+
+Not modelled: Indexed completion mode, ``suspend``, ``activeDeadlineSeconds``,
+pod failure and success policies, restart counting for ``OnFailure`` pods,
+pod-tracking finalizers, and the interim ``SuccessCriteriaMet`` /
+``FailureTarget`` conditions of recent Kubernetes versions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from volcano.apiserver import EventRecorder
+from volcano.apiserver.client import Client, Obj
+from volcano.apiserver.errors import ApiError
+from volcano.controllers.builtin._common import (
+    Expectations,
+    NameGenerator,
+    controller_ref,
+    controller_ref_to,
+    controller_uid_index,
+    deletion_rank,
+    format_timestamp,
+    is_pod_active,
+    is_pod_ready,
+    meta,
+    pod_from_template,
+)
+from volcano.informers import InformerFactory, WorkQueue
+from volcano.sim import Priority, RandomStreams, SimClock, Trace
+
+__all__ = ["BatchJobController", "failure_backoff_ms"]
+
+COMPONENT = "batch-job-controller"
+_INDEX = "batch-job-controller/controller-uid"
+_NAME_ATTEMPTS = 5
+_BACKOFF_BASE_MS = 10_000
+_BACKOFF_MAX_MS = 360_000
+
+
+def failure_backoff_ms(failures: int) -> int:
+    """Delay before a replacement pod after ``failures`` failed pods: 0, then 10 s doubling, at most 6 min."""
+    if failures <= 0:
+        return 0
+    return min(_BACKOFF_BASE_MS * 2 ** min(failures - 1, 16), _BACKOFF_MAX_MS)
+
+
+def _finished(job: Mapping[str, Any]) -> bool:
+    for cond in (job.get("status") or {}).get("conditions") or []:
+        if cond.get("type") in ("Complete", "Failed") and cond.get("status") == "True":
+            return True
+    return False
+
+
+class BatchJobController:
+    """Reconciles batch/v1 Jobs (see the module docstring)."""
+
+    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+                 streams: RandomStreams, trace: Trace | None = None,
+                 recorder: EventRecorder | None = None) -> None:
+        self.client = client
+        self.informers = informers
+        self.clock = clock
+        self.trace = trace
+        self.recorder = recorder
+        self.names = NameGenerator(streams.stream("controller.batchjob"))
+        self.expectations = Expectations()
+        self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
+        self._terminal: dict[str, dict[str, str]] = {}  # job uid -> pod uid -> terminal phase seen
+        self._last_failure_ms: dict[str, int] = {}
+        self._started = False
+
+    def start(self) -> None:
+        """Register the Job and Pod handlers (idempotent)."""
+        if self._started:
+            return
+        self._started = True
+        self._jobs = self.informers.informer("Job.batch")
+        self._pods = self.informers.informer("Pod")
+        self._pods.add_index(_INDEX, controller_uid_index)
+        self._jobs.add_handler(self._on_job)
+        self._pods.add_handler(self._on_pod)
+
+    def _on_job(self, event: str, job: Obj, old: Obj | None) -> None:
+        key = f"{meta(job).get('namespace', '')}/{meta(job).get('name', '')}"
+        if event == "DELETED":
+            self.expectations.forget(key)
+            self._terminal.pop(str(meta(job).get("uid", "")), None)
+            self._last_failure_ms.pop(str(meta(job).get("uid", "")), None)
+            return
+        self.queue.add(key)
+
+    def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
+        ref = controller_ref(pod)
+        if ref is None or ref.get("kind") != "Job" or not str(ref.get("apiVersion", "")).startswith("batch/"):
+            return
+        key = f"{meta(pod).get('namespace', '')}/{ref.get('name', '')}"
+        self.expectations.observed(key, str(meta(pod).get("name", "")), event)
+        self.queue.add(key)
+
+    def _count_terminal(self, job_uid: str, pods: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
+        seen = self._terminal.setdefault(job_uid, {})
+        for pod in pods:
+            phase = (pod.get("status") or {}).get("phase")
+            uid = str(meta(pod).get("uid", meta(pod).get("name", "")))
+            if phase in ("Succeeded", "Failed") and uid not in seen:
+                seen[uid] = str(phase)
+                if phase == "Failed":
+                    self._last_failure_ms[job_uid] = self.clock.now_ms
+        succeeded = sum(1 for phase in seen.values() if phase == "Succeeded")
+        return succeeded, len(seen) - succeeded
+
+    def _process(self, key: str) -> None:
+        namespace, _, name = key.partition("/")
+        job = self._jobs.get(name, namespace)
+        if job is None or meta(job).get("deletionTimestamp") or _finished(job):
+            return
+        job_uid = str(meta(job).get("uid", ""))
+        spec = job.get("spec") or {}
+        parallelism = int(spec.get("parallelism", 1))
+        completions = spec.get("completions")
+        backoff_limit = int(spec.get("backoffLimit", 6))
+        pods = [p for p in self._pods.by_index(_INDEX, job_uid) if meta(p).get("namespace") == namespace]
+        unseen, deleting = self.expectations.reconcile(key, lambda n: self._pods.get(n, namespace))
+        succeeded, failed = self._count_terminal(job_uid, pods)
+        old_status = job.get("status") or {}
+        succeeded = max(succeeded, int(old_status.get("succeeded") or 0))
+        failed = max(failed, int(old_status.get("failed") or 0))
+        active = [p for p in pods if is_pod_active(p) and meta(p).get("name") not in deleting]
+        now = format_timestamp(self.clock.now_ms)
+        conditions = list(old_status.get("conditions") or [])
+        completion_time = old_status.get("completionTime")
+
+        outcome: tuple[str, str, str] | None = None
+        if failed > backoff_limit:
+            outcome = ("Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+        elif (completions is not None and succeeded >= int(completions)) or \
+                (completions is None and succeeded > 0 and not active and unseen == 0):
+            outcome = ("Complete", "CompletionsReached", "Reached expected number of succeeded pods")
+
+        created = 0
+        if outcome is not None:
+            for pod in sorted(active, key=deletion_rank):
+                self._delete_pod(key, pod)
+            active = []
+            conditions.append({"type": outcome[0], "status": "True", "lastProbeTime": now,
+                               "lastTransitionTime": now, "reason": outcome[1], "message": outcome[2]})
+            if outcome[0] == "Complete":
+                completion_time = now
+            self._record(outcome[0], key, outcome[1])
+        else:
+            if completions is None:
+                want = parallelism if succeeded == 0 else len(active) + unseen
+            else:
+                want = max(min(parallelism, int(completions) - succeeded), 0)
+            have = len(active) + unseen
+            if have < want:
+                ready_at = self._last_failure_ms.get(job_uid, 0) + failure_backoff_ms(failed)
+                if failed and self.clock.now_ms < ready_at:
+                    self.queue.add_after(key, ready_at - self.clock.now_ms)
+                else:
+                    for _ in range(want - have):
+                        self._create_pod(key, job)
+                        created += 1
+            elif have > want:
+                victims = sorted(active, key=deletion_rank)[:have - want]
+                for pod in victims:
+                    self._delete_pod(key, pod)
+                gone = {meta(p).get("name") for p in victims}
+                active = [p for p in active if meta(p).get("name") not in gone]
+
+        status: dict[str, Any] = {
+            "startTime": old_status.get("startTime") or now,
+            "active": len(active) + unseen + created,
+            "ready": sum(1 for p in active if is_pod_ready(p)),
+            "succeeded": succeeded,
+            "failed": failed,
+        }
+        if completion_time:
+            status["completionTime"] = completion_time
+        if conditions:
+            status["conditions"] = conditions
+        if any(old_status.get(k) != v for k, v in status.items()):
+            self.client.patch("Job.batch", name, {"status": status}, namespace, subresource="status")
+
+    def _create_pod(self, key: str, job: Mapping[str, Any]) -> None:
+        j_meta = meta(job)
+        template = (job.get("spec") or {}).get("template") or {}
+        uid = str(j_meta.get("uid", ""))
+        labels = {"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": str(j_meta["name"]),
+                  "controller-uid": uid, "job-name": str(j_meta["name"])}
+        owner = controller_ref_to(job, "batch/v1", "Job")
+        for attempt in range(_NAME_ATTEMPTS):
+            pod_name = self.names.name(f"{j_meta['name']}-")
+            pod = pod_from_template(template, name=pod_name, namespace=str(j_meta.get("namespace", "")),
+                                    owner_ref=owner, extra_labels=labels)
+            try:
+                self.client.create(pod, namespace=j_meta.get("namespace"))
+            except ApiError as err:
+                if err.reason == "AlreadyExists" and attempt + 1 < _NAME_ATTEMPTS:
+                    continue
+                raise
+            self.expectations.expect_create(key, pod_name)
+            self._record("CreatePod", f"{j_meta.get('namespace')}/{pod_name}", f"job {j_meta['name']}")
+            return
+
+    def _delete_pod(self, key: str, pod: Mapping[str, Any]) -> None:
+        pod_meta = meta(pod)
+        try:
+            self.client.delete("Pod", str(pod_meta["name"]), pod_meta.get("namespace"))
+        except ApiError as err:
+            if err.reason != "NotFound":
+                raise
+        self.expectations.expect_delete(key, str(pod_meta["name"]))
+        self._record("DeletePod", f"{pod_meta.get('namespace')}/{pod_meta['name']}")
+
+    def _record(self, event: str, obj: str, detail: str = "") -> None:
+        if self.trace is not None:
+            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)

@@ -1,0 +1,170 @@
+"""A minimal apps/v1 Deployment controller.
+
+For every Deployment it keeps one ReplicaSet for the current pod template,
+named ``<deployment>-<pod-template-hash>``:
+
+* the hash is FNV-32a over the canonical JSON of ``spec.template`` (plus
+  ``status.collisionCount`` when set), rendered with Kubernetes'
+  ``SafeEncodeString`` alphabet; it is stable for an unchanged template, but
+  its value differs from real Kubernetes (which hashes Go's object dump);
+* the ReplicaSet gets the template's labels plus ``pod-template-hash``, a
+  selector extended with ``pod-template-hash``, the Deployment's annotations
+  (except ``kubectl.kubernetes.io/last-applied-configuration``) plus
+  ``deployment.kubernetes.io/revision``, and a controller ownerReference to
+  the Deployment; its ``spec.replicas`` follows the Deployment's
+  (default 1), so scaling the Deployment scales the ReplicaSet;
+* every other ReplicaSet the Deployment owns is scaled to 0 at once: a
+  template change behaves like the ``Recreate`` strategy without waiting for
+  old pods to terminate (no rolling-update surge/unavailability accounting,
+  no pause, no revision history limit, no progress deadline);
+* ``status``: ``observedGeneration``, ``replicas``, ``updatedReplicas``,
+  ``readyReplicas``, ``availableReplicas`` and ``unavailableReplicas``
+  summed from the owned ReplicaSets' status.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from volcano.api.frozen import thaw
+from volcano.apiserver import EventRecorder
+from volcano.apiserver.client import Client, Obj
+from volcano.apiserver.errors import ApiError
+from volcano.controllers.builtin._common import controller_ref, controller_ref_to, controller_uid_index, meta
+from volcano.informers import InformerFactory, WorkQueue
+from volcano.sim import Priority, RandomStreams, SimClock, Trace
+
+__all__ = ["POD_TEMPLATE_HASH_LABEL", "DeploymentController", "pod_template_hash"]
+
+COMPONENT = "deployment-controller"
+POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
+"""Label carrying the template hash on a Deployment's ReplicaSets and pods."""
+REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
+
+_INDEX = "deployment-controller/controller-uid"
+_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_SKIPPED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
+
+
+def pod_template_hash(template: Mapping[str, Any], collision_count: int | None = None) -> str:
+    """The ``pod-template-hash`` of ``template`` (see the module docstring)."""
+    data = json.dumps(template, sort_keys=True, separators=(",", ":")).encode()
+    if collision_count is not None:
+        data += str(int(collision_count)).encode()
+    value = 0x811C9DC5
+    for byte in data:
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return "".join(_ALPHABET[ord(ch) % len(_ALPHABET)] for ch in str(value))
+
+
+class DeploymentController:
+    """Reconciles apps/v1 Deployments into one ReplicaSet each (see the module docstring)."""
+
+    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+                 streams: RandomStreams | None = None, trace: Trace | None = None,
+                 recorder: EventRecorder | None = None) -> None:
+        self.client = client
+        self.informers = informers
+        self.clock = clock
+        self.trace = trace
+        self.recorder = recorder
+        self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
+        self._started = False
+
+    def start(self) -> None:
+        """Register the Deployment and ReplicaSet handlers (idempotent)."""
+        if self._started:
+            return
+        self._started = True
+        self._deployments = self.informers.informer("Deployment")
+        self._replicasets = self.informers.informer("ReplicaSet")
+        self._replicasets.add_index(_INDEX, controller_uid_index)
+        self._deployments.add_handler(self._on_deployment)
+        self._replicasets.add_handler(self._on_replicaset)
+
+    def _on_deployment(self, event: str, deployment: Obj, old: Obj | None) -> None:
+        if event != "DELETED":
+            self.queue.add(f"{meta(deployment).get('namespace', '')}/{meta(deployment).get('name', '')}")
+
+    def _on_replicaset(self, event: str, rs: Obj, old: Obj | None) -> None:
+        ref = controller_ref(rs)
+        if ref is not None and ref.get("kind") == "Deployment":
+            self.queue.add(f"{meta(rs).get('namespace', '')}/{ref.get('name', '')}")
+
+    def _process(self, key: str) -> None:
+        namespace, _, name = key.partition("/")
+        deployment = self._deployments.get(name, namespace)
+        if deployment is None or meta(deployment).get("deletionTimestamp"):
+            return
+        spec = deployment.get("spec") or {}
+        template = spec.get("template") or {}
+        template_hash = pod_template_hash(template, (deployment.get("status") or {}).get("collisionCount"))
+        new_name = f"{name}-{template_hash}"
+        desired = int(spec.get("replicas", 1))
+        owned = sorted((rs for rs in self._replicasets.by_index(_INDEX, str(meta(deployment).get("uid", "")))
+                        if meta(rs).get("namespace") == namespace), key=lambda rs: str(meta(rs).get("name")))
+        new_rs = next((rs for rs in owned if meta(rs).get("name") == new_name), None)
+        if new_rs is None:
+            self._create_replicaset(deployment, new_name, template_hash, desired, owned)
+        elif (new_rs.get("spec") or {}).get("replicas", 1) != desired:
+            self._scale(new_rs, desired)
+        for rs in owned:
+            if rs is not new_rs and (rs.get("spec") or {}).get("replicas", 1) != 0:
+                self._scale(rs, 0)
+        self._update_status(deployment, owned, new_name)
+
+    def _create_replicaset(self, deployment: Mapping[str, Any], rs_name: str, template_hash: str, replicas: int,
+                           owned: Sequence[Mapping[str, Any]]) -> None:
+        d_meta = meta(deployment)
+        template = thaw((deployment.get("spec") or {}).get("template") or {})
+        template.setdefault("metadata", {}).setdefault("labels", {})[POD_TEMPLATE_HASH_LABEL] = template_hash
+        selector = thaw((deployment.get("spec") or {}).get("selector") or {})
+        selector.setdefault("matchLabels", {})[POD_TEMPLATE_HASH_LABEL] = template_hash
+        revision = 1 + max((int((meta(rs).get("annotations") or {}).get(REVISION_ANNOTATION, 0) or 0)
+                            for rs in owned), default=0)
+        annotations = {k: v for k, v in (d_meta.get("annotations") or {}).items() if k not in _SKIPPED_ANNOTATIONS}
+        annotations[REVISION_ANNOTATION] = str(revision)
+        rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+              "metadata": {"name": rs_name, "namespace": d_meta.get("namespace"),
+                           "labels": dict(template["metadata"]["labels"]), "annotations": annotations,
+                           "ownerReferences": [controller_ref_to(deployment, "apps/v1", "Deployment")]},
+              "spec": {"replicas": replicas, "selector": selector, "template": template}}
+        try:
+            self.client.create(rs, namespace=d_meta.get("namespace"))
+        except ApiError as err:
+            if err.reason != "AlreadyExists":
+                raise
+            return
+        self._record("CreateReplicaSet", f"{d_meta.get('namespace')}/{rs_name}", f"replicas={replicas}")
+
+    def _scale(self, rs: Mapping[str, Any], replicas: int) -> None:
+        self.client.patch("ReplicaSet", str(meta(rs)["name"]), {"spec": {"replicas": replicas}},
+                          meta(rs).get("namespace"))
+        self._record("ScaleReplicaSet", f"{meta(rs).get('namespace')}/{meta(rs)['name']}", f"replicas={replicas}")
+
+    def _update_status(self, deployment: Mapping[str, Any], owned: Sequence[Mapping[str, Any]], new_name: str) -> None:
+        def total(field: str, only_new: bool = False) -> int:
+            return sum(int((rs.get("status") or {}).get(field) or 0) for rs in owned
+                       if not only_new or meta(rs).get("name") == new_name)
+
+        desired = int((deployment.get("spec") or {}).get("replicas", 1))
+        available = total("availableReplicas")
+        status = {
+            "observedGeneration": int(meta(deployment).get("generation") or 0),
+            "replicas": total("replicas"),
+            "updatedReplicas": total("replicas", only_new=True),
+            "readyReplicas": total("readyReplicas"),
+            "availableReplicas": available,
+            "unavailableReplicas": max(desired - available, 0),
+        }
+        current = deployment.get("status") or {}
+        if all(current.get(k) == v for k, v in status.items()):
+            return
+        self.client.patch("Deployment", str(meta(deployment)["name"]), {"status": status},
+                          meta(deployment).get("namespace"), subresource="status")
+
+    def _record(self, event: str, obj: str, detail: str = "") -> None:
+        if self.trace is not None:
+            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)

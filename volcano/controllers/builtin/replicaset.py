@@ -1,0 +1,173 @@
+"""A minimal apps/v1 ReplicaSet controller.
+
+Keeps ``spec.replicas`` (default 1) active pods for every ReplicaSet:
+
+* a pod belongs to a ReplicaSet through its controller ownerReference (the
+  controller does not adopt orphan pods that merely match the selector);
+* active pods are those not Succeeded/Failed and not being deleted, so a
+  finished or terminating pod is replaced at once;
+* new pods are made from ``spec.template`` (labels, annotations, spec,
+  including ``schedulerName``) and named ``<replicaset>-<5 chars>`` from the
+  seeded ``controller.replicaset`` random stream, with a controller
+  ownerReference (``blockOwnerDeletion: true``) to the ReplicaSet;
+* on scale-down the pods deleted first are: unassigned before assigned,
+  Pending before Unknown before Running, not ready before ready, newest first
+  (a simplification of Kubernetes' ``ActivePods`` ranking);
+* ``status``: ``replicas`` (active pods), ``fullyLabeledReplicas``,
+  ``readyReplicas``, ``availableReplicas`` (= ready; ``minReadySeconds`` is
+  not modelled) and ``observedGeneration``, written through the status
+  subresource when they change.
+
+Pods the controller created or deleted but its cache has not yet observed are
+remembered (``Expectations``), so a sync that runs before the watch catches
+up never creates or deletes twice. Deleting a ReplicaSet is left to
+ownerReference garbage collection in the API server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from volcano.apiserver import EventRecorder
+from volcano.apiserver.client import Client, Obj
+from volcano.apiserver.errors import ApiError
+from volcano.controllers.builtin._common import (
+    Expectations,
+    NameGenerator,
+    controller_ref,
+    controller_ref_to,
+    controller_uid_index,
+    deletion_rank,
+    is_pod_active,
+    is_pod_ready,
+    meta,
+    pod_from_template,
+)
+from volcano.informers import InformerFactory, WorkQueue
+from volcano.sim import Priority, RandomStreams, SimClock, Trace
+
+__all__ = ["ReplicaSetController"]
+
+COMPONENT = "replicaset-controller"
+_INDEX = "replicaset-controller/controller-uid"
+_NAME_ATTEMPTS = 5
+
+
+class ReplicaSetController:
+    """Reconciles apps/v1 ReplicaSets (see the module docstring)."""
+
+    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+                 streams: RandomStreams, trace: Trace | None = None,
+                 recorder: EventRecorder | None = None) -> None:
+        self.client = client
+        self.informers = informers
+        self.clock = clock
+        self.trace = trace
+        self.recorder = recorder
+        self.names = NameGenerator(streams.stream("controller.replicaset"))
+        self.expectations = Expectations()
+        self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
+        self._started = False
+
+    def start(self) -> None:
+        """Register the ReplicaSet and Pod handlers (idempotent)."""
+        if self._started:
+            return
+        self._started = True
+        self._replicasets = self.informers.informer("ReplicaSet")
+        self._pods = self.informers.informer("Pod")
+        self._pods.add_index(_INDEX, controller_uid_index)
+        self._replicasets.add_handler(self._on_replicaset)
+        self._pods.add_handler(self._on_pod)
+
+    def _on_replicaset(self, event: str, rs: Obj, old: Obj | None) -> None:
+        key = f"{meta(rs).get('namespace', '')}/{meta(rs).get('name', '')}"
+        if event == "DELETED":
+            self.expectations.forget(key)
+            return
+        self.queue.add(key)
+
+    def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
+        ref = controller_ref(pod)
+        if ref is None or ref.get("kind") != "ReplicaSet" or not str(ref.get("apiVersion", "")).startswith("apps/"):
+            return
+        key = f"{meta(pod).get('namespace', '')}/{ref.get('name', '')}"
+        self.expectations.observed(key, str(meta(pod).get("name", "")), event)
+        self.queue.add(key)
+
+    def _process(self, key: str) -> None:
+        namespace, _, name = key.partition("/")
+        rs = self._replicasets.get(name, namespace)
+        if rs is None:
+            self.expectations.forget(key)
+            return
+        if meta(rs).get("deletionTimestamp"):
+            return
+        pods = [p for p in self._pods.by_index(_INDEX, str(meta(rs).get("uid", "")))
+                if meta(p).get("namespace") == namespace]
+        unseen, deleting = self.expectations.reconcile(key, lambda n: self._pods.get(n, namespace))
+        active = [p for p in pods if is_pod_active(p) and meta(p).get("name") not in deleting]
+        desired = int((rs.get("spec") or {}).get("replicas", 1))
+        diff = len(active) + unseen - desired
+        victims: Sequence[Mapping[str, Any]] = []
+        if diff < 0:
+            for _ in range(-diff):
+                self._create_pod(key, rs)
+        elif diff > 0:
+            victims = sorted(active, key=deletion_rank)[:diff]
+            for pod in victims:
+                self._delete_pod(key, pod)
+        gone = {meta(p).get("name") for p in victims}
+        self._update_status(rs, [p for p in active if meta(p).get("name") not in gone])
+
+    def _create_pod(self, key: str, rs: Mapping[str, Any]) -> None:
+        rs_meta = meta(rs)
+        template = (rs.get("spec") or {}).get("template") or {}
+        owner = controller_ref_to(rs, "apps/v1", "ReplicaSet")
+        for attempt in range(_NAME_ATTEMPTS):
+            pod_name = self.names.name(f"{rs_meta['name']}-")
+            pod = pod_from_template(template, name=pod_name, namespace=str(rs_meta.get("namespace", "")),
+                                    owner_ref=owner)
+            try:
+                self.client.create(pod, namespace=rs_meta.get("namespace"))
+            except ApiError as err:
+                if err.reason == "AlreadyExists" and attempt + 1 < _NAME_ATTEMPTS:
+                    continue
+                raise
+            self.expectations.expect_create(key, pod_name)
+            self._record("CreatePod", f"{rs_meta.get('namespace')}/{pod_name}", f"replicaset {rs_meta['name']}")
+            return
+
+    def _delete_pod(self, key: str, pod: Mapping[str, Any]) -> None:
+        pod_meta = meta(pod)
+        try:
+            self.client.delete("Pod", str(pod_meta["name"]), pod_meta.get("namespace"))
+        except ApiError as err:
+            if err.reason != "NotFound":
+                raise
+        self.expectations.expect_delete(key, str(pod_meta["name"]))
+        self._record("DeletePod", f"{pod_meta.get('namespace')}/{pod_meta['name']}", "scale down")
+
+    def _update_status(self, rs: Mapping[str, Any], active: Sequence[Mapping[str, Any]]) -> None:
+        template_labels = ((((rs.get("spec") or {}).get("template") or {}).get("metadata") or {})
+                           .get("labels") or {})
+        ready = sum(1 for p in active if is_pod_ready(p))
+        status = {
+            "replicas": len(active),
+            "fullyLabeledReplicas": sum(1 for p in active
+                                        if all((meta(p).get("labels") or {}).get(k) == v
+                                               for k, v in template_labels.items())),
+            "readyReplicas": ready,
+            "availableReplicas": ready,
+            "observedGeneration": int(meta(rs).get("generation") or 0),
+        }
+        current = rs.get("status") or {}
+        if all(current.get(k) == v for k, v in status.items()):
+            return
+        self.client.patch("ReplicaSet", str(meta(rs)["name"]), {"status": status}, meta(rs).get("namespace"),
+                          subresource="status")
+
+    def _record(self, event: str, obj: str, detail: str = "") -> None:
+        if self.trace is not None:
+            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)

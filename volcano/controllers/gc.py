@@ -1,0 +1,160 @@
+"""The garbage collector (Volcano's ``gc-controller``): ``ttlSecondsAfterFinished`` on Volcano Jobs.
+
+A Volcano Job needs cleanup when ``spec.ttlSecondsAfterFinished`` is set and
+its phase (``status.state.phase``) is ``Completed``, ``Failed`` or
+``Terminated`` (``Aborted`` is not finished). The job finished at
+``status.state.lastTransitionTime`` (a Job without one cannot be timed: the
+request is retried with backoff, as Volcano does); it expires ``ttl`` seconds
+later, on the simulated clock. Before that the job is looked at again when it
+expires; once expired the controller reads the job afresh from the API
+server, checks again, and deletes it with ``propagationPolicy: Foreground``
+and the precondition ``uid = <the job's uid>`` (NotFound counts as done).
+``ttlSecondsAfterFinished: 0`` deletes a job as soon as it finishes. Jobs
+already being deleted are left alone.
+
+Everything else a Job owns (pods, PodGroup, Services, ConfigMaps, Secrets,
+NetworkPolicies, PVCs) goes with it through ownerReference garbage
+collection in the API server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from volcano.apiserver import EventRecorder
+from volcano.apiserver.client import Client, Obj
+from volcano.apiserver.errors import ApiError
+from volcano.informers import InformerFactory, WorkQueue
+from volcano.sim import Priority, RandomStreams, SimClock, Trace
+
+__all__ = ["FINISHED_PHASES", "GarbageCollector", "expire_at_ms", "needs_cleanup", "parse_timestamp_ms"]
+
+COMPONENT = "gc-controller"
+
+FINISHED_PHASES = ("Completed", "Failed", "Terminated")
+"""Job phases after which ``ttlSecondsAfterFinished`` starts counting."""
+
+_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+
+def parse_timestamp_ms(value: object) -> int | None:
+    """Simulated milliseconds of an RFC 3339 timestamp (epoch ``2024-01-01T00:00:00Z``); None when
+    absent, empty or not a timestamp."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return (parsed - _EPOCH) // _MS
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def needs_cleanup(job: Mapping[str, Any]) -> bool:
+    """True when the job sets ``ttlSecondsAfterFinished`` and its phase is in ``FINISHED_PHASES``."""
+    ttl = (job.get("spec") or {}).get("ttlSecondsAfterFinished")
+    phase = ((job.get("status") or {}).get("state") or {}).get("phase")
+    return ttl is not None and phase in FINISHED_PHASES
+
+
+def expire_at_ms(job: Mapping[str, Any]) -> int | None:
+    """When a finished job expires (finish time + ttl, in simulated ms); None when it needs no cleanup
+    or its finish time is unknown."""
+    if not needs_cleanup(job):
+        return None
+    finished = parse_timestamp_ms(((job.get("status") or {}).get("state") or {}).get("lastTransitionTime"))
+    if finished is None:
+        return None
+    return finished + int(job["spec"]["ttlSecondsAfterFinished"]) * 1000
+
+
+class GarbageCollector:
+    """Deletes finished Volcano Jobs once their ``ttlSecondsAfterFinished`` has passed (module docstring)."""
+
+    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+                 streams: RandomStreams | None = None, trace: Trace | None = None,
+                 recorder: EventRecorder | None = None) -> None:
+        self.client = client
+        self.informers = informers
+        self.clock = clock
+        self.streams = streams
+        self.trace = trace
+        self.recorder = recorder
+        self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
+        self._started = False
+
+    def start(self) -> None:
+        """Register the Job informer handler (idempotent)."""
+        if self._started:
+            return
+        self._started = True
+        self._jobs = self.informers.informer("Job")
+        self._jobs.add_handler(self._on_job)
+
+    def _on_job(self, event: str, job: Obj, old: Obj | None) -> None:
+        if event == "DELETED":
+            return
+        meta = _meta(job)
+        if not meta.get("deletionTimestamp") and needs_cleanup(job):
+            self.queue.add(f"{meta.get('namespace', '')}/{meta.get('name', '')}")
+
+    def _expired(self, key: str, job: Mapping[str, Any]) -> bool | None:
+        """True when expired; False when not (re-queued for its expiry); None when not timeable."""
+        if _meta(job).get("deletionTimestamp") or not needs_cleanup(job):
+            return False
+        expire = expire_at_ms(job)
+        if expire is None:
+            return None
+        remaining = expire - self.clock.now_ms
+        if remaining <= 0:
+            return True
+        self.queue.add_after(key, remaining)
+        return False
+
+    def _process(self, key: str) -> None:
+        namespace, _, name = key.partition("/")
+        job = self._jobs.get(name, namespace)
+        if job is None:
+            return
+        expired = self._expired(key, job)
+        if expired is None:
+            self._record("NoFinishTime", key, "unable to find the time when the Job finished")
+            self.queue.add_rate_limited(key)
+            return
+        if not expired:
+            return
+        try:
+            fresh = self.client.get("Job", name, namespace)
+        except ApiError as err:
+            if err.reason == "NotFound":
+                return
+            raise
+        expired = self._expired(key, fresh)
+        if expired is None:
+            self.queue.add_rate_limited(key)
+            return
+        if not expired:
+            return
+        uid = _meta(fresh).get("uid")
+        try:
+            self.client.delete("Job", name, namespace, propagation_policy="Foreground",
+                               preconditions={"uid": uid})
+        except ApiError as err:
+            if err.reason == "NotFound":
+                return
+            raise
+        self.queue.forget(key)
+        self._record("DeleteJob", key, f"ttlSecondsAfterFinished={fresh['spec']['ttlSecondsAfterFinished']}")
+
+    def _record(self, event: str, obj: str, detail: str = "") -> None:
+        if self.trace is not None:
+            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)

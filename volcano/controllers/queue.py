@@ -1,0 +1,405 @@
+"""The Queue controller (Volcano's ``queue-controller``): queue states and queue Commands.
+
+A queue's ``status.state`` is one of ``Open``, ``Closing``, ``Closed`` and
+``Unknown`` (``""`` behaves as Open). Each request names a queue and an
+action; the queue's current state decides what the action does:
+
+==========  ============  =====================================  =====================================
+state       OpenQueue     CloseQueue                             SyncQueue (any other action)
+==========  ============  =====================================  =====================================
+"" / Open   sync -> Open  close -> Closed (no PGs) else Closing  sync -> Open
+Closed      open -> Open  sync -> Closed                         sync -> Closed
+Closing     open -> Open  sync -> Closed (no PGs) else Closing   sync -> Closed (no PGs) else Closing
+Unknown     open -> Open  close -> Closed (no PGs) else Closing  sync -> Unknown
+==========  ============  =====================================  =====================================
+
+"PGs" are the PodGroups whose ``spec.queue`` names the queue, in any phase,
+so a Closing queue becomes Closed only once all its PodGroups are deleted.
+
+* **sync** sets ``spec.parent`` to ``root`` when it is empty (not for
+  ``root``), counts the queue's PodGroups by phase (kept as metrics, see
+  ``podgroup_counts``; since Volcano v1.11 they are not written into the
+  status), writes ``status.state`` only when it changes, then follows the
+  parent: a parent that is Closed/Closing closes this queue (annotated
+  ``volcano.sh/closed-by-parent=true``); an Open parent reopens a child it
+  had closed.
+* **open** refuses while a parent other than ``root`` is Closing/Closed
+  ("Failed to open queue <q> because its parent queue <p> is closing or
+  closed. Open the parent queue first.", retried), reopens the children the
+  queue had closed, writes Open and sets ``closed-by-parent=false``.
+* **close** never closes ``root``; it closes every child not already
+  Closed/Closing (annotating it ``closed-by-parent=true``), then writes the
+  new state and records a Normal ``CloseQueue`` event "Close queue succeed".
+
+Requests come from Queue additions and parent changes, PodGroup additions,
+phase changes and deletions (``SyncQueue``), and Commands targeting a Queue
+(``target.apiVersion: scheduling.volcano.sh/v1beta1``, ``kind: Queue``): the
+Command is deleted first, then its ``action`` is executed (at most once).
+A failing request is retried with backoff up to ``max_requeue`` (15) times,
+then dropped with a Warning event ``<action>`` "<action> queue failed for
+<error>". The controller never deletes queues (``root`` and ``default``
+included) nor touches the PodGroups or jobs of a closed queue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from volcano.apiserver import EventRecorder
+from volcano.apiserver.client import Client, Obj
+from volcano.apiserver.errors import ApiError
+from volcano.informers import InformerFactory, WorkQueue
+from volcano.sim import Priority, RandomStreams, SimClock, Trace
+
+__all__ = [
+    "CLOSED_BY_PARENT_ANNOTATION",
+    "CLOSE_QUEUE",
+    "OPEN_QUEUE",
+    "QUEUE_STATES",
+    "SYNC_QUEUE",
+    "QueueController",
+    "QueueSyncError",
+    "next_queue_state",
+]
+
+COMPONENT = "queue-controller"
+
+OPEN_QUEUE = "OpenQueue"
+"""Action that opens a queue."""
+CLOSE_QUEUE = "CloseQueue"
+"""Action that closes a queue."""
+SYNC_QUEUE = "SyncQueue"
+"""Action that re-evaluates a queue's state."""
+CLOSED_BY_PARENT_ANNOTATION = "volcano.sh/closed-by-parent"
+"""``true`` on a queue closed because its parent closed, ``false`` once it is reopened."""
+QUEUE_STATES = ("Open", "Closing", "Closed", "Unknown")
+"""The states a queue can be in (``""`` counts as Open)."""
+
+_QUEUE_API_VERSION = "scheduling.volcano.sh/v1beta1"
+_PG_PHASES = ("Pending", "Running", "Unknown", "Inqueue", "Completed")
+_CLOSED = ("Closed", "Closing")
+
+StateFn = Callable[[str, int], str]
+"""Computes the new state from the current one and the number of the queue's PodGroups."""
+
+
+class QueueSyncError(Exception):
+    """A queue request could not be completed (retried with backoff)."""
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _state(queue: Mapping[str, Any]) -> str:
+    return str((queue.get("status") or {}).get("state") or "")
+
+
+def _parent(queue: Mapping[str, Any]) -> str:
+    return str((queue.get("spec") or {}).get("parent") or "")
+
+
+def _closed_or_empty(_: str, pgs: int) -> str:
+    return "Closed" if pgs == 0 else "Closing"
+
+
+def _sync_default(current: str, pgs: int) -> str:
+    # The per-state "sync" rules of Volcano's queue state machine.
+    if current in ("", "Open"):
+        return "Open"
+    if current == "Closed":
+        return "Closed"
+    if current == "Closing":
+        return "Closed" if pgs == 0 else "Closing"
+    return "Unknown"
+
+
+def _plan(current: str, action: str) -> tuple[str, StateFn]:
+    """Which operation (``sync``/``open``/``close``) runs for ``action`` in state ``current``."""
+    if action == OPEN_QUEUE:
+        return ("sync" if current in ("", "Open") else "open"), (lambda _c, _n: "Open")
+    if action == CLOSE_QUEUE:
+        if current in ("", "Open", "Unknown"):
+            return "close", _closed_or_empty
+        if current == "Closed":
+            return "sync", (lambda _c, _n: "Closed")
+        return "sync", _closed_or_empty
+    return "sync", _sync_default
+
+
+def next_queue_state(current: str, action: str, podgroups: int) -> str:
+    """The state the table in the module docstring gives for ``action`` on a queue in state ``current``
+    with ``podgroups`` PodGroups (ignoring hierarchy effects and the ``root`` exception).
+
+    Raises ``ValueError`` for a state outside ``QUEUE_STATES`` and ``""``.
+    """
+    if current not in ("", *QUEUE_STATES):
+        raise ValueError(f"queue state {current!r} is invalid (must be one of {', '.join(QUEUE_STATES)})")
+    _, fn = _plan(current, action)
+    return fn(current, podgroups)
+
+
+class QueueController:
+    """Maintains queue states and executes queue Commands (see the module docstring).
+
+    Requests are ``(queue name, action)`` keys on a ``WorkQueue`` at
+    ``Priority.CONTROLLER``; Commands have a queue of their own.
+    """
+
+    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+                 streams: RandomStreams | None = None, trace: Trace | None = None,
+                 recorder: EventRecorder | None = None, max_requeue: int = 15) -> None:
+        self.client = client
+        self.informers = informers
+        self.clock = clock
+        self.streams = streams
+        self.trace = trace
+        self.recorder = recorder
+        self.max_requeue = max_requeue
+        self.queue: WorkQueue[tuple[str, str]] = WorkQueue(
+            clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
+        self.command_queue: WorkQueue[tuple[str, str]] = WorkQueue(
+            clock, self._process_command, name=COMPONENT + "-commands", priority=Priority.CONTROLLER)
+        self._podgroups: dict[str, set[str]] = {}
+        self._pg_counts: dict[str, dict[str, int]] = {}
+        self._commands: dict[tuple[str, str], Obj] = {}
+        self._failures: dict[tuple[str, str], int] = {}
+        self._cmd_failures: dict[tuple[str, str], int] = {}
+        self._started = False
+
+    def start(self) -> None:
+        """Register the handlers (idempotent)."""
+        if self._started:
+            return
+        self._started = True
+        self._queues = self.informers.informer("Queue")
+        self._pgs = self.informers.informer("PodGroup")
+        self._queues.add_handler(self._on_queue)
+        self._pgs.add_handler(self._on_podgroup)
+        self.informers.informer("Command").add_handler(self._on_command)
+
+    def podgroup_counts(self, queue: str) -> dict[str, int]:
+        """PodGroups of ``queue`` by phase at its last sync (what Volcano publishes as metrics)."""
+        return dict(self._pg_counts.get(queue, dict.fromkeys(_PG_PHASES, 0)))
+
+    # -- handlers -------------------------------------------------------------------------------
+
+    def _enqueue(self, name: str, action: str) -> None:
+        self.queue.add((name, action))
+
+    def _on_queue(self, event: str, queue: Obj, old: Obj | None) -> None:
+        name = str(_meta(queue).get("name", ""))
+        if event == "ADDED" or (event == "MODIFIED" and old is not None and _parent(old) != _parent(queue)):
+            self._enqueue(name, SYNC_QUEUE)
+        elif event == "DELETED":
+            self._podgroups.pop(name, None)
+            self._pg_counts.pop(name, None)
+
+    def _on_podgroup(self, event: str, pg: Obj, old: Obj | None) -> None:
+        queue = str((pg.get("spec") or {}).get("queue") or "")
+        key = f"{_meta(pg).get('namespace', '')}/{_meta(pg).get('name', '')}"
+        if event == "DELETED":
+            self._podgroups.get(queue, set()).discard(key)
+        elif event == "MODIFIED" and old is not None and \
+                (old.get("status") or {}).get("phase") == (pg.get("status") or {}).get("phase"):
+            return
+        else:
+            self._podgroups.setdefault(queue, set()).add(key)
+        self._enqueue(queue, SYNC_QUEUE)
+
+    def _on_command(self, event: str, cmd: Obj, old: Obj | None) -> None:
+        if event != "ADDED":
+            return
+        target = cmd.get("target")
+        if not isinstance(target, Mapping) or target.get("apiVersion") != _QUEUE_API_VERSION \
+                or target.get("kind") != "Queue":
+            return
+        key = (str(_meta(cmd).get("namespace", "")), str(_meta(cmd).get("name", "")))
+        self._commands[key] = cmd
+        self.command_queue.add(key)
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def _process_command(self, key: tuple[str, str]) -> None:
+        cmd = self._commands.get(key)
+        if cmd is None:
+            return
+        namespace, name = key
+        try:
+            self.client.delete("Command", name, namespace)
+        except ApiError as err:
+            if err.reason == "NotFound":
+                self._commands.pop(key, None)
+                self._cmd_failures.pop(key, None)
+                return
+            failures = self._cmd_failures.get(key, 0)
+            if failures < self.max_requeue:
+                self._cmd_failures[key] = failures + 1
+                self.command_queue.add_rate_limited(key)
+            else:
+                self._commands.pop(key, None)
+                self._cmd_failures.pop(key, None)
+                self.command_queue.forget(key)
+            return
+        self._commands.pop(key, None)
+        self._cmd_failures.pop(key, None)
+        self.command_queue.forget(key)
+        target = cmd.get("target") or {}
+        action = str(cmd.get("action") or "")
+        self._record("CommandIssued", str(target.get("name", "")), f"{action} via {namespace}/{name}")
+        self._enqueue(str(target.get("name", "")), action)
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def _process(self, key: tuple[str, str]) -> None:
+        try:
+            self._handle(*key)
+        except (ApiError, QueueSyncError) as err:
+            failures = self._failures.get(key, 0)
+            if failures < self.max_requeue:
+                self._failures[key] = failures + 1
+                self.queue.add_rate_limited(key)
+                return
+            self._failures.pop(key, None)
+            self.queue.forget(key)
+            queue = self._queues.get(key[0])
+            message = err.message if isinstance(err, ApiError) else str(err)
+            self._record("RequestDropped", key[0], f"{key[1]}: {message}")
+            if queue is not None and self.recorder is not None:
+                self.recorder.event(queue, "Warning", key[1], f"{key[1]} queue failed for {message}")
+            return
+        self._failures.pop(key, None)
+        self.queue.forget(key)
+
+    def _handle(self, name: str, action: str) -> None:
+        queue = self._queues.get(name)
+        if queue is None:
+            return
+        current = _state(queue)
+        if current not in ("", *QUEUE_STATES):
+            raise QueueSyncError(f"queue {name} state {current} is invalid")
+        operation, fn = _plan(current, action)
+        if operation == "open":
+            self._open(queue, fn)
+        elif operation == "close":
+            self._close(queue, fn)
+        else:
+            self._sync(queue, fn)
+
+    def _queue_podgroups(self, name: str, prune: bool) -> list[str]:
+        keys = sorted(self._podgroups.get(name, set()))
+        if not prune:
+            return keys
+        alive = []
+        for key in keys:
+            namespace, _, pg_name = key.partition("/")
+            if self._pgs.get(pg_name, namespace) is None:
+                self._podgroups[name].discard(key)
+            else:
+                alive.append(key)
+        return alive
+
+    def _write_state(self, queue: Obj, state: str) -> Obj:
+        name = _meta(queue)["name"]
+        updated = self.client.patch("Queue", name, {"status": {"state": state}}, subresource="status")
+        self._record("QueueState", name, f"{_state(queue) or '-'} -> {state}")
+        return updated
+
+    def _sync(self, queue: Obj, fn: StateFn) -> None:
+        name = str(_meta(queue)["name"])
+        if name != "root" and not _parent(queue):
+            queue = self.client.patch("Queue", name, {"spec": {"parent": "root"}})
+        pgs = self._queue_podgroups(name, prune=True)
+        counts = dict.fromkeys(_PG_PHASES, 0)
+        for key in pgs:
+            namespace, _, pg_name = key.partition("/")
+            pg = self._pgs.get(pg_name, namespace)
+            phase = str(((pg or {}).get("status") or {}).get("phase") or "")
+            if phase in counts:
+                counts[phase] += 1
+        self._pg_counts[name] = counts
+        state = fn(_state(queue), len(pgs))
+        if state != _state(queue):
+            queue = self._write_state(queue, state)
+        self._sync_hierarchy(queue)
+
+    def _sync_hierarchy(self, queue: Obj) -> None:
+        name = str(_meta(queue)["name"])
+        if name == "root":
+            return
+        parent_name = _parent(queue)
+        parent = self._queues.get(parent_name)
+        if parent is None:
+            raise QueueSyncError(f'queue.scheduling.volcano.sh "{parent_name}" not found')
+        state = _state(queue)
+        if _state(parent) in _CLOSED:
+            if state not in _CLOSED:
+                self._annotate(queue, "true")
+                self._enqueue(name, CLOSE_QUEUE)
+        elif _state(parent) == "Open" and state in _CLOSED \
+                and (_meta(queue).get("annotations") or {}).get(CLOSED_BY_PARENT_ANNOTATION) == "true":
+            self._enqueue(name, OPEN_QUEUE)
+
+    def _annotate(self, queue: Obj, value: str) -> None:
+        if (_meta(queue).get("annotations") or {}).get(CLOSED_BY_PARENT_ANNOTATION) == value:
+            return
+        self.client.patch("Queue", _meta(queue)["name"],
+                          {"metadata": {"annotations": {CLOSED_BY_PARENT_ANNOTATION: value}}})
+
+    def _children(self, name: str) -> list[Obj]:
+        return [q for q in self._queues.list() if _parent(q) == name]
+
+    def _open(self, queue: Obj, fn: StateFn) -> None:
+        name = str(_meta(queue)["name"])
+        current = _state(queue)
+        if current != "Open":
+            parent_name = _parent(queue)
+            if parent_name and parent_name != "root":
+                parent = self._queues.get(parent_name)
+                if parent is None:
+                    raise QueueSyncError(f"Failed to get parent queue {parent_name} of queue {name}: "
+                                         f'queue.scheduling.volcano.sh "{parent_name}" not found')
+                if _state(parent) in _CLOSED:
+                    raise QueueSyncError(f"Failed to open queue {name} because its parent queue {parent_name} "
+                                         "is closing or closed. Open the parent queue first.")
+            for child in self._children(name):
+                if (_meta(child).get("annotations") or {}).get(CLOSED_BY_PARENT_ANNOTATION) == "true":
+                    self._enqueue(str(_meta(child)["name"]), OPEN_QUEUE)
+        state = fn(current, 0)
+        if state != current:
+            try:
+                self._write_state(queue, state)
+            except ApiError as err:
+                self._event(queue, "Warning", OPEN_QUEUE,
+                            f"Update queue status from {current} to {state} failed for {err.message}")
+                raise
+        self._annotate(queue, "false")
+
+    def _close(self, queue: Obj, fn: StateFn) -> None:
+        name = str(_meta(queue)["name"])
+        current = _state(queue)
+        if current not in _CLOSED:
+            if name == "root":
+                return  # root can never be closed
+            for child in self._children(name):
+                if _state(child) not in _CLOSED:
+                    self._annotate(child, "true")
+                    self._enqueue(str(_meta(child)["name"]), CLOSE_QUEUE)
+        state = fn(current, len(self._queue_podgroups(name, prune=False)))
+        if state != current:
+            try:
+                updated = self._write_state(queue, state)
+            except ApiError as err:
+                self._event(queue, "Warning", CLOSE_QUEUE, f"Close queue failed for {err.message}")
+                raise
+            self._event(updated, "Normal", CLOSE_QUEUE, "Close queue succeed")
+
+    def _event(self, queue: Obj, type_: str, reason: str, message: str) -> None:
+        if self.recorder is not None:
+            self.recorder.event(queue, type_, reason, message)
+
+    def _record(self, event: str, obj: str, detail: str = "") -> None:
+        if self.trace is not None:
+            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)
