@@ -8,16 +8,19 @@ used, so loading the plugin costs nothing for tests that do not need it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from volcano.testbed import FakeCluster
 
 __all__ = ["fake_cluster"]
 
 
 @pytest.fixture
-def fake_cluster() -> Iterator[Any]:
+def fake_cluster() -> Iterator[FakeCluster]:
     """A new in-memory cluster (seed 0): namespace ``default``, queues ``root`` and ``default``."""
-    from volcano import testbed
+    from volcano.testbed import FakeCluster
 
-    yield testbed.FakeCluster(seed=0)  # type: ignore[attr-defined]
+    yield FakeCluster(seed=0)

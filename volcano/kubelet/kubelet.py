@@ -1,0 +1,727 @@
+"""The simulated kubelet: one agent that plays the kubelet of every node.
+
+It watches Nodes, Pods and PodGroups through shared informers and drives each
+bound pod through the lifecycle a real kubelet reports:
+
+* **Admission.** When it first sees a pod bound to an up node, it checks the
+  pod fits: the sum of requests of the pods it already admitted there (not yet
+  terminated) plus this one, against the node's allocatable, in Kubernetes'
+  order (pod count, cpu, memory, ephemeral-storage, then other resources by
+  name). A pod that does not fit is rejected as the real kubelet does: phase
+  ``Failed``, reason ``OutOf<resource>``, message ``Pod was rejected: Node
+  didn't have enough resource: cpu, requested: 1000, used: 3500, capacity:
+  4000`` (cpu in milli-cores, everything else in whole units), and a Warning
+  event when a recorder is given. A node with no allocatable at all (a Node
+  manifest without status) is treated as unlimited. Malformed
+  ``sim.volcano.sh/*`` annotations reject the pod with reason
+  ``InvalidSimAnnotation`` and a message naming the annotation and value.
+* **Start.** ``start_delay_ms`` later the containers run: phase ``Running``,
+  ``startTime``, ``hostIP``/``podIP`` (deterministic), container statuses and
+  the ``Initialized``/``ContainersReady``/``Ready`` conditions.
+* **Work.** See ``volcano.kubelet.config``. Remaining work is kept exactly in
+  integer ms. A ``gang`` pod progresses only while the number of its
+  PodGroup's pods whose containers are running, plus those that already
+  succeeded, is at least the PodGroup's ``spec.minMember`` (succeeded members
+  count so that the longest member of a gang is not stranded by the others
+  finishing first). A gang pod whose PodGroup does not exist makes no progress;
+  a ``gang`` pod naming no PodGroup progresses alone.
+* **Exit.** Exit code 0 gives ``Succeeded`` (container terminated, reason
+  ``Completed``), other codes ``Failed`` (reason ``Error``) under
+  ``restartPolicy: Never``. Under ``OnFailure`` a non-zero exit, and under
+  ``Always`` (the Kubernetes default) any exit, restarts the containers in
+  place: ``restartCount`` + 1, ``lastState.terminated`` set, state waiting
+  (``CrashLoopBackOff``) for ``start_delay_ms``, then the whole duration runs
+  again.
+* **Graceful deletion.** A running pod with ``deletionTimestamp`` keeps running
+  for its ``deletionGracePeriodSeconds`` (or ``stop_delay_ms`` when that is
+  shorter). Then its containers are terminated (exit 137 ``Error`` when the
+  grace period ran out, i.e. SIGKILL; exit 0 ``Completed`` when the stop delay
+  ended it first, i.e. the workload exited on SIGTERM), the terminal phase is
+  written (``Succeeded`` for 0, else ``Failed``) and the pod is deleted with
+  grace 0. A deleted pod whose containers had not started yet (or were waiting
+  to restart) is deleted with grace 0 at once. If the work ends during the
+  grace period, the pod terminates normally and is deleted at once.
+* **Node failure.** ``fail_node`` stops the node's kubelet: its pods make no
+  progress, the node's ``Ready`` condition becomes ``Unknown``
+  (``NodeStatusUnknown``) and the ``node.kubernetes.io/unreachable``
+  ``NoSchedule``/``NoExecute`` taints are added, as the node lifecycle
+  controller does. Each pod is evicted (deleted with grace 0, as if force
+  deleted, since its kubelet cannot confirm termination) after its
+  ``tolerationSeconds`` for that taint, or ``node_eviction_timeout_ms`` when it
+  has no such toleration (never, when it tolerates it without a limit).
+  ``recover_node`` restores ``Ready``, removes the taints, resumes surviving
+  pods and admits pods bound meanwhile.
+
+All work runs as clock callbacks at ``Priority.KUBELET``; informer handlers
+only mark objects dirty. Writes go through the client (status merge patches,
+deletes with a uid precondition). Trace rows: component ``kubelet``, events
+``PodRunning``, ``PodRestarted``, ``PodSucceeded``, ``PodFailed``,
+``PodRejected``, ``PodKilled``, ``NodeFailed``, ``NodeRecovered``; component
+``node-lifecycle``, event ``PodEvicted``; object ``ns/name``, detail the node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from volcano.api.frozen import thaw
+from volcano.api.quantity import QuantityError
+from volcano.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resources, node_allocatable, pod_requests
+from volcano.apiserver.client import Client, Obj
+from volcano.apiserver.errors import ApiError
+from volcano.kubelet.config import KubeletConfig, SimAnnotationError, parse_sim_spec
+from volcano.kubelet.state import NodeState, PodStage, PodState, timestamp
+from volcano.kubelet.status import (
+    TAINT_UNREACHABLE,
+    container_statuses,
+    node_ready_condition,
+    pod_conditions,
+    running_state,
+    terminated_state,
+    unreachable_taints,
+    waiting_state,
+)
+from volcano.sim import Priority, RandomStreams, SimClock, TimerHandle, Trace
+
+__all__ = ["SimKubelet"]
+
+_TERMINAL_PHASES = ("Succeeded", "Failed")
+_FIT_ORDER = (CPU, MEMORY, EPHEMERAL_STORAGE)
+_NODE_INDEX = "kubelet/spec.nodeName"
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _pod_key(obj: Mapping[str, Any]) -> str:
+    meta = _meta(obj)
+    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+
+
+def _node_of_pod(pod: Obj) -> list[str]:
+    node = (pod.get("spec") or {}).get("nodeName")
+    return [node] if node else []
+
+
+class SimKubelet:
+    """The kubelet of every node of a fake cluster (see the module docstring).
+
+    ``recorder`` (optional, an ``EventRecorder``-like object with
+    ``event(obj, type, reason, message)``) receives the kubelet's events.
+    Call ``start()`` once; ``fail_node``/``recover_node`` act at once.
+    """
+
+    def __init__(self, client: Client, informers: Any, clock: SimClock, streams: RandomStreams,
+                 trace: Trace | None = None, config: KubeletConfig | None = None, *,
+                 recorder: Any = None) -> None:
+        self.client = client
+        self.informers = informers
+        self.clock = clock
+        self.streams = streams
+        self.trace = trace if trace is not None else Trace(enabled=False)
+        self.config = config if config is not None else KubeletConfig()
+        self.recorder = recorder
+        self._rng = streams.stream("kubelet")
+        self._pods: dict[str, PodState] = {}
+        self._nodes: dict[str, NodeState] = {}
+        self._groups: dict[str, set[str]] = {}
+        self._running: dict[str, set[str]] = {}
+        self._done: dict[str, set[str]] = {}
+        self._dirty_nodes: dict[str, None] = {}
+        self._dirty_groups: dict[str, None] = {}
+        self._dirty_pods: dict[str, None] = {}
+        self._drain_pending = False
+        self._ip_seq = 0
+        self._started = False
+        self._pod_informer: Any = None
+        self._node_informer: Any = None
+        self._pg_informer: Any = None
+
+    # ------------------------------------------------------------------ wiring
+
+    def start(self) -> None:
+        """Subscribe to Nodes, Pods and PodGroups; idempotent."""
+        if self._started:
+            return
+        self._started = True
+        self._node_informer = self.informers.informer("Node")
+        self._pod_informer = self.informers.informer("Pod")
+        self._pg_informer = self.informers.informer("PodGroup")
+        self._pod_informer.add_index(_NODE_INDEX, _node_of_pod)
+        self._node_informer.add_handler(self._on_node)
+        self._pod_informer.add_handler(self._on_pod)
+        self._pg_informer.add_handler(self._on_podgroup)
+
+    def _on_node(self, event: str, obj: Obj, old: Obj | None) -> None:
+        self._dirty_nodes[_meta(obj).get("name", "")] = None
+        self._schedule_drain()
+
+    def _on_pod(self, event: str, obj: Obj, old: Obj | None) -> None:
+        key = _pod_key(obj)
+        if key not in self._pods and not (obj.get("spec") or {}).get("nodeName"):
+            return
+        self._dirty_pods[key] = None
+        self._schedule_drain()
+
+    def _on_podgroup(self, event: str, obj: Obj, old: Obj | None) -> None:
+        key = _pod_key(obj)
+        if key in self._groups:
+            self._dirty_groups[key] = None
+            self._schedule_drain()
+
+    def _schedule_drain(self) -> None:
+        if not self._drain_pending:
+            self._drain_pending = True
+            self.clock.call_later(0, self._drain, priority=Priority.KUBELET)
+
+    def _drain(self) -> None:
+        self._drain_pending = False
+        nodes, self._dirty_nodes = self._dirty_nodes, {}
+        groups, self._dirty_groups = self._dirty_groups, {}
+        pods, self._dirty_pods = self._dirty_pods, {}
+        for name in nodes:
+            self._sync_node(name)
+        for gkey in groups:
+            self._reevaluate_group(gkey)
+        ordered = []
+        for key in pods:
+            namespace, _, name = key.partition("/")
+            obj = self._pod_informer.get(name, namespace)
+            created = _meta(obj).get("creationTimestamp") or "" if obj is not None else ""
+            ordered.append((created, key, obj))
+        ordered.sort(key=lambda item: (item[0], item[1]))
+        for _, key, obj in ordered:
+            self._sync_pod(key, obj)
+
+    # ------------------------------------------------------------------ introspection
+
+    def remaining_work_ms(self, namespace: str, name: str) -> int | None:
+        """Work (ms) the pod's current container run still has to do; None when the
+        kubelet does not run the pod or its work is unbounded."""
+        st = self._pods.get(f"{namespace}/{name}")
+        if st is None or st.spec is None or st.spec.duration_ms is None:
+            return None
+        if st.progressing:
+            return max(0, st.remaining_ms - (self.clock.now_ms - st.segment_start_ms))
+        return st.remaining_ms
+
+    def node_used(self, name: str) -> Resources:
+        """Requests of the pods admitted on node ``name`` that have not terminated."""
+        node = self._nodes.get(name)
+        return node.used if node is not None else Resources()
+
+    # ------------------------------------------------------------------ nodes
+
+    def _node_state(self, obj: Obj) -> NodeState:
+        name = _meta(obj)["name"]
+        node = self._nodes.get(name)
+        if node is None:
+            node = NodeState(name)
+            self._nodes[name] = node
+        try:
+            node.allocatable = node_allocatable(obj)
+        except QuantityError:
+            node.allocatable = Resources()
+        status = obj.get("status") or {}
+        node.host_ip = next((a.get("address", "") for a in status.get("addresses") or ()
+                             if a.get("type") == "InternalIP"), "")
+        node.pod_cidr = (obj.get("spec") or {}).get("podCIDR") or ""
+        return node
+
+    def _sync_node(self, name: str) -> None:
+        obj = self._node_informer.get(name)
+        if obj is None:
+            self._node_removed(name)
+            return
+        is_new = name not in self._nodes
+        node = self._node_state(obj)
+        if is_new and not node.down:
+            conditions = (obj.get("status") or {}).get("conditions") or []
+            if not any(c.get("type") == "Ready" for c in conditions):
+                self._patch_node_status(name, [*map(thaw, conditions),
+                                               node_ready_condition(True, self._now())])
+        for pod in self._pod_informer.by_index(_NODE_INDEX, name):
+            self._dirty_pods[_pod_key(pod)] = None
+        if self._dirty_pods:
+            self._schedule_drain()
+
+    def _node_removed(self, name: str) -> None:
+        node = self._nodes.pop(name, None)
+        if node is None:
+            return
+        for handle in node.eviction_timers:
+            handle.cancel()
+        for pod in self._pod_informer.by_index(_NODE_INDEX, name):
+            self._force_delete(_pod_key(pod), _meta(pod).get("uid"))
+
+    def fail_node(self, name: str) -> None:
+        """Stop node ``name``'s kubelet (see the module docstring). Unknown node: ApiError NotFound."""
+        obj = self._node_informer.get(name) if self._node_informer is not None else None
+        if obj is None:
+            obj = self.client.get("Node", name)
+        node = self._nodes.get(name) or self._node_state(obj)
+        if node.down:
+            return
+        node.down = True
+        now = self._now()
+        groups: set[str] = set()
+        for key in sorted(node.pods):
+            st = node.pods[key]
+            self._stop_progress(st)
+            for attr in ("timer", "kill_timer"):
+                handle = getattr(st, attr)
+                if handle is not None:
+                    handle.cancel()
+                    setattr(st, attr, None)
+            st.killing = False
+            if st.stage is PodStage.RUNNING and st.group is not None:
+                self._running.get(st.group, set()).discard(key)
+                groups.add(st.group)
+        for gkey in sorted(groups):
+            self._reevaluate_group(gkey)
+        conditions = [thaw(c) for c in (obj.get("status") or {}).get("conditions") or ()
+                      if c.get("type") != "Ready"]
+        previous = next((c for c in (obj.get("status") or {}).get("conditions") or ()
+                         if c.get("type") == "Ready"), None)
+        self._patch_node_status(name, [*conditions, node_ready_condition(False, now, previous)])
+        taints = [thaw(t) for t in (obj.get("spec") or {}).get("taints") or ()
+                  if t.get("key") != TAINT_UNREACHABLE]
+        self._patch(self.client.patch, "Node", name, {"spec": {"taints": taints + unreachable_taints(now)}}, None)
+        self.trace.record(self.clock.now_ms, "kubelet", "NodeFailed", name, "")
+        pods = sorted(self._pod_informer.by_index(_NODE_INDEX, name), key=_pod_key)
+        for pod in pods:
+            if ((pod.get("status") or {}).get("phase")) in _TERMINAL_PHASES:
+                continue
+            delay = self._eviction_delay_ms(pod)
+            if delay is None:
+                continue
+            handle = self.clock.call_later(delay, self._evict, name, _pod_key(pod), _meta(pod).get("uid"),
+                                           priority=Priority.CONTROLLER)
+            node.eviction_timers.append(handle)
+
+    def _eviction_delay_ms(self, pod: Obj) -> int | None:
+        for tol in (pod.get("spec") or {}).get("tolerations") or ():
+            effect = tol.get("effect")
+            if effect not in (None, "", "NoExecute"):
+                continue
+            key, op = tol.get("key"), tol.get("operator", "Equal")
+            if (op == "Exists" and key in (None, "", TAINT_UNREACHABLE)) or key == TAINT_UNREACHABLE:
+                seconds = tol.get("tolerationSeconds")
+                if seconds is None:
+                    return None
+                return max(0, int(seconds)) * 1000
+        return self.config.node_eviction_timeout_ms
+
+    def _evict(self, node_name: str, key: str, uid: str | None) -> None:
+        node = self._nodes.get(node_name)
+        if node is None or not node.down:
+            return
+        namespace, _, name = key.partition("/")
+        if self.recorder is not None:
+            pod = self._pod_informer.get(name, namespace)
+            if pod is not None:
+                self.recorder.event(pod, "Normal", "TaintManagerEviction", f"Marking for deletion Pod {key}")
+        self.trace.record(self.clock.now_ms, "node-lifecycle", "PodEvicted", key, node_name)
+        self._force_delete(key, uid)
+
+    def recover_node(self, name: str) -> None:
+        """Restart node ``name``'s kubelet (see the module docstring). Unknown node: ApiError NotFound."""
+        obj = self.client.get("Node", name)
+        node = self._nodes.get(name) or self._node_state(obj)
+        if not node.down:
+            return
+        node.down = False
+        for handle in node.eviction_timers:
+            handle.cancel()
+        node.eviction_timers.clear()
+        now = self._now()
+        conditions = [thaw(c) for c in (obj.get("status") or {}).get("conditions") or ()
+                      if c.get("type") != "Ready"]
+        self._patch_node_status(name, [*conditions, node_ready_condition(True, now)])
+        taints = [thaw(t) for t in (obj.get("spec") or {}).get("taints") or ()
+                  if t.get("key") != TAINT_UNREACHABLE]
+        self._patch(self.client.patch, "Node", name, {"spec": {"taints": taints or None}}, None)
+        self.trace.record(self.clock.now_ms, "kubelet", "NodeRecovered", name, "")
+        groups: set[str] = set()
+        for key in sorted(node.pods):
+            st = node.pods[key]
+            if st.stage is PodStage.RUNNING:
+                if st.group is not None:
+                    self._running.setdefault(st.group, set()).add(key)
+                    groups.add(st.group)
+                else:
+                    self._sync_progress(st)
+            elif st.stage in (PodStage.STARTING, PodStage.RESTARTING):
+                st.timer = self.clock.call_later(self.config.start_delay_ms, self._start_containers, st,
+                                                 priority=Priority.KUBELET)
+            self._dirty_pods[key] = None
+        for gkey in sorted(groups):
+            self._reevaluate_group(gkey)
+        for pod in self._pod_informer.by_index(_NODE_INDEX, name):
+            self._dirty_pods[_pod_key(pod)] = None
+        self._schedule_drain()
+
+    # ------------------------------------------------------------------ pods
+
+    def _sync_pod(self, key: str, obj: Obj | None) -> None:
+        st = self._pods.get(key)
+        if st is not None and (obj is None or _meta(obj).get("uid") != st.uid):
+            self._forget(st)
+            st = None
+        if obj is None:
+            return
+        deleting = bool(_meta(obj).get("deletionTimestamp"))
+        if st is not None:
+            node = self._nodes.get(st.node)
+            if deleting and not st.killing and node is not None and not node.down:
+                self._begin_kill(st, obj)
+            return
+        node_name = (obj.get("spec") or {}).get("nodeName")
+        if not node_name or (obj.get("status") or {}).get("phase") in _TERMINAL_PHASES:
+            return
+        node = self._nodes.get(node_name)
+        if node is None or node.down:
+            return  # no kubelet runs there (yet): the pod waits, as on a real cluster
+        if deleting:
+            self.trace.record(self.clock.now_ms, "kubelet", "PodKilled", key, node_name)
+            self._force_delete(key, _meta(obj).get("uid"))
+            return
+        self._admit(key, obj, node)
+
+    def _admit(self, key: str, obj: Obj, node: NodeState) -> None:
+        meta = _meta(obj)
+        st = PodState(key, meta.get("namespace", ""), meta.get("name", ""), meta.get("uid", ""), node.name)
+        self._pods[key] = st
+        try:
+            spec = parse_sim_spec(obj)
+            requests = pod_requests(obj)
+        except SimAnnotationError as err:
+            self._reject(st, obj, "InvalidSimAnnotation", str(err))
+            return
+        except (QuantityError, ValueError, TypeError) as err:
+            self._reject(st, obj, "UnexpectedAdmissionError", str(err))
+            return
+        failure = self._fit_failure(node, requests)
+        if failure is not None:
+            self._reject(st, obj, *failure)
+            return
+        st.spec = spec
+        st.requests = requests
+        st.restart_policy = (obj.get("spec") or {}).get("restartPolicy") or "Always"
+        st.group = f"{st.namespace}/{spec.group}" if spec.group else None
+        st.stage = PodStage.STARTING
+        node.pods[key] = st
+        node.used = node.used + requests
+        if st.group is not None:
+            self._groups.setdefault(st.group, set()).add(key)
+        st.timer = self.clock.call_later(self.config.start_delay_ms, self._start_containers, st,
+                                         priority=Priority.KUBELET)
+
+    def _fit_failure(self, node: NodeState, requests: Resources) -> tuple[str, str] | None:
+        alloc = node.allocatable
+        if not alloc:
+            return None
+        pods_cap = alloc.get(PODS) // 1000
+        if len(node.pods) + 1 > pods_cap:
+            return self._insufficient(PODS, 1, len(node.pods), pods_cap)
+        others = sorted(name for name in requests if name not in _FIT_ORDER and name != PODS)
+        for name in (*_FIT_ORDER, *others):
+            want = requests.get(name)
+            if want <= 0:
+                continue
+            used, cap = node.used.get(name), alloc.get(name)
+            if want > cap - used:
+                if name == CPU:
+                    return self._insufficient(name, want, used, cap)
+                return self._insufficient(name, -(-want // 1000), -(-used // 1000), -(-cap // 1000))
+        return None
+
+    @staticmethod
+    def _insufficient(name: str, requested: int, used: int, capacity: int) -> tuple[str, str]:
+        return (f"OutOf{name}", f"Node didn't have enough resource: {name}, requested: {requested}, "
+                                f"used: {used}, capacity: {capacity}")
+
+    def _reject(self, st: PodState, obj: Obj, reason: str, message: str) -> None:
+        st.stage = PodStage.TERMINATED
+        if self.recorder is not None:
+            self.recorder.event(obj, "Warning", reason, message)
+        self.trace.record(self.clock.now_ms, "kubelet", "PodRejected", st.key, f"{st.node} {reason}")
+        self._patch_status(st, {"phase": "Failed", "reason": reason, "message": f"Pod was rejected: {message}"})
+
+    def _pod_ip(self, node: NodeState) -> str:
+        parts = node.pod_cidr.split("/")[0].split(".") if node.pod_cidr.endswith("/24") else []
+        if len(parts) == 4:
+            node.next_ip += 1
+            return ".".join([*parts[:3], str(2 + (node.next_ip - 1) % 253)])
+        self._ip_seq += 1
+        k = self._ip_seq
+        return f"10.{128 + (k >> 16) % 128}.{(k >> 8) & 255}.{k & 255}"
+
+    def _start_containers(self, st: PodState) -> None:
+        st.timer = None
+        node = self._nodes.get(st.node)
+        if node is None or node.down or st.stage not in (PodStage.STARTING, PodStage.RESTARTING):
+            return
+        pod = self._current(st)
+        if pod is None:
+            return
+        now = self._now()
+        first = st.stage is PodStage.STARTING
+        if first:
+            st.pod_ip = self._pod_ip(node)
+            st.start_time = now
+        st.container_id = f"containerd://{self._rng.getrandbits(248):062x}"
+        st.started_at = now
+        st.stage = PodStage.RUNNING
+        st.remaining_ms = st.spec.duration_ms or 0 if st.spec is not None else 0
+        status: dict[str, Any] = {
+            "phase": "Running",
+            "conditions": pod_conditions((pod.get("status") or {}).get("conditions"), initialized=True,
+                                         ready=True, now=now),
+            "containerStatuses": container_statuses(pod, state=running_state(now), ready=True, started=True,
+                                                    restart_count=st.restart_count,
+                                                    container_id=st.container_id, last_state=st.last_state),
+        }
+        if first:
+            status.update({"hostIP": node.host_ip or None, "hostIPs": [{"ip": node.host_ip}] if node.host_ip else None,
+                           "podIP": st.pod_ip, "podIPs": [{"ip": st.pod_ip}], "startTime": now})
+        if not self._patch_status(st, status):
+            return
+        self.trace.record(self.clock.now_ms, "kubelet", "PodRunning" if first else "PodRestarted", st.key, st.node)
+        if st.group is not None:
+            self._running.setdefault(st.group, set()).add(st.key)
+            self._reevaluate_group(st.group)
+        else:
+            self._sync_progress(st)
+
+    # ------------------------------------------------------------------ work
+
+    def _min_member(self, gkey: str) -> int | None:
+        namespace, _, name = gkey.partition("/")
+        pg = self._pg_informer.get(name, namespace)
+        if pg is None:
+            return None
+        value = (pg.get("spec") or {}).get("minMember", 1)
+        return int(value) if isinstance(value, int) and not isinstance(value, bool) else 1
+
+    def _should_progress(self, st: PodState) -> bool:
+        if st.stage is not PodStage.RUNNING or st.spec is None or st.spec.duration_ms is None:
+            return False
+        node = self._nodes.get(st.node)
+        if node is None or node.down:
+            return False
+        if not st.spec.gang or st.group is None:
+            return True
+        min_member = self._min_member(st.group)
+        if min_member is None:
+            return False
+        active = len(self._running.get(st.group, ())) + len(self._done.get(st.group, ()))
+        return active >= min_member
+
+    def _sync_progress(self, st: PodState) -> None:
+        want = self._should_progress(st)
+        if want and not st.progressing:
+            st.progressing = True
+            st.segment_start_ms = self.clock.now_ms
+            st.timer = self.clock.call_at(self.clock.now_ms + st.remaining_ms, self._work_done, st,
+                                          priority=Priority.KUBELET)
+        elif not want and st.progressing:
+            self._stop_progress(st)
+
+    def _stop_progress(self, st: PodState) -> None:
+        if not st.progressing:
+            return
+        elapsed = self.clock.now_ms - st.segment_start_ms
+        if elapsed >= st.remaining_ms and st.stage is PodStage.RUNNING:
+            node = self._nodes.get(st.node)
+            if node is not None and not node.down:
+                return  # the work is done this very millisecond: let its timer fire
+        st.progressing = False
+        st.remaining_ms = max(0, st.remaining_ms - elapsed)
+        if st.timer is not None:
+            st.timer.cancel()
+            st.timer = None
+
+    def _reevaluate_group(self, gkey: str) -> None:
+        for key in sorted(self._groups.get(gkey, ())):
+            st = self._pods.get(key)
+            if st is not None:
+                self._sync_progress(st)
+
+    def _work_done(self, st: PodState) -> None:
+        st.timer = None
+        st.progressing = False
+        st.remaining_ms = 0
+        if st.stage is not PodStage.RUNNING or st.spec is None:
+            return
+        self._container_exit(st, st.spec.exit_code)
+
+    def _container_exit(self, st: PodState, exit_code: int) -> None:
+        pod = self._current(st)
+        if pod is None:
+            return
+        now = self._now()
+        deleting = bool(_meta(pod).get("deletionTimestamp"))
+        restart = not deleting and (st.restart_policy == "Always"
+                                    or (st.restart_policy == "OnFailure" and exit_code != 0))
+        if st.group is not None:
+            self._running.get(st.group, set()).discard(st.key)
+        terminated = terminated_state(exit_code, st.started_at, now, st.container_id)
+        if restart:
+            st.stage = PodStage.RESTARTING
+            st.restart_count += 1
+            st.last_state = terminated
+            self._patch_status(st, {
+                "phase": "Running",
+                "conditions": pod_conditions((pod.get("status") or {}).get("conditions"), initialized=True,
+                                             ready=False, now=now, reason="ContainersNotReady"),
+                "containerStatuses": container_statuses(
+                    pod, state=waiting_state("CrashLoopBackOff"), ready=False, started=False,
+                    restart_count=st.restart_count, container_id=st.container_id, last_state=terminated),
+            })
+            st.timer = self.clock.call_later(self.config.start_delay_ms, self._start_containers, st,
+                                             priority=Priority.KUBELET)
+            if st.group is not None:
+                self._reevaluate_group(st.group)
+            return
+        self._terminate(st, pod, exit_code, terminated, "PodSucceeded" if exit_code == 0 else "PodFailed")
+        if exit_code == 0 and st.group is not None:
+            self._done.setdefault(st.group, set()).add(st.key)
+        if st.group is not None:
+            self._reevaluate_group(st.group)
+        if deleting:
+            self._force_delete(st.key, st.uid)
+
+    def _terminate(self, st: PodState, pod: Obj, exit_code: int, terminated: dict[str, Any], event: str) -> None:
+        """Write the terminal phase and release the pod's resources on its node."""
+        phase = "Succeeded" if exit_code == 0 else "Failed"
+        self._release(st)
+        st.stage = PodStage.TERMINATED
+        if st.kill_timer is not None:
+            st.kill_timer.cancel()
+            st.kill_timer = None
+        now = self._now()
+        self._patch_status(st, {
+            "phase": phase,
+            "conditions": pod_conditions((pod.get("status") or {}).get("conditions"), initialized=True,
+                                         ready=False, now=now, reason="PodCompleted"),
+            "containerStatuses": container_statuses(
+                pod, state=terminated, ready=False, started=False, restart_count=st.restart_count,
+                container_id=st.container_id, last_state=st.last_state),
+        })
+        self.trace.record(self.clock.now_ms, "kubelet", event, st.key, st.node)
+
+    # ------------------------------------------------------------------ deletion
+
+    def _begin_kill(self, st: PodState, pod: Obj) -> None:
+        if st.stage is PodStage.TERMINATED:
+            self._force_delete(st.key, st.uid)
+            return
+        st.killing = True
+        if st.stage in (PodStage.STARTING, PodStage.RESTARTING):
+            self.trace.record(self.clock.now_ms, "kubelet", "PodKilled", st.key, st.node)
+            self._force_delete(st.key, st.uid)
+            return
+        meta = _meta(pod)
+        grace = meta.get("deletionGracePeriodSeconds")
+        if grace is None:
+            grace = (pod.get("spec") or {}).get("terminationGracePeriodSeconds", 30)
+        grace_ms = max(0, int(grace)) * 1000
+        stop = self.config.stop_delay_ms
+        by_stop = stop is not None and stop < grace_ms
+        delay = stop if by_stop and stop is not None else grace_ms
+        if self.recorder is not None:
+            for container in (pod.get("spec") or {}).get("containers") or ():
+                self.recorder.event(pod, "Normal", "Killing", f"Stopping container {container.get('name')}")
+        st.kill_timer = self.clock.call_later(delay, self._kill, st, 0 if by_stop else 137,
+                                              priority=Priority.KUBELET)
+
+    def _kill(self, st: PodState, exit_code: int) -> None:
+        st.kill_timer = None
+        if st.stage is not PodStage.RUNNING:
+            return
+        pod = self._current(st)
+        if pod is None:
+            return
+        self._stop_progress(st)
+        st.progressing = False
+        if st.timer is not None:
+            st.timer.cancel()
+            st.timer = None
+        if st.group is not None:
+            self._running.get(st.group, set()).discard(st.key)
+        terminated = terminated_state(exit_code, st.started_at, self._now(), st.container_id)
+        self._terminate(st, pod, exit_code, terminated, "PodKilled")
+        if st.group is not None:
+            self._reevaluate_group(st.group)
+        self._force_delete(st.key, st.uid)
+
+    def _forget(self, st: PodState) -> None:
+        """The pod object is gone (or replaced): drop every trace of it."""
+        for attr in ("timer", "kill_timer"):
+            handle: TimerHandle | None = getattr(st, attr)
+            if handle is not None:
+                handle.cancel()
+                setattr(st, attr, None)
+        st.progressing = False
+        self._release(st)
+        self._pods.pop(st.key, None)
+        if st.group is not None:
+            for table in (self._groups, self._running, self._done):
+                members = table.get(st.group)
+                if members is not None:
+                    members.discard(st.key)
+                    if not members:
+                        del table[st.group]
+            self._reevaluate_group(st.group)
+
+    def _release(self, st: PodState) -> None:
+        node = self._nodes.get(st.node)
+        if node is not None and node.pods.pop(st.key, None) is not None:
+            node.used = node.used - st.requests
+
+    # ------------------------------------------------------------------ writes
+
+    def _now(self) -> str:
+        return timestamp(self.clock.now_ms)
+
+    def _current(self, st: PodState) -> Obj | None:
+        """The pod as the API server has it now (the status manager reads before it writes)."""
+        try:
+            pod = self.client.get("Pod", st.name, st.namespace)
+        except ApiError as err:
+            if err.code == 404:
+                return None
+            raise
+        return pod if _meta(pod).get("uid") == st.uid else None
+
+    def _patch_status(self, st: PodState, status: dict[str, Any]) -> bool:
+        return self._patch(self.client.patch, "Pod", st.name, {"status": status}, st.namespace,
+                           subresource="status")
+
+    def _patch_node_status(self, name: str, conditions: list[dict[str, Any]]) -> None:
+        self._patch(self.client.patch, "Node", name, {"status": {"conditions": conditions}}, None,
+                    subresource="status")
+
+    @staticmethod
+    def _patch(fn: Any, kind: str, name: str, body: dict[str, Any], namespace: str | None,
+               subresource: str | None = None) -> bool:
+        try:
+            fn(kind, name, body, namespace, subresource=subresource)
+        except ApiError as err:
+            if err.code == 404:
+                return False
+            raise
+        return True
+
+    def _force_delete(self, key: str, uid: str | None) -> None:
+        namespace, _, name = key.partition("/")
+        try:
+            self.client.delete("Pod", name, namespace, grace_period_seconds=0,
+                               preconditions={"uid": uid} if uid else None)
+        except ApiError as err:
+            if err.code not in (404, 409):
+                raise
+
