@@ -29,7 +29,14 @@ from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory, WorkQueue
 from volcano.sim import Priority, RandomStreams, SimClock, Trace
 
-__all__ = ["FINISHED_PHASES", "GarbageCollector", "expire_at_ms", "needs_cleanup", "parse_timestamp_ms"]
+__all__ = [
+    "FINISHED_PHASES",
+    "GarbageCollector",
+    "GarbageCollectorController",
+    "expire_at_ms",
+    "needs_cleanup",
+    "parse_timestamp_ms",
+]
 
 COMPONENT = "gc-controller"
 
@@ -158,3 +165,7 @@ class GarbageCollector:
     def _record(self, event: str, obj: str, detail: str = "") -> None:
         if self.trace is not None:
             self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)
+
+
+GarbageCollectorController = GarbageCollector
+"""The same class under the ``XController`` naming the other controllers use."""

@@ -31,8 +31,11 @@ ties the pod to it, as Volcano does:
 Then the pod gets the annotation ``scheduling.k8s.io/group-name``. Only pod
 *additions* trigger this. With workload support (default on) ReplicaSet and
 StatefulSet additions and updates also trigger it: zero replicas deletes the
-workload's PodGroup; otherwise the first matching pod (by name) without a
-group annotation gets its PodGroup created or brought up to date. The
+workload's PodGroup; otherwise the first of the workload's pods (by name)
+matching its selector (a StatefulSet's also its ``updateRevision``) that has
+no group annotation gets its PodGroup created or brought up to date. Volcano
+lists pods by selector alone; here only pods controlled by the workload are
+considered, so that a workload update costs its own pods, not the namespace's. The
 controller never deletes other PodGroups: the owner's deletion garbage-collects
 them through ``ownerReferences``.
 """
@@ -84,6 +87,7 @@ _JDB_MAX = "volcano.sh/jdb-max-unavailable"
 _NT_MODE = "volcano.sh/network-topology-mode"
 _NT_TIER = "volcano.sh/network-topology-highest-tier"
 _REVISION_HASH = "controller-revision-hash"
+_OWNER_INDEX = "pg-controller/controller-uid"
 
 # Owner kinds whose annotations are inherited, and the kind the client knows them by.
 _OWNER_KINDS = {"ReplicaSet": "ReplicaSet", "DaemonSet": "DaemonSet", "StatefulSet": "StatefulSet",
@@ -118,6 +122,11 @@ def _controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
         if ref.get("controller") is True:
             return ref
     return None
+
+
+def _controller_uid(obj: Mapping[str, Any]) -> list[str]:
+    ref = _controller_ref(obj)
+    return [str(ref.get("uid"))] if ref is not None and ref.get("uid") else []
 
 
 def podgroup_name_for_pod(pod: Mapping[str, Any]) -> str:
@@ -295,6 +304,7 @@ class PodGroupController:
         self._podgroups = self.informers.informer("PodGroup")
         self._pods.add_handler(self._on_pod)
         if self.workload_support:
+            self._pods.add_index(_OWNER_INDEX, _controller_uid)
             self.informers.informer("ReplicaSet").add_handler(self._on_workload)
             self.informers.informer("StatefulSet").add_handler(self._on_workload)
 
@@ -392,8 +402,11 @@ class PodGroupController:
         match = dict((spec.get("selector") or {}).get("matchLabels") or {})
         if kind == "StatefulSet":
             match[_REVISION_HASH] = (workload.get("status") or {}).get("updateRevision", "")
-        candidates = [p for p in self._pods.list(namespace)
-                      if all(_labels(p).get(k) == v for k, v in match.items())]
+        # The workload's own pods (found through their controller reference, not by scanning the
+        # namespace) that match its selector.
+        candidates = [p for p in self._pods.by_index(_OWNER_INDEX, str(_meta(workload).get("uid", "")))
+                      if _meta(p).get("namespace") == namespace
+                      and all(_labels(p).get(k) == v for k, v in match.items())]
         if not candidates:
             return
         pod = min(candidates, key=lambda p: str(_meta(p).get("name", "")))

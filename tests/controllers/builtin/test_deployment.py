@@ -107,3 +107,18 @@ def test_template_change_makes_a_new_replicaset_and_scales_the_old_to_zero() -> 
     pods = env.items("Pod")
     assert len(pods) == 2
     assert {p["spec"]["containers"][0]["image"] for p in pods} == {"busybox"}
+
+
+def test_schedulingbase_12_podgroup_follows_deployment_request_change() -> None:
+    # e2e schedulingbase #12: changing the template's requests replaces the PodGroup; one remains.
+    env = _Env()
+    env.server.create(_deployment(replicas=2))
+    env.settle(1000)
+    old_pg = env.items("PodGroup")[0]["metadata"]["name"]
+    env.server.patch("Deployment", "web", {"spec": {"template": {"spec": {"containers": [
+        {"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "500m"}}}]}}}}, "default")
+    env.settle(60_000)
+    pgs = env.items("PodGroup")
+    assert len(pgs) == 1
+    assert pgs[0]["metadata"]["name"] != old_pg
+    assert to_milli(pgs[0]["spec"]["minResources"]["cpu"]) == 500

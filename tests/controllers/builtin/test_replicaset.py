@@ -127,3 +127,19 @@ def test_pods_of_other_owners_are_ignored() -> None:
     env.server.create(_rs(replicas=1))
     env.settle()
     assert len(env.pods()) == 2  # no adoption: the stray pod is neither counted nor deleted
+
+
+def test_same_seed_same_trace() -> None:
+    def run() -> list[str]:
+        env = _Env(3)
+        env.server.create(_rs(replicas=3))
+        env.settle()
+        env.set_phase(env.pods()[1]["metadata"]["name"], "Failed")
+        env.settle()
+        env.server.patch("ReplicaSet", "web", {"spec": {"replicas": 2}}, "default")
+        env.settle()
+        return [line for line in env.trace.lines() if "replicaset-controller" in line]
+
+    first = run()
+    assert first == run()
+    assert any("DeletePod" in line for line in first) and any("CreatePod" in line for line in first)
