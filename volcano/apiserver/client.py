@@ -17,17 +17,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple, Protocol
 
-__all__ = ["Client", "Obj", "WatchEvent", "WatchHandle"]
+__all__ = ["Client", "EventType", "Obj", "WatchEvent", "WatchHandle"]
 
 Obj = dict[str, Any]
 """A Kubernetes-shaped object (``apiVersion``, ``kind``, ``metadata``, ``spec``, ``status``)."""
 
-EventType = Literal["ADDED", "MODIFIED", "DELETED"]
+EventType = Literal["ADDED", "MODIFIED", "DELETED", "ERROR"]
 
 
 class WatchEvent(NamedTuple):
     """One watch notification: the event type and the object after the change
-    (for DELETED, the last state of the object, with the deletion's resourceVersion)."""
+    (for DELETED, the last state of the object, with the deletion's resourceVersion).
+
+    ``ERROR`` carries a ``metav1.Status`` (e.g. 410 Gone when the watcher fell
+    behind the retained history); the watch has ended and the reader must relist."""
 
     type: EventType
     object: Obj

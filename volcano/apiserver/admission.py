@@ -1,0 +1,123 @@
+"""The admission chain: mutating hooks, then validating hooks, per kind and operation.
+
+Other modules (Volcano's webhooks, Kubernetes' Priority admission, built-in
+defaulting) register hooks here. For each write the server builds one
+``AdmissionRequest``; every mutating hook registered for the request's kind
+(or for ``"*"``) and operation runs in registration order and may edit
+``request.obj`` in place; then every validating hook runs, and denies by
+raising ``ApiError``. A denial stores nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from volcano.api.kinds import KindInfo
+
+if TYPE_CHECKING:
+    from volcano.apiserver.client import Client, Obj
+
+__all__ = ["OPERATIONS", "AdmissionChain", "AdmissionHook", "AdmissionRequest"]
+
+OPERATIONS = ("CREATE", "UPDATE", "DELETE")
+"""The operations a hook may register for."""
+
+
+@dataclass(slots=True)
+class AdmissionRequest:
+    """One write under admission.
+
+    ``obj`` is a plain mutable dict (mutating hooks edit it in place; for
+    DELETE it is a copy of the stored object); ``old`` is the stored object
+    (frozen) for UPDATE and DELETE, else None; ``subresource`` is e.g.
+    ``"status"`` for status writes; ``client`` reads other objects.
+    """
+
+    operation: str
+    kind: KindInfo
+    obj: dict[str, Any]
+    old: Obj | None
+    subresource: str | None
+    client: Client
+
+    @property
+    def name(self) -> str:
+        """``metadata.name`` of the object under admission."""
+        return str((self.obj.get("metadata") or {}).get("name") or "")
+
+    @property
+    def namespace(self) -> str:
+        """``metadata.namespace`` of the object under admission ("" when cluster-scoped)."""
+        return str((self.obj.get("metadata") or {}).get("namespace") or "")
+
+
+AdmissionHook = Callable[[AdmissionRequest], None]
+"""A hook: mutates ``request.obj`` (mutating) or raises ``ApiError`` to deny (validating)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Registration:
+    seq: int
+    name: str
+    kind_key: str
+    operations: frozenset[str]
+    fn: AdmissionHook
+
+
+class AdmissionChain:
+    """Registered admission hooks, run by the server on every write."""
+
+    def __init__(self) -> None:
+        self._mutating: list[_Registration] = []
+        self._validating: list[_Registration] = []
+        self._seq = 0
+        self._cache: dict[tuple[bool, str, str], tuple[_Registration, ...]] = {}
+
+    def _register(self, target: list[_Registration], kind_key: str, operations: Iterable[str],
+                  fn: AdmissionHook, name: str) -> None:
+        if not isinstance(kind_key, str) or not kind_key:
+            raise ValueError(f"admission hook {name!r}: kind_key must be a non-empty string, got {kind_key!r}")
+        if isinstance(operations, str):
+            operations = (operations,)
+        ops = frozenset(operations)
+        bad = sorted(op for op in ops if op not in OPERATIONS)
+        if bad or not ops:
+            raise ValueError(f"admission hook {name!r}: operations must be among {OPERATIONS}, got {sorted(ops)}")
+        if not callable(fn):
+            raise ValueError(f"admission hook {name!r}: fn must be callable, got {fn!r}")
+        self._seq += 1
+        target.append(_Registration(self._seq, name, kind_key, ops, fn))
+        self._cache.clear()
+
+    def register_mutating(self, kind_key: str, operations: Iterable[str], fn: AdmissionHook, name: str) -> None:
+        """Add a mutating hook for ``kind_key`` (``KindInfo.key`` or ``"*"``) and ``operations``."""
+        self._register(self._mutating, kind_key, operations, fn, name)
+
+    def register_validating(self, kind_key: str, operations: Iterable[str], fn: AdmissionHook, name: str) -> None:
+        """Add a validating hook for ``kind_key`` (``KindInfo.key`` or ``"*"``) and ``operations``."""
+        self._register(self._validating, kind_key, operations, fn, name)
+
+    def hooks(self, mutating: bool, kind_key: str, operation: str) -> tuple[_Registration, ...]:
+        """The hooks that apply, in registration order."""
+        ck = (mutating, kind_key, operation)
+        found = self._cache.get(ck)
+        if found is None:
+            source = self._mutating if mutating else self._validating
+            found = tuple(r for r in source
+                          if operation in r.operations and r.kind_key in (kind_key, "*"))
+            self._cache[ck] = found
+        return found
+
+    def names(self) -> list[str]:
+        """Names of every registered hook: mutating first, then validating, each in order."""
+        return [r.name for r in self._mutating] + [r.name for r in self._validating]
+
+    def run(self, request: AdmissionRequest) -> None:
+        """Run the mutating hooks, then the validating ones; an ``ApiError`` from any hook propagates."""
+        key = request.kind.key
+        for reg in self.hooks(True, key, request.operation):
+            reg.fn(request)
+        for reg in self.hooks(False, key, request.operation):
+            reg.fn(request)

@@ -1,0 +1,128 @@
+"""Object-metadata helpers shared by the store: timestamps, names, shape checks.
+
+Timestamps are RFC 3339 strings at second precision, derived from simulated
+milliseconds since the epoch ``2024-01-01T00:00:00Z``. Names are checked as
+Kubernetes checks them (DNS-1123 subdomain, at most 253 characters), and a
+malformed object fails with an ``ApiError`` naming the field and the value.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from volcano.api.kinds import KindInfo
+from volcano.apiserver.errors import bad_request, invalid
+
+__all__ = [
+    "EPOCH",
+    "check_object_shape",
+    "has_status_subresource",
+    "object_key",
+    "parse_resource_version",
+    "resource_name",
+    "rfc3339",
+]
+
+EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+"""Simulated time 0."""
+
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+# CRDs served without a status subresource although ``KindInfo.has_status`` may say otherwise:
+# Volcano's PodGroup CRD declares ``subresources: {}``, so status written by create/update persists.
+_NO_STATUS_SUBRESOURCE = frozenset({"PodGroup.scheduling.volcano.sh"})
+
+_ts_cache: dict[int, str] = {}
+
+
+def rfc3339(ms: int) -> str:
+    """The RFC 3339 timestamp (second precision, ``Z``) of simulated time ``ms``."""
+    sec = ms // 1000
+    out = _ts_cache.get(sec)
+    if out is None:
+        out = (EPOCH + timedelta(seconds=sec)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        if len(_ts_cache) > 4096:
+            _ts_cache.clear()
+        _ts_cache[sec] = out
+    return out
+
+
+def has_status_subresource(info: KindInfo) -> bool:
+    """Whether ``info`` is served with a ``/status`` subresource (status is then ignored by
+    create/update and written only through ``update_status``/status patches)."""
+    return info.has_status and info.key not in _NO_STATUS_SUBRESOURCE
+
+
+def resource_name(info: KindInfo) -> str:
+    """The resource as Kubernetes names it in messages: ``pods``, ``jobs.batch.volcano.sh``."""
+    return f"{info.plural}.{info.group}" if info.group else info.plural
+
+
+def object_key(info: KindInfo, obj: dict[str, Any]) -> str:
+    """``namespace/name`` (or just ``name`` for cluster-scoped kinds) of a stored object."""
+    meta = obj["metadata"]
+    return f"{meta['namespace']}/{meta['name']}" if info.namespaced else str(meta["name"])
+
+
+def _check_string_map(info: KindInfo, name: str, meta: dict[str, Any], field: str) -> None:
+    value = meta.get(field)
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        raise invalid(info.kind, name, [f"metadata.{field}: Invalid value: {value!r}: must be a mapping"])
+    for k, v in value.items():
+        if not isinstance(k, str) or not isinstance(v, str):
+            raise invalid(info.kind, name,
+                          [f"metadata.{field}.{k}: Invalid value: {v!r}: keys and values must be strings"])
+
+
+def check_object_shape(info: KindInfo, obj: Any, *, need_name: bool = True) -> None:
+    """Reject an object that is not Kubernetes-shaped, naming the field and value.
+
+    Checks: a mapping; ``metadata`` a mapping; ``metadata.name`` (or, when
+    ``need_name`` is false, ``generateName``) a DNS-1123 subdomain; labels and
+    annotations string-to-string mappings; ``ownerReferences`` and
+    ``finalizers`` lists of the right shape.
+    """
+    if not isinstance(obj, dict):
+        raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        raise bad_request(f"{info.kind}: metadata must be a mapping, got {meta!r}")
+    name = meta.get("name")
+    if name in (None, ""):
+        gen = meta.get("generateName")
+        if need_name or not isinstance(gen, str) or not gen:
+            raise invalid(info.kind, "", ["metadata.name: Required value: name or generateName is required"])
+    elif not isinstance(name, str) or len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
+        raise invalid(info.kind, str(name), [
+            f"metadata.name: Invalid value: {name!r}: a lowercase RFC 1123 subdomain must consist of lower case "
+            "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"])
+    shown = str(name or meta.get("generateName", ""))
+    _check_string_map(info, shown, meta, "labels")
+    _check_string_map(info, shown, meta, "annotations")
+    refs = meta.get("ownerReferences")
+    if refs is not None:
+        if not isinstance(refs, list):
+            raise invalid(info.kind, shown, [f"metadata.ownerReferences: Invalid value: {refs!r}: must be a list"])
+        for i, ref in enumerate(refs):
+            if not isinstance(ref, dict) or not isinstance(ref.get("uid"), str) or not ref.get("uid"):
+                raise invalid(info.kind, shown,
+                              [f"metadata.ownerReferences[{i}].uid: Required value: {ref!r}"])
+    fins = meta.get("finalizers")
+    if fins is not None and (not isinstance(fins, list) or not all(isinstance(f, str) for f in fins)):
+        raise invalid(info.kind, shown, [f"metadata.finalizers: Invalid value: {fins!r}: must be a list of strings"])
+
+
+def parse_resource_version(value: Any, where: str) -> int:
+    """An integer resourceVersion from its string form; BadRequest names ``where`` and the value."""
+    try:
+        rv = int(value)
+    except (TypeError, ValueError):
+        raise bad_request(f"{where}: invalid resourceVersion {value!r}: must be an integer string") from None
+    if rv < 0:
+        raise bad_request(f"{where}: invalid resourceVersion {value!r}: must not be negative")
+    return rv
+

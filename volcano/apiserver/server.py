@@ -1,0 +1,614 @@
+"""The in-memory API server: a Kubernetes-shaped store on the simulated clock.
+
+``ApiServer`` implements the ``Client`` protocol. Every write copies and
+freezes its input (the caller's dict is never retained), passes the admission
+chain, takes the next value of one global integer resourceVersion counter and
+appends one event to the watch log. Reads return the stored frozen objects
+themselves: no copy per read.
+
+Semantics follow kube-apiserver: ``uid`` from the seeded streams,
+``generation`` 1 at create and +1 when anything outside metadata (and outside
+status, for kinds with a status subresource) changes, timestamps from the
+simulated clock, ``generateName``, namespaced and cluster-scoped kinds,
+optimistic concurrency, the status subresource, JSON merge patch, delete
+preconditions, finalizers, graceful pod deletion, propagation policies and
+owner-reference garbage collection (``volcano.apiserver.gc``), the
+``pods/binding`` and ``pods/eviction`` subresources.
+
+On construction the server holds what a fresh kube-apiserver bootstraps:
+namespaces ``default``, ``kube-system``, ``kube-public``, ``kube-node-lease``
+and the priority classes ``system-cluster-critical`` and
+``system-node-critical`` (``bootstrap=False`` starts empty).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from volcano.api.frozen import FrozenDict, FrozenList, freeze, thaw
+from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object, resolve_kind
+from volcano.api.selectors import SelectorError, parse_field_selector, parse_label_selector
+from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
+from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
+from volcano.apiserver.errors import (
+    ApiError,
+    already_exists,
+    bad_request,
+    conflict,
+    invalid,
+    not_found,
+)
+from volcano.apiserver.gc import FOREGROUND, ORPHAN, GarbageCollector
+from volcano.apiserver.meta import (
+    check_object_shape,
+    has_status_subresource,
+    parse_resource_version,
+    resource_name,
+    rfc3339,
+)
+from volcano.apiserver.patch import merge_patch
+from volcano.apiserver.watch import WatchHub
+from volcano.sim.clock import SimClock
+from volcano.sim.rand import RandomStreams
+from volcano.sim.trace import Trace
+
+__all__ = ["CONFLICT_MESSAGE", "ApiServer"]
+
+CONFLICT_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again"
+"""Kubernetes' message for a stale resourceVersion."""
+
+_SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
+                  "deletionGracePeriodSeconds")
+_POLICIES = ("Background", "Foreground", "Orphan")
+_TERMINAL = ("Succeeded", "Failed")
+_BOOTSTRAP: tuple[dict[str, Any], ...] = (
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}},
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}},
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-public"}},
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-node-lease"}},
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+     "metadata": {"name": "system-cluster-critical"}, "value": 2000000000,
+     "description": "Used for system critical pods that must run in the cluster, but can be moved to another "
+                    "node if necessary."},
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+     "metadata": {"name": "system-node-critical"}, "value": 2000001000,
+     "description": "Used for system critical pods that must not be moved from their current node."},
+)
+
+_Bucket = dict[str, dict[str, FrozenDict]]  # namespace -> name -> object
+
+
+def _kind(name: str) -> KindInfo:
+    try:
+        return resolve_kind(name)
+    except UnknownKindError as exc:
+        raise ApiError(404, "NotFound", str(exc)) from None
+
+
+class ApiServer:
+    """An in-memory, single-process kube-apiserver (see module docstring)."""
+
+    def __init__(self, clock: SimClock, streams: RandomStreams, *, trace: Trace | None = None,
+                 watch_history: int = 500_000, bootstrap: bool = True) -> None:
+        self.clock = clock
+        self.streams = streams
+        self.trace = trace
+        self.admission = AdmissionChain()
+        self._rv = 0
+        self._store: dict[str, _Bucket] = {}
+        self._by_uid: dict[str, tuple[KindInfo, str, str]] = {}
+        self._sorted: dict[str, list[tuple[str, str]] | None] = {}
+        self._hub = WatchHub(clock, watch_history)
+        self._gc = GarbageCollector(self, clock)
+        if bootstrap:
+            for obj in _BOOTSTRAP:
+                self.create(obj)
+
+    # -- time --------------------------------------------------------------------------------
+    @property
+    def now_ms(self) -> int:
+        """The clock's time in milliseconds."""
+        return self.clock.now_ms
+
+    def timestamp(self, ms: int | None = None) -> str:
+        """RFC 3339 time (second precision) of ``ms`` (default: now) since 2024-01-01T00:00:00Z."""
+        return rfc3339(self.clock.now_ms if ms is None else ms)
+
+    @property
+    def resource_version(self) -> str:
+        """The newest resourceVersion, as a string."""
+        return str(self._rv)
+
+    # -- low-level store -----------------------------------------------------------------------
+    def _bucket(self, info: KindInfo) -> _Bucket:
+        bucket = self._store.get(info.key)
+        if bucket is None:
+            bucket = self._store[info.key] = {}
+        return bucket
+
+    def _lookup(self, info: KindInfo, namespace: str, name: str) -> FrozenDict | None:
+        ns = self._store.get(info.key, {}).get(namespace)
+        return ns.get(name) if ns is not None else None
+
+    def _require(self, info: KindInfo, namespace: str, name: str) -> FrozenDict:
+        obj = self._lookup(info, namespace, name)
+        if obj is None:
+            raise not_found(resource_name(info), name)
+        return obj
+
+    @staticmethod
+    def _ns(info: KindInfo, namespace: str | None) -> str:
+        if not info.namespaced:
+            return ""
+        return namespace or "default"
+
+    def get_by_uid(self, uid: str) -> FrozenDict | None:
+        """The live object with ``uid``, or None."""
+        where = self._by_uid.get(uid)
+        return self._lookup(*where) if where is not None else None
+
+    def uid_exists(self, uid: str) -> bool:
+        """Whether an object with ``uid`` is stored."""
+        return uid in self._by_uid
+
+    def _next_rv(self, new: dict[str, Any]) -> int:
+        meta = new["metadata"]
+        if type(meta) is FrozenDict:
+            meta = new["metadata"] = dict(meta)
+        self._rv += 1
+        meta["resourceVersion"] = str(self._rv)
+        return self._rv
+
+    def _insert(self, info: KindInfo, new: dict[str, Any]) -> FrozenDict:
+        rv = self._next_rv(new)
+        meta = new["metadata"]
+        obj: FrozenDict = freeze(new)
+        ns, name = meta.get("namespace", ""), meta["name"]
+        bucket = self._bucket(info)
+        names = bucket.get(ns)
+        if names is None:
+            names = bucket[ns] = {}
+        names[name] = obj
+        self._sorted[info.key] = None
+        self._by_uid[meta["uid"]] = (info, ns, name)
+        self._hub.append(info.key, rv, "ADDED", obj, None)
+        self._gc.track(None, obj)
+        return obj
+
+    def _replace(self, info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> FrozenDict:
+        rv = self._next_rv(new)
+        meta = new["metadata"]
+        obj: FrozenDict = freeze(new)
+        self._store[info.key][meta.get("namespace", "")][meta["name"]] = obj
+        self._hub.append(info.key, rv, "MODIFIED", obj, old)
+        self._gc.track(old, obj)
+        return obj
+
+    def _remove(self, info: KindInfo, old: FrozenDict) -> FrozenDict:
+        meta = old["metadata"]
+        ns, name = meta.get("namespace", ""), meta["name"]
+        names = self._store[info.key][ns]
+        del names[name]
+        if not names:
+            del self._store[info.key][ns]
+        self._sorted[info.key] = None
+        self._by_uid.pop(meta["uid"], None)
+        self._rv += 1
+        final = FrozenDict({**old, "metadata": FrozenDict({**meta, "resourceVersion": str(self._rv)})})
+        self._hub.append(info.key, self._rv, "DELETED", final, old)
+        self._gc.track(old, None)
+        return final
+
+    def _iter(self, info: KindInfo, namespace: str | None) -> Iterator[FrozenDict]:
+        bucket = self._store.get(info.key)
+        if not bucket:
+            return
+        if namespace is not None and info.namespaced:
+            names = bucket.get(namespace)
+            if names:
+                for name in sorted(names):
+                    yield names[name]
+            return
+        keys = self._sorted.get(info.key)
+        if keys is None:
+            keys = sorted((ns, n) for ns, names in bucket.items() for n in names)
+            self._sorted[info.key] = keys
+        for ns, name in keys:
+            yield bucket[ns][name]
+
+    def snapshot(self) -> dict[str, list[Obj]]:
+        """Every stored object by kind key, each list sorted (for tests and debugging)."""
+        return {key: list(self._iter(resolve_kind(key), None)) for key in sorted(self._store)}
+
+    # -- admission helpers -----------------------------------------------------------------------
+    def _admit(self, operation: str, info: KindInfo, obj: dict[str, Any], old: FrozenDict | None,
+               subresource: str | None = None) -> None:
+        chain = self.admission
+        key = info.key
+        mutating = chain.hooks(True, key, operation)
+        validating = chain.hooks(False, key, operation)
+        if not mutating and not validating:
+            return
+        request = AdmissionRequest(operation, info, obj, old, subresource, self)
+        for reg in mutating:
+            reg.fn(request)
+        for reg in validating:
+            reg.fn(request)
+
+    # -- create ------------------------------------------------------------------------------------
+    def create(self, obj: Obj, *, namespace: str | None = None) -> Obj:
+        """Create ``obj`` (see ``Client.create``): AlreadyExists, NotFound for a missing namespace,
+        Invalid for a malformed object, admission denials as the hook raised them."""
+        try:
+            info = kind_for_object(obj) if isinstance(obj, dict) else None
+        except UnknownKindError as exc:
+            raise bad_request(str(exc)) from None
+        if info is None:
+            raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
+        check_object_shape(info, obj, need_name=False)
+        new: dict[str, Any] = thaw(obj)
+        meta = new["metadata"]
+        for field in _SERVER_FIELDS:
+            meta.pop(field, None)
+        if info.namespaced:
+            given = meta.get("namespace")
+            if namespace and given and given != namespace:
+                raise bad_request("the namespace of the provided object does not match the namespace sent on "
+                                  f"the request ({given!r} != {namespace!r})")
+            ns = given or namespace or "default"
+            meta["namespace"] = ns
+            if self._lookup(resolve_kind("Namespace"), "", ns) is None:
+                raise not_found("namespaces", ns)
+        else:
+            meta.pop("namespace", None)
+        if "status" in new and has_status_subresource(info) and info.group:
+            del new["status"]  # the status subresource drops status on create
+        if info.key == "Pod":
+            status = new.get("status")
+            if not isinstance(status, dict):
+                status = new["status"] = {}
+            status.setdefault("phase", "Pending")
+        if not meta.get("name"):
+            meta["name"] = f"{meta['generateName']}{self.streams.name_suffix()}"
+        self._admit("CREATE", info, new, None)
+        check_object_shape(info, new)
+        meta = new["metadata"]
+        ns = self._ns(info, meta.get("namespace"))
+        if info.namespaced:
+            meta["namespace"] = ns
+        if self._lookup(info, ns, meta["name"]) is not None:
+            raise already_exists(resource_name(info), meta["name"])
+        meta["uid"] = self.streams.uid()
+        meta["creationTimestamp"] = self.timestamp()
+        meta["generation"] = 1
+        for field in ("deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion"):
+            meta.pop(field, None)
+        return self._insert(info, new)
+
+    # -- read --------------------------------------------------------------------------------------
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj:
+        """The stored (frozen) object, or NotFound."""
+        info = _kind(kind)
+        return self._require(info, self._ns(info, namespace), name)
+
+    def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
+             field_selector: str | None = None) -> Obj:
+        """A frozen ``<Kind>List``: items sorted by (namespace, name), ``metadata.resourceVersion``."""
+        info = _kind(kind)
+        label, field = self._selectors(label_selector, field_selector)
+        items = []
+        for obj in self._iter(info, namespace if info.namespaced else None):
+            if label is not None and not label.matches(obj["metadata"].get("labels")):
+                continue
+            if field is not None and not field.matches(obj):
+                continue
+            items.append(obj)
+        return FrozenDict({"apiVersion": info.api_version, "kind": f"{info.kind}List",
+                           "metadata": FrozenDict({"resourceVersion": str(self._rv)}),
+                           "items": FrozenList(items)})
+
+    @staticmethod
+    def _selectors(label_selector: str | None, field_selector: str | None) -> tuple[Any, Any]:
+        try:
+            label = parse_label_selector(label_selector) if label_selector else None
+            field = parse_field_selector(field_selector) if field_selector else None
+        except SelectorError as exc:
+            raise bad_request(str(exc)) from None
+        if label is not None and label.empty:
+            label = None
+        return label, field
+
+    # -- update ------------------------------------------------------------------------------------
+    def _target(self, obj: Obj) -> tuple[KindInfo, FrozenDict]:
+        try:
+            info = kind_for_object(obj) if isinstance(obj, dict) else None
+        except UnknownKindError as exc:
+            raise bad_request(str(exc)) from None
+        if info is None:
+            raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
+        check_object_shape(info, obj)
+        meta = obj["metadata"]
+        old = self._require(info, self._ns(info, meta.get("namespace")), meta["name"])
+        want = meta.get("resourceVersion")
+        if want not in (None, "") and str(want) != old["metadata"]["resourceVersion"]:
+            raise conflict(resource_name(info), meta["name"], CONFLICT_MESSAGE)
+        return info, old
+
+    def update(self, obj: Obj) -> Obj:
+        """Replace spec and metadata (status kept for kinds with a status subresource); see
+        ``Client.update``. A write that changes nothing returns the stored object unchanged."""
+        info, old = self._target(obj)
+        return self._update_main(info, old, thaw(obj))
+
+    def _update_main(self, info: KindInfo, old: FrozenDict, new: dict[str, Any],
+                     subresource: str | None = None) -> FrozenDict:
+        self._keep_server_fields(info, old, new)
+        status_sub = has_status_subresource(info)
+        if status_sub:
+            self._keep_status(old, new)
+        self._admit("UPDATE", info, new, old, subresource)
+        check_object_shape(info, new)
+        self._keep_server_fields(info, old, new)
+        if status_sub:
+            self._keep_status(old, new)
+        if self._spec_changed(info, old, new):
+            new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
+        return self._commit(info, old, new)
+
+    def update_status(self, obj: Obj) -> Obj:
+        """Replace only ``status`` (the ``/status`` subresource); same concurrency rule as update.
+        Kinds without a status subresource accept it too, as a status-only write."""
+        info, old = self._target(obj)
+        return self._update_status(info, old, obj.get("status"))
+
+    def _update_status(self, info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict:
+        request_obj: dict[str, Any] = dict(old)
+        request_obj["metadata"] = thaw(old["metadata"])
+        if status is None:
+            request_obj.pop("status", None)
+        else:
+            request_obj["status"] = thaw(status)
+        self._admit("UPDATE", info, request_obj, old, "status")
+        new: dict[str, Any] = dict(old)
+        new["metadata"] = thaw(old["metadata"])
+        if "status" in request_obj:
+            new["status"] = request_obj["status"]
+        else:
+            new.pop("status", None)
+        return self._commit(info, old, new)
+
+    @staticmethod
+    def _keep_server_fields(info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> None:
+        meta = new.get("metadata")
+        if not isinstance(meta, dict):
+            meta = new["metadata"] = {}
+        old_meta = old["metadata"]
+        for field in _SERVER_FIELDS:
+            if field in old_meta:
+                meta[field] = old_meta[field]
+            else:
+                meta.pop(field, None)
+        meta["name"] = old_meta["name"]
+        if info.namespaced:
+            meta["namespace"] = old_meta["namespace"]
+        else:
+            meta.pop("namespace", None)
+        new["apiVersion"], new["kind"] = old["apiVersion"], old["kind"]
+
+    @staticmethod
+    def _keep_status(old: FrozenDict, new: dict[str, Any]) -> None:
+        if "status" in old:
+            new["status"] = old["status"]
+        else:
+            new.pop("status", None)
+
+    @staticmethod
+    def _spec_changed(info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> bool:
+        skip = ("metadata", "status") if has_status_subresource(info) else ("metadata",)
+        for key in new:
+            if key not in skip and (key not in old or old[key] != new[key]):
+                return True
+        return any(key not in skip and key not in new for key in old)
+
+    def _commit(self, info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> FrozenDict:
+        """Store an update of ``old``; no-op writes are dropped; an object being deleted whose
+        last finalizer is gone (and whose grace period is over) is removed."""
+        meta = new["metadata"]
+        old_meta = old["metadata"]
+        if old_meta.get("deletionTimestamp"):
+            added = [f for f in meta.get("finalizers") or () if f not in (old_meta.get("finalizers") or ())]
+            if added:
+                raise invalid(info.kind, meta["name"], [
+                    f"metadata.finalizers: Forbidden: no new finalizers can be added if the object is being "
+                    f"deleted, found new finalizers {added!r}"])
+        if new == old:
+            return old
+        if meta.get("deletionTimestamp") and not meta.get("finalizers") \
+                and not meta.get("deletionGracePeriodSeconds"):
+            return self._remove(info, old)
+        return self._replace(info, old, new)
+
+    # -- patch ---------------------------------------------------------------------------------------
+    def patch(self, kind: str, name: str, patch: Obj, namespace: str | None = None, *,
+              subresource: str | None = None) -> Obj:
+        """Apply a JSON merge patch (RFC 7386) to the object, or with ``subresource="status"`` to its
+        status. ``metadata.resourceVersion`` in the patch is a precondition."""
+        info = _kind(kind)
+        if not isinstance(patch, dict):
+            raise bad_request(f"merge patch must be a mapping, got {type(patch).__name__}")
+        if subresource not in (None, "status"):
+            raise bad_request(f"unsupported subresource {subresource!r} for patch (supported: status)")
+        old = self._require(info, self._ns(info, namespace), name)
+        want = (patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch.get("metadata"), dict) \
+            else None
+        if want not in (None, "") and str(want) != old["metadata"]["resourceVersion"]:
+            raise conflict(resource_name(info), name, CONFLICT_MESSAGE)
+        merged = merge_patch(old, patch)
+        if subresource == "status":
+            return self._update_status(info, old, merged.get("status"))
+        if not isinstance(merged.get("metadata"), dict):
+            raise bad_request(f"patch of {resource_name(info)} {name!r}: metadata must stay a mapping")
+        return self._update_main(info, old, merged)
+
+    # -- delete --------------------------------------------------------------------------------------
+    def delete(self, kind: str, name: str, namespace: str | None = None, *,
+               grace_period_seconds: int | None = None, propagation_policy: str | None = None,
+               preconditions: Obj | None = None) -> Obj | None:
+        """Delete an object (see ``Client.delete``); returns it when it still exists afterwards."""
+        info = _kind(kind)
+        if propagation_policy is not None and propagation_policy not in _POLICIES:
+            raise bad_request(f"propagationPolicy {propagation_policy!r} is invalid: must be one of "
+                              f"{', '.join(_POLICIES)}")
+        if grace_period_seconds is not None and (not isinstance(grace_period_seconds, int)
+                                                 or grace_period_seconds < 0):
+            raise bad_request(f"gracePeriodSeconds {grace_period_seconds!r} is invalid: must be a "
+                              "non-negative integer")
+        old = self._require(info, self._ns(info, namespace), name)
+        self._check_preconditions(info, old, preconditions)
+        self._admit("DELETE", info, thaw(old), old)
+        return self._delete(info, old, grace_period_seconds, propagation_policy or "Background")
+
+    @staticmethod
+    def _check_preconditions(info: KindInfo, old: FrozenDict, pre: Obj | None) -> None:
+        if not pre:
+            return
+        meta = old["metadata"]
+        uid = pre.get("uid")
+        if uid is not None and uid != meta["uid"]:
+            raise conflict(resource_name(info), meta["name"],
+                           f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta['uid']}")
+        rv = pre.get("resourceVersion")
+        if rv is not None and str(rv) != meta["resourceVersion"]:
+            raise conflict(resource_name(info), meta["name"],
+                           f"Precondition failed: ResourceVersion in precondition: {rv}, "
+                           f"ResourceVersion in object meta: {meta['resourceVersion']}")
+
+    def _pod_grace(self, old: FrozenDict, grace: int | None) -> int:
+        spec = old.get("spec") or {}
+        status = old.get("status") or {}
+        if not spec.get("nodeName") or status.get("phase") in _TERMINAL:
+            return 0
+        if grace is not None:
+            return grace
+        value = spec.get("terminationGracePeriodSeconds")
+        return 30 if value is None else int(value)
+
+    def _delete(self, info: KindInfo, old: FrozenDict, grace: int | None, policy: str) -> FrozenDict | None:
+        meta = old["metadata"]
+        if meta.get("deletionTimestamp"):
+            return self._delete_again(info, old, grace)
+        seconds = self._pod_grace(old, grace) if info.key == "Pod" else 0
+        finalizers = list(meta.get("finalizers") or ())
+        if self._gc.has_dependents(meta["uid"]):
+            extra = ORPHAN if policy == "Orphan" else FOREGROUND if policy == "Foreground" else None
+            if extra is not None and extra not in finalizers:
+                finalizers.append(extra)
+        if not finalizers and seconds == 0:
+            self._remove(info, old)
+            return None
+        new: dict[str, Any] = dict(old)
+        new_meta = new["metadata"] = thaw(meta)
+        new_meta["deletionTimestamp"] = self.timestamp(self.clock.now_ms + seconds * 1000)
+        new_meta["deletionGracePeriodSeconds"] = seconds
+        if finalizers:
+            new_meta["finalizers"] = finalizers
+        new_meta["generation"] = int(meta.get("generation") or 0) + 1
+        return self._replace(info, old, new)
+
+    def _delete_again(self, info: KindInfo, old: FrozenDict, grace: int | None) -> FrozenDict | None:
+        """A delete of an object already being deleted may only shorten a pod's grace period."""
+        meta = old["metadata"]
+        current = meta.get("deletionGracePeriodSeconds") or 0
+        if info.key != "Pod" or grace is None or grace >= current:
+            return old
+        new: dict[str, Any] = dict(old)
+        new_meta = new["metadata"] = thaw(meta)
+        new_meta["deletionGracePeriodSeconds"] = grace
+        new_meta["deletionTimestamp"] = self.timestamp(self.clock.now_ms + grace * 1000)
+        if grace == 0 and not new_meta.get("finalizers"):
+            self._remove(info, old)
+            return None
+        return self._replace(info, old, new)
+
+    # -- garbage-collector entry points (no admission, as the collector's own writes) ------------------
+    def gc_delete(self, obj: Obj, policy: str) -> None:
+        """Delete ``obj`` on behalf of the garbage collector (uid precondition, ``policy``)."""
+        info = kind_for_object(obj)
+        meta = obj["metadata"]
+        current = self._lookup(info, meta.get("namespace", ""), meta["name"])
+        if current is None or current["metadata"]["uid"] != meta["uid"]:
+            return
+        if self.trace is not None:
+            self.trace.record(self.clock.now_ms, "garbage-collector", "Delete",
+                              f"{info.key}/{meta.get('namespace', '')}/{meta['name']}".replace("//", "/"), policy)
+        self._delete(info, current, None, policy)
+
+    def gc_update(self, old: Obj, new: dict[str, Any]) -> None:
+        """Store ``new`` over ``old`` on behalf of the garbage collector (no admission)."""
+        info = kind_for_object(old)
+        meta = old["metadata"]
+        current = self._lookup(info, meta.get("namespace", ""), meta["name"])
+        if current is None or current["metadata"]["resourceVersion"] != meta["resourceVersion"]:
+            return
+        self._commit(info, current, new)
+
+    def remove_finalizer(self, obj: Obj, finalizer: str) -> None:
+        """Remove ``finalizer`` from the stored ``obj`` (removing the object when it was the last)."""
+        info = kind_for_object(obj)
+        meta = obj["metadata"]
+        current = self._lookup(info, meta.get("namespace", ""), meta["name"])
+        if current is None or finalizer not in (current["metadata"].get("finalizers") or ()):
+            return
+        new: dict[str, Any] = dict(current)
+        new_meta = new["metadata"] = thaw(current["metadata"])
+        new_meta["finalizers"] = [f for f in new_meta["finalizers"] if f != finalizer]
+        if not new_meta["finalizers"]:
+            del new_meta["finalizers"]
+        self._commit(info, current, new)
+
+    # -- watch ---------------------------------------------------------------------------------------
+    def watch(self, kind: str, handler: Callable[[WatchEvent], None], namespace: str | None = None, *,
+              resource_version: str | None = None, label_selector: str | None = None,
+              field_selector: str | None = None) -> WatchHandle:
+        """Deliver changes after ``resource_version`` to ``handler`` as clock callbacks (see
+        ``Client.watch``). ``"0"`` first delivers the current objects as ADDED (sorted), then changes;
+        ``None`` starts from now. A compacted resourceVersion is Gone (410)."""
+        info = _kind(kind)
+        label, field = self._selectors(label_selector, field_selector)
+        ns = namespace if info.namespaced else None
+        initial: list[Any] = []
+        after: int | None
+        if resource_version is None or resource_version == "":
+            after = None
+        else:
+            after = parse_resource_version(resource_version, "watch")
+            if after == 0:
+                initial = list(self._iter(info, ns))
+                after = None
+        return self._hub.start(info.key, handler, ns, label, field, after, initial)
+
+    # -- subresources --------------------------------------------------------------------------------
+    def bind(self, name: str, namespace: str, node_name: str) -> None:
+        """``pods/binding``: set ``spec.nodeName`` of an unbound pod (bound already: Conflict)."""
+        info = resolve_kind("Pod")
+        if not isinstance(node_name, str) or not node_name:
+            raise bad_request(f"binding of pod {name!r}: target node name must be a non-empty string, "
+                              f"got {node_name!r}")
+        old = self._require(info, namespace or "default", name)
+        spec = old.get("spec") or {}
+        if spec.get("nodeName"):
+            raise conflict("pods/binding", name, f'pod {name} is already assigned to node "{spec["nodeName"]}"')
+        if old["metadata"].get("deletionTimestamp"):
+            raise conflict("pods/binding", name, f"pod {name} is being deleted, cannot be assigned to a host")
+        new: dict[str, Any] = dict(old)
+        new_spec = new["spec"] = thaw(spec)
+        new_spec["nodeName"] = node_name
+        self._replace(info, old, new)
+
+    def evict(self, name: str, namespace: str, *, grace_period_seconds: int | None = None) -> None:
+        """``pods/eviction``: delete the pod gracefully (admission DELETE with subresource eviction)."""
+        info = resolve_kind("Pod")
+        old = self._require(info, namespace or "default", name)
+        self._admit("DELETE", info, thaw(old), old, "eviction")
+        self._delete(info, old, grace_period_seconds, "Background")

@@ -1,0 +1,214 @@
+"""A shared informer: a list+watch cache of one kind, with handlers and indexes.
+
+The informer lists the kind once (synchronously, so the cache is full as soon
+as the informer exists), then watches from the list's resourceVersion. Watch
+events arrive as clock callbacks at ``Priority.WATCH``; each updates the cache
+and then calls every handler as ``fn(event_type, obj, old)``. When the watch
+reports 410 Gone the informer relists, emits the difference (ADDED, MODIFIED,
+DELETED) and watches again, as client-go's reflector does.
+
+A handler added when the cache already holds objects first receives them as
+ADDED (sorted by namespace/name) through a clock callback; events that arrive
+before that replay are held back and delivered after it, so every handler sees
+a consistent history.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+from volcano.api.kinds import KindInfo, resolve_kind
+from volcano.apiserver.client import Client, Obj, WatchEvent, WatchHandle
+from volcano.sim.clock import Priority, SimClock
+
+__all__ = ["Handler", "Informer", "namespace_index"]
+
+Handler = Callable[[str, Obj, Obj | None], None]
+"""``fn(event_type, obj, old)``: event_type ADDED | MODIFIED | DELETED; for DELETED ``obj`` is the final state."""
+
+_Key = tuple[str, str]
+
+
+def _key(obj: Obj) -> _Key:
+    meta = obj["metadata"]
+    return meta.get("namespace", ""), meta["name"]
+
+
+class _HandlerSlot:
+    __slots__ = ("fn", "pending")
+
+    def __init__(self, fn: Handler, pending: list[tuple[str, Obj, Obj | None]] | None) -> None:
+        self.fn = fn
+        self.pending = pending
+
+
+class Informer:
+    """The watch-fed cache of one kind (create through ``InformerFactory.informer``)."""
+
+    def __init__(self, client: Client, clock: SimClock, kind: str) -> None:
+        self.kind_info: KindInfo = resolve_kind(kind)
+        self.kind = self.kind_info.key
+        self._client = client
+        self._clock = clock
+        self._cache: dict[_Key, Obj] = {}
+        self._sorted: list[_Key] | None = None
+        self._handlers: list[_HandlerSlot] = []
+        self._indexers: dict[str, Callable[[Obj], list[str]]] = {}
+        self._indexes: dict[str, dict[str, dict[_Key, None]]] = {}
+        self._watch: WatchHandle | None = None
+        self.resource_version = "0"
+        self.relists = 0
+        self._start(initial=True)
+
+    # -- list + watch -------------------------------------------------------------------------------
+    def _start(self, *, initial: bool) -> None:
+        listing = self._client.list(self.kind)
+        items = listing["items"]
+        new = {_key(o): o for o in items}
+        old = dict(self._cache)
+        events: list[tuple[str, Obj, Obj | None]] = []
+        if not initial:
+            for key in sorted(old):
+                if key not in new:
+                    events.append(("DELETED", old[key], old[key]))
+            for key in sorted(new):
+                prev = old.get(key)
+                if prev is None:
+                    events.append(("ADDED", new[key], None))
+                elif prev["metadata"].get("resourceVersion") != new[key]["metadata"].get("resourceVersion"):
+                    events.append(("MODIFIED", new[key], prev))
+        for etype, obj, prev in events:
+            self._apply(etype, obj, prev)
+        if initial:
+            for obj in items:
+                self._apply("ADDED", obj, None, notify=False)
+        self.resource_version = listing["metadata"]["resourceVersion"]
+        self._watch = self._client.watch(self.kind, self._on_event, resource_version=self.resource_version)
+
+    def _on_event(self, event: WatchEvent) -> None:
+        if event.type == "ERROR":
+            self.relists += 1
+            self._watch = None
+            self._start(initial=False)
+            return
+        obj = event.object
+        self.resource_version = obj["metadata"]["resourceVersion"]
+        self._apply(event.type, obj, self._cache.get(_key(obj)))
+
+    def stop(self) -> None:
+        """Stop watching (the cache stays as it is)."""
+        if self._watch is not None:
+            self._watch.stop()
+            self._watch = None
+
+    # -- cache ---------------------------------------------------------------------------------------
+    def _apply(self, etype: str, obj: Obj, old: Obj | None, *, notify: bool = True) -> None:
+        key = _key(obj)
+        if etype == "DELETED":
+            if self._cache.pop(key, None) is not None:
+                self._sorted = None
+        else:
+            if key not in self._cache:
+                self._sorted = None
+            self._cache[key] = obj
+        if self._indexers:
+            self._reindex(key, old, None if etype == "DELETED" else obj)
+        if notify:
+            for slot in list(self._handlers):
+                if slot.pending is not None:
+                    slot.pending.append((etype, obj, old))
+                else:
+                    slot.fn(etype, obj, old)
+
+    def _reindex(self, key: _Key, old: Obj | None, new: Obj | None) -> None:
+        for name, fn in self._indexers.items():
+            index = self._indexes[name]
+            if old is not None:
+                for value in fn(old):
+                    bucket = index.get(value)
+                    if bucket is not None:
+                        bucket.pop(key, None)
+                        if not bucket:
+                            del index[value]
+            if new is not None:
+                for value in fn(new):
+                    index.setdefault(value, {})[key] = None
+
+    def _ns(self, namespace: str | None) -> str:
+        if not self.kind_info.namespaced:
+            return ""
+        return "default" if namespace is None else namespace
+
+    def get(self, name: str, namespace: str | None = None) -> Obj | None:
+        """The cached object (``namespace`` defaults to ``default`` for namespaced kinds), or None."""
+        return self._cache.get((self._ns(namespace), name))
+
+    def list(self, namespace: str | None = None) -> list[Obj]:
+        """Cached objects (of ``namespace``, or all), sorted by namespace then name."""
+        if self._sorted is None:
+            self._sorted = sorted(self._cache)
+        cache = self._cache
+        if namespace is None or not self.kind_info.namespaced:
+            return [cache[k] for k in self._sorted]
+        return [cache[k] for k in self._sorted if k[0] == namespace]
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    # -- handlers and indexes ------------------------------------------------------------------------
+    def add_handler(self, fn: Handler) -> None:
+        """Call ``fn(event_type, obj, old)`` for every change; replay existing objects as ADDED first."""
+        if not callable(fn):
+            raise ValueError(f"informer handler must be callable, got {fn!r}")
+        existing = self.list()
+        if not existing:
+            self._handlers.append(_HandlerSlot(fn, None))
+            return
+        slot = _HandlerSlot(fn, [("ADDED", obj, None) for obj in existing])
+        self._handlers.append(slot)
+        self._clock.call_later(0, self._replay, slot, priority=Priority.WATCH)
+
+    def _replay(self, slot: _HandlerSlot) -> None:
+        pending = slot.pending or []
+        i = 0
+        while i < len(pending):
+            etype, obj, old = pending[i]
+            i += 1
+            slot.fn(etype, obj, old)
+        slot.pending = None
+
+    def add_index(self, name: str, fn: Callable[[Obj], builtins.list[str]]) -> None:
+        """Maintain index ``name``: ``fn(obj)`` lists the values under which ``obj`` is found."""
+        if name in self._indexers:
+            raise ValueError(f"informer for {self.kind}: index {name!r} already exists")
+        self._indexers[name] = fn
+        index: dict[str, dict[_Key, None]] = {}
+        self._indexes[name] = index
+        for key in sorted(self._cache):
+            for value in fn(self._cache[key]):
+                index.setdefault(value, {})[key] = None
+
+    def by_index(self, name: str, value: str) -> builtins.list[Obj]:
+        """Cached objects indexed under ``value`` by index ``name``, sorted by namespace then name."""
+        index = self._indexes.get(name)
+        if index is None:
+            raise KeyError(f"informer for {self.kind}: no index named {name!r}")
+        keys = index.get(value)
+        if not keys:
+            return []
+        return [self._cache[k] for k in sorted(keys)]
+
+    def index_values(self, name: str) -> builtins.list[str]:
+        """Every value of index ``name`` that has objects, sorted."""
+        index = self._indexes.get(name)
+        if index is None:
+            raise KeyError(f"informer for {self.kind}: no index named {name!r}")
+        return sorted(index)
+
+
+def namespace_index(obj: Any) -> list[str]:
+    """An index function: the object's namespace."""
+    return [obj["metadata"].get("namespace", "")]
+

@@ -1,0 +1,141 @@
+"""A work queue on the simulated clock, with client-go's semantics.
+
+Keys wait in FIFO order and are deduplicated while waiting. ``add`` schedules
+a drain at the current time (a clock callback at the queue's priority); a
+drain processes the keys waiting when it starts and schedules another drain
+if more arrived. A key re-added while it is being processed is processed
+again afterwards. When ``process`` raises ``ApiError`` the key is re-added
+with per-key exponential backoff (5 ms doubling up to 1000 s, client-go's
+default item rate limiter); ``forget`` resets a key's backoff. Any other
+exception propagates.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+from volcano.apiserver.errors import ApiError
+from volcano.sim.clock import Priority, SimClock, TimerHandle
+
+__all__ = ["BASE_DELAY_MS", "MAX_DELAY_MS", "WorkQueue"]
+
+K = TypeVar("K", bound=Hashable)
+
+BASE_DELAY_MS = 5
+"""First retry delay of a failing key."""
+MAX_DELAY_MS = 1_000_000
+"""Longest retry delay (1000 s)."""
+
+
+class WorkQueue(Generic[K]):
+    """A deduplicating FIFO of keys processed by ``process`` as clock callbacks."""
+
+    def __init__(self, clock: SimClock, process: Callable[[K], None], *, name: str,
+                 priority: int = Priority.CONTROLLER) -> None:
+        self._clock = clock
+        self._process = process
+        self.name = name
+        self.priority = int(priority)
+        self._queue: deque[K] = deque()
+        self._waiting: set[K] = set()
+        self._processing: set[K] = set()
+        self._dirty: set[K] = set()
+        self._failures: dict[K, int] = {}
+        self._delayed: dict[K, TimerHandle] = {}
+        self._drain_scheduled = False
+        self._shut_down = False
+        self.processed = 0
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def add(self, key: K) -> None:
+        """Queue ``key`` (no-op while it waits; re-run after it if it is being processed)."""
+        if self._shut_down:
+            return
+        if key in self._processing:
+            self._dirty.add(key)
+            return
+        if key in self._waiting:
+            return
+        self._waiting.add(key)
+        self._queue.append(key)
+        if not self._drain_scheduled:
+            self._drain_scheduled = True
+            self._clock.call_later(0, self._drain, priority=self.priority)
+
+    def add_after(self, key: K, delay_ms: int) -> None:
+        """Queue ``key`` after ``delay_ms`` (an earlier pending request for the same key wins)."""
+        if self._shut_down:
+            return
+        delay = int(delay_ms)
+        if delay <= 0:
+            self.add(key)
+            return
+        when = self._clock.now_ms + delay
+        pending = self._delayed.get(key)
+        if pending is not None and not pending.cancelled:
+            if pending.when <= when:
+                return
+            pending.cancel()
+        self._delayed[key] = self._clock.call_at(when, self._fire, key, priority=self.priority)
+
+    def _fire(self, key: K) -> None:
+        self._delayed.pop(key, None)
+        self.add(key)
+
+    def add_rate_limited(self, key: K) -> None:
+        """Queue ``key`` after its backoff: 5 ms, 10 ms, 20 ms, ... up to 1000 s."""
+        failures = self._failures.get(key, 0)
+        self._failures[key] = failures + 1
+        self.add_after(key, self.backoff_ms(failures))
+
+    @staticmethod
+    def backoff_ms(failures: int) -> int:
+        """The delay before retry number ``failures + 1``."""
+        if failures >= 40:
+            return MAX_DELAY_MS
+        return min(MAX_DELAY_MS, BASE_DELAY_MS * (1 << failures))
+
+    def num_requeues(self, key: K) -> int:
+        """How many rate-limited re-adds ``key`` had since it was last forgotten."""
+        return self._failures.get(key, 0)
+
+    def forget(self, key: K) -> None:
+        """Reset the backoff of ``key``."""
+        self._failures.pop(key, None)
+
+    def shut_down(self) -> None:
+        """Stop: pending keys and timers are dropped; later adds are ignored."""
+        self._shut_down = True
+        self._queue.clear()
+        self._waiting.clear()
+        for key in list(self._delayed):
+            self._delayed.pop(key).cancel()
+
+    def _drain(self) -> None:
+        self._drain_scheduled = False
+        for _ in range(len(self._queue)):
+            if self._shut_down or not self._queue:
+                return
+            key = self._queue.popleft()
+            self._waiting.discard(key)
+            self._processing.add(key)
+            failed = False
+            try:
+                self._process(key)
+            except ApiError:
+                failed = True
+            finally:
+                self._processing.discard(key)
+                self.processed += 1
+            if key in self._dirty:
+                self._dirty.discard(key)
+                self.add(key)
+            if failed:
+                self.add_rate_limited(key)
+        if self._queue and not self._drain_scheduled:
+            self._drain_scheduled = True
+            self._clock.call_later(0, self._drain, priority=self.priority)
