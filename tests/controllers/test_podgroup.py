@@ -277,3 +277,12 @@ def test_replicaset_scaled_to_zero_deletes_its_podgroup() -> None:
     env.settle(1000)
     assert env.podgroups() == []
     assert [r.event for r in env.trace.records(component="pg-controller")].count("DeletePodGroup") == 1
+
+
+def test_malformed_quantity_is_skipped_with_a_trace() -> None:
+    env = _Env()
+    env.server.create(_bare("bad", requests={"cpu": "lots"}))
+    env.settle()
+    assert env.podgroups() == []
+    records = env.trace.records(component="pg-controller", event="InvalidPod")
+    assert records and "lots" in records[0].detail

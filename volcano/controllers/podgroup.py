@@ -304,7 +304,8 @@ class PodGroupController:
         self._podgroups = self.informers.informer("PodGroup")
         self._pods.add_handler(self._on_pod)
         if self.workload_support:
-            self._pods.add_index(_OWNER_INDEX, _controller_uid)
+            with contextlib.suppress(ValueError):  # already added by another instance
+                self._pods.add_index(_OWNER_INDEX, _controller_uid)
             self.informers.informer("ReplicaSet").add_handler(self._on_workload)
             self.informers.informer("StatefulSet").add_handler(self._on_workload)
 
@@ -340,7 +341,11 @@ class PodGroupController:
             return
         pg_name = podgroup_name_for_pod(pod)
         if self._podgroups.get(pg_name, namespace) is None:
-            self._create(pod, pg_name)
+            try:
+                self._create(pod, pg_name)
+            except ValueError as err:  # e.g. a malformed quantity: Volcano logs it and moves on
+                self._record("InvalidPod", f"{namespace}/{name}", str(err))
+                return
         self._annotate(pod, pg_name)
 
     def _owner_annotations(self, pod: Mapping[str, Any]) -> dict[str, str]:

@@ -141,3 +141,17 @@ def test_counts_survive_pod_deletion(parallelism: int) -> None:
         env.server.patch("Job.batch", "work", {"spec": {"parallelism": 2}}, "default")
         env.settle()
         assert len(env.pods()) == 1  # only one completion left
+
+
+def test_malformed_spec_is_skipped_with_a_trace_naming_field_and_value() -> None:
+    env = _Env()
+    trace = Trace()
+    # A second instance on the same shared informers: both skip the job, neither crashes.
+    BatchJobController(env.server, env.informers, env.clock, streams=RandomStreams(1), trace=trace).start()
+    job = _job()
+    job["spec"]["parallelism"] = "lots"
+    env.server.create(job)
+    env.settle()
+    assert env.pods() == []
+    records = trace.records(event="InvalidSpec")
+    assert records and "spec.parallelism" in records[0].detail and "'lots'" in records[0].detail

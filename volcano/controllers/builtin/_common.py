@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
@@ -27,7 +28,9 @@ __all__ = [
     "controller_ref_to",
     "controller_uid_index",
     "deletion_rank",
+    "ensure_index",
     "format_timestamp",
+    "int_field",
     "is_pod_active",
     "is_pod_ready",
     "meta",
@@ -45,6 +48,23 @@ def meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     """``obj["metadata"]``, or an empty mapping."""
     value = obj.get("metadata")
     return value if isinstance(value, Mapping) else {}
+
+
+def int_field(obj: Mapping[str, Any], path: str, default: int) -> int:
+    """The non-negative integer at dotted ``path`` of ``obj`` (``default`` when absent).
+
+    Raises ``ValueError`` naming the object, the field and the value otherwise.
+    """
+    value: Any = obj
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        m = meta(obj)
+        raise ValueError(f"{obj.get('kind', 'object')} {m.get('namespace', '')}/{m.get('name', '')}: "
+                         f"{path} must be a non-negative integer, got {value!r}")
+    return value
 
 
 def format_timestamp(ms: int) -> str:
@@ -66,6 +86,13 @@ def controller_uid_index(obj: Mapping[str, Any]) -> list[str]:
     """Index function: the uid of ``obj``'s controller, as a one-element list (empty without one)."""
     ref = controller_ref(obj)
     return [str(ref.get("uid"))] if ref is not None and ref.get("uid") else []
+
+
+def ensure_index(informer: Any, name: str, fn: Callable[[Any], list[str]]) -> None:
+    """Add index ``name`` to a shared informer unless it already has it (another instance of the
+    same controller registered it, with the same function)."""
+    with contextlib.suppress(ValueError):
+        informer.add_index(name, fn)
 
 
 def controller_ref_to(owner: Mapping[str, Any], api_version: str, kind: str) -> dict[str, Any]:

@@ -45,7 +45,9 @@ from volcano.controllers.builtin._common import (
     controller_ref_to,
     controller_uid_index,
     deletion_rank,
+    ensure_index,
     format_timestamp,
+    int_field,
     is_pod_active,
     is_pod_ready,
     meta,
@@ -102,7 +104,7 @@ class BatchJobController:
         self._started = True
         self._jobs = self.informers.informer("Job.batch")
         self._pods = self.informers.informer("Pod")
-        self._pods.add_index(_INDEX, controller_uid_index)
+        ensure_index(self._pods, _INDEX, controller_uid_index)
         self._jobs.add_handler(self._on_job)
         self._pods.add_handler(self._on_pod)
 
@@ -141,10 +143,15 @@ class BatchJobController:
         if job is None or meta(job).get("deletionTimestamp") or _finished(job):
             return
         job_uid = str(meta(job).get("uid", ""))
-        spec = job.get("spec") or {}
-        parallelism = int(spec.get("parallelism", 1))
-        completions = spec.get("completions")
-        backoff_limit = int(spec.get("backoffLimit", 6))
+        try:
+            parallelism = int_field(job, "spec.parallelism", 1)
+            backoff_limit = int_field(job, "spec.backoffLimit", 6)
+            completions: int | None = int_field(job, "spec.completions", -1)
+        except ValueError as err:
+            self._record("InvalidSpec", key, str(err))  # a real controller logs it and moves on
+            return
+        if completions == -1:
+            completions = None
         pods = [p for p in self._pods.by_index(_INDEX, job_uid) if meta(p).get("namespace") == namespace]
         unseen, deleting = self.expectations.reconcile(key, lambda n: self._pods.get(n, namespace))
         succeeded, failed = self._count_terminal(job_uid, pods)
@@ -159,7 +166,7 @@ class BatchJobController:
         outcome: tuple[str, str, str] | None = None
         if failed > backoff_limit:
             outcome = ("Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
-        elif (completions is not None and succeeded >= int(completions)) or \
+        elif (completions is not None and succeeded >= completions) or \
                 (completions is None and succeeded > 0 and not active and unseen == 0):
             outcome = ("Complete", "CompletionsReached", "Reached expected number of succeeded pods")
 
@@ -177,7 +184,7 @@ class BatchJobController:
             if completions is None:
                 want = parallelism if succeeded == 0 else len(active) + unseen
             else:
-                want = max(min(parallelism, int(completions) - succeeded), 0)
+                want = max(min(parallelism, completions - succeeded), 0)
             have = len(active) + unseen
             if have < want:
                 ready_at = self._last_failure_ms.get(job_uid, 0) + failure_backoff_ms(failed)

@@ -32,7 +32,14 @@ from volcano.api.frozen import thaw
 from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
-from volcano.controllers.builtin._common import controller_ref, controller_ref_to, controller_uid_index, meta
+from volcano.controllers.builtin._common import (
+    controller_ref,
+    controller_ref_to,
+    controller_uid_index,
+    ensure_index,
+    int_field,
+    meta,
+)
 from volcano.informers import InformerFactory, WorkQueue
 from volcano.sim import Priority, RandomStreams, SimClock, Trace
 
@@ -80,7 +87,7 @@ class DeploymentController:
         self._started = True
         self._deployments = self.informers.informer("Deployment")
         self._replicasets = self.informers.informer("ReplicaSet")
-        self._replicasets.add_index(_INDEX, controller_uid_index)
+        ensure_index(self._replicasets, _INDEX, controller_uid_index)
         self._deployments.add_handler(self._on_deployment)
         self._replicasets.add_handler(self._on_replicaset)
 
@@ -98,11 +105,15 @@ class DeploymentController:
         deployment = self._deployments.get(name, namespace)
         if deployment is None or meta(deployment).get("deletionTimestamp"):
             return
+        try:
+            desired = int_field(deployment, "spec.replicas", 1)
+        except ValueError as err:
+            self._record("InvalidSpec", key, str(err))  # a real controller logs it and moves on
+            return
         spec = deployment.get("spec") or {}
         template = spec.get("template") or {}
         template_hash = pod_template_hash(template, (deployment.get("status") or {}).get("collisionCount"))
         new_name = f"{name}-{template_hash}"
-        desired = int(spec.get("replicas", 1))
         owned = sorted((rs for rs in self._replicasets.by_index(_INDEX, str(meta(deployment).get("uid", "")))
                         if meta(rs).get("namespace") == namespace), key=lambda rs: str(meta(rs).get("name")))
         new_rs = next((rs for rs in owned if meta(rs).get("name") == new_name), None)
@@ -149,7 +160,7 @@ class DeploymentController:
             return sum(int((rs.get("status") or {}).get(field) or 0) for rs in owned
                        if not only_new or meta(rs).get("name") == new_name)
 
-        desired = int((deployment.get("spec") or {}).get("replicas", 1))
+        desired = int_field(deployment, "spec.replicas", 1)
         available = total("availableReplicas")
         status = {
             "observedGeneration": int(meta(deployment).get("generation") or 0),

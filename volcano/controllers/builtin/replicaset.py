@@ -39,6 +39,8 @@ from volcano.controllers.builtin._common import (
     controller_ref_to,
     controller_uid_index,
     deletion_rank,
+    ensure_index,
+    int_field,
     is_pod_active,
     is_pod_ready,
     meta,
@@ -77,7 +79,7 @@ class ReplicaSetController:
         self._started = True
         self._replicasets = self.informers.informer("ReplicaSet")
         self._pods = self.informers.informer("Pod")
-        self._pods.add_index(_INDEX, controller_uid_index)
+        ensure_index(self._pods, _INDEX, controller_uid_index)
         self._replicasets.add_handler(self._on_replicaset)
         self._pods.add_handler(self._on_pod)
 
@@ -104,11 +106,15 @@ class ReplicaSetController:
             return
         if meta(rs).get("deletionTimestamp"):
             return
+        try:
+            desired = int_field(rs, "spec.replicas", 1)
+        except ValueError as err:
+            self._record("InvalidSpec", key, str(err))  # a real controller logs it and moves on
+            return
         pods = [p for p in self._pods.by_index(_INDEX, str(meta(rs).get("uid", "")))
                 if meta(p).get("namespace") == namespace]
         unseen, deleting = self.expectations.reconcile(key, lambda n: self._pods.get(n, namespace))
         active = [p for p in pods if is_pod_active(p) and meta(p).get("name") not in deleting]
-        desired = int((rs.get("spec") or {}).get("replicas", 1))
         diff = len(active) + unseen - desired
         victims: Sequence[Mapping[str, Any]] = []
         if diff < 0:
