@@ -232,13 +232,8 @@ class FakeCluster:
         and its labels and annotations when the manifest has them. A rejection raises
         ``ApiError`` (objects applied before it stay, as with kubectl).
         """
-        docs = load_manifests(source)
-        infos: list[KindInfo] = []
-        for index, doc in enumerate(docs):
-            try:
-                infos.append(kind_for_object(doc))
-            except UnknownKindError as err:
-                raise UnknownKindError(f"document {index}: {err}") from None
+        docs = load_manifests(source)  # validates structure and kind of every document first
+        infos = [kind_for_object(doc) for doc in docs]
         out: _Objects = []
         for doc, info in zip(docs, infos):
             out.append(self._apply_one(doc, info))
