@@ -52,7 +52,7 @@ def parse_duration_ms(value: Any) -> int:
         return int(value // 1_000_000)
     text = value.strip()
     sign = 1
-    if text[:1] in "+-":
+    if text and text[0] in "+-":
         sign = -1 if text[0] == "-" else 1
         text = text[1:]
     if text == "0":
