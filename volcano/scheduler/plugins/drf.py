@@ -1,0 +1,156 @@
+"""The drf plugin: Dominant Resource Fairness between jobs.
+
+A job's *dominant share* is the largest fraction it holds of any resource the
+cluster offers (``max_r allocated[r] / total[r]`` over the dimensions of the
+cluster total that are at least upstream's 0.1-unit tolerance, ``pods``
+included). Jobs with a smaller share go first (``job_order``); a running task
+may be preempted for a job whose share, after taking the preemptor, would
+still not exceed the victim job's share after giving the task up
+(``preemptable``). Allocation events keep each job's share current, so job
+order reacts to every allocation within the session.
+
+Hierarchical DRF (``enableHierarchy: true``, queue annotations
+``volcano.sh/hierarchy``) is not implemented: a configuration that enables it
+is rejected when the session opens, naming the flag.
+
+Shares are IEEE doubles computed from exact integer milli-units; since both
+operands are scaled by the same factor relative to upstream's units, every
+quotient is the same correctly rounded double upstream computes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from volcano.scheduler.framework.plugin import Plugin
+from volcano.scheduler.framework.points import PERMIT
+
+if TYPE_CHECKING:
+    from volcano.scheduler.framework.model import JobInfo, TaskInfo
+    from volcano.scheduler.framework.session import Session
+
+__all__ = ["SHARE_DELTA", "DrfPlugin", "dominant_share", "preemptable_victims", "share_mask"]
+
+SHARE_DELTA = 1e-6
+"""Shares closer than this count as equal when choosing preemption victims (upstream ``shareDelta``)."""
+
+FloatVec = npt.NDArray[np.float64]
+IntVec = npt.NDArray[np.int64]
+
+
+def share_mask(total: IntVec, names: Sequence[str]) -> npt.NDArray[np.bool_]:
+    """Columns of ``total`` that count for shares: amount >= upstream's 0.1-unit tolerance.
+
+    ``names`` are the column names; memory and pods use a tolerance of 100
+    milli-units (0.1 byte, 0.1 pod), every other resource 0.1 milli-unit.
+    """
+    tol = np.array([100.0 if n in ("memory", "pods") else 0.1 for n in names], dtype=np.float64)
+    return np.asarray(total >= tol, dtype=np.bool_)
+
+
+def dominant_share(allocated: IntVec, total: IntVec, mask: npt.NDArray[np.bool_]) -> float:
+    """``max(allocated[r] / total[r])`` over the columns in ``mask`` (0.0 when none, never negative)."""
+    if not mask.any():
+        return 0.0
+    best = float((allocated[mask] / total[mask]).max())
+    return best if best > 0.0 else 0.0
+
+
+def preemptable_victims(preemptor_job_alloc: IntVec, preemptor_request: IntVec,
+                        preemptees: Sequence[tuple[Hashable, IntVec]],
+                        job_alloc: Mapping[Hashable, IntVec], total: IntVec,
+                        mask: npt.NDArray[np.bool_]) -> list[int]:
+    """Indices of the ``preemptees`` (``(job key, request)`` pairs) that drf allows as victims.
+
+    ``ls`` is the preemptor job's share with the preemptor added. Walking the
+    preemptees in order, each one's job keeps a working copy of its
+    allocation that is reduced by every preemptee considered (victim or
+    not, as upstream); the preemptee is a victim when ``ls < rs`` or the two
+    shares are within ``SHARE_DELTA``, ``rs`` being the reduced share.
+    Preemptees whose job is unknown are skipped.
+    """
+    ls = dominant_share(preemptor_job_alloc + preemptor_request, total, mask)
+    working: dict[Hashable, IntVec] = {}
+    victims: list[int] = []
+    for i, (job, request) in enumerate(preemptees):
+        alloc = working.get(job)
+        if alloc is None:
+            base = job_alloc.get(job)
+            if base is None:
+                continue
+            alloc = working[job] = base.copy()
+        alloc -= request
+        rs = dominant_share(alloc, total, mask)
+        if ls < rs or abs(ls - rs) <= SHARE_DELTA:
+            victims.append(i)
+    return victims
+
+
+class DrfPlugin(Plugin):
+    """Registers ``job_order`` and ``preemptable`` and keeps job shares current via event handlers."""
+
+    name = "drf"
+
+    def open(self, ssn: Session) -> None:
+        """Compute every job's share and register the callbacks."""
+        for tier in ssn.conf.tiers:
+            for opt in tier.plugins:
+                if opt.name == self.name and opt.enabled("enableHierarchy"):
+                    raise ValueError("drf: enableHierarchy (hierarchical DRF) is not supported yet")
+        space = ssn.space
+        self.total: IntVec = space.fit(ssn.total)
+        self.mask = share_mask(self.total, space.names)
+        self.alloc: dict[str, IntVec] = {}
+        self.share: dict[str, float] = {}
+        for uid, job in ssn.jobs.items():
+            alloc = space.fit(job.allocated).copy()
+            self.alloc[uid] = alloc
+            self.share[uid] = dominant_share(alloc, self.total, self.mask)
+        self._ssn = ssn
+        ssn.add_fn("job_order", self.job_order)
+        ssn.add_fn("preemptable", self.preemptable)
+        ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
+
+    def job_order(self, left: JobInfo, right: JobInfo) -> int:
+        """Lower dominant share first; equal shares abstain (0)."""
+        ls = self.share.get(left.uid, 0.0)
+        rs = self.share.get(right.uid, 0.0)
+        if ls == rs:
+            return 0
+        return -1 if ls < rs else 1
+
+    def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        """Victims whose job would keep a share >= the preemptor job's (see ``preemptable_victims``)."""
+        job = self._ssn.job_of(preemptor)
+        lalloc = self.alloc.get(job.uid) if job is not None else None
+        if lalloc is None:
+            return [], PERMIT
+        fit = self._ssn.space.fit
+        pairs: list[tuple[Hashable, IntVec]] = [
+            (t.job.uid if t.job is not None else "", fit(t.vec)) for t in preemptees]
+        chosen = preemptable_victims(lalloc, fit(preemptor.vec), pairs, self.alloc, self.total, self.mask)
+        return [preemptees[i] for i in chosen], PERMIT
+
+    def _update(self, task: TaskInfo, sign: int) -> None:
+        job = task.job
+        if job is None:
+            return
+        alloc = self.alloc.get(job.uid)
+        if alloc is None:
+            return
+        vec = self._ssn.space.fit(task.vec)
+        if sign > 0:
+            alloc += vec
+        else:
+            alloc -= vec
+        self.share[job.uid] = dominant_share(alloc, self.total, self.mask)
+
+    def _on_allocate(self, task: TaskInfo) -> None:
+        self._update(task, 1)
+
+    def _on_deallocate(self, task: TaskInfo) -> None:
+        self._update(task, -1)
