@@ -20,7 +20,7 @@ quotient is the same correctly rounded double upstream computes.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -61,8 +61,8 @@ def dominant_share(allocated: IntVec, total: IntVec, mask: npt.NDArray[np.bool_]
 
 
 def preemptable_victims(preemptor_job_alloc: IntVec, preemptor_request: IntVec,
-                        preemptees: Sequence[tuple[Hashable, IntVec]],
-                        job_alloc: Mapping[Hashable, IntVec], total: IntVec,
+                        preemptees: Sequence[tuple[str, IntVec]],
+                        job_alloc: Mapping[str, IntVec], total: IntVec,
                         mask: npt.NDArray[np.bool_]) -> list[int]:
     """Indices of the ``preemptees`` (``(job key, request)`` pairs) that drf allows as victims.
 
@@ -74,7 +74,7 @@ def preemptable_victims(preemptor_job_alloc: IntVec, preemptor_request: IntVec,
     Preemptees whose job is unknown are skipped.
     """
     ls = dominant_share(preemptor_job_alloc + preemptor_request, total, mask)
-    working: dict[Hashable, IntVec] = {}
+    working: dict[str, IntVec] = {}
     victims: list[int] = []
     for i, (job, request) in enumerate(preemptees):
         alloc = working.get(job)
@@ -130,7 +130,7 @@ class DrfPlugin(Plugin):
         if lalloc is None:
             return [], PERMIT
         fit = self._ssn.space.fit
-        pairs: list[tuple[Hashable, IntVec]] = [
+        pairs: list[tuple[str, IntVec]] = [
             (t.job.uid if t.job is not None else "", fit(t.vec)) for t in preemptees]
         chosen = preemptable_victims(lalloc, fit(preemptor.vec), pairs, self.alloc, self.total, self.mask)
         return [preemptees[i] for i in chosen], PERMIT
