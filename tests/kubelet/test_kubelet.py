@@ -333,3 +333,21 @@ def test_same_seed_same_trace() -> None:
     first = scenario()
     assert len(first) > 10
     assert first == scenario()
+
+
+def test_node_manifest_without_ready_condition_is_reported_ready() -> None:
+    cluster = FakeCluster()
+    cluster.apply({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "bare"}})
+    cluster.run(0.01)
+    conditions = cluster.get("Node", "bare")["status"]["conditions"]
+    assert [(cond["type"], cond["status"]) for cond in conditions] == [("Ready", "True")]
+    start(cluster, pod("p", cpu="64"), "bare")  # no allocatable known: admitted
+    assert cluster.run_until(lambda c: phase(c, "p") == "Running") == 1.01
+
+
+def test_deleting_a_node_removes_its_pods(c: FakeCluster) -> None:
+    start(c, pod("a"), "node-0")
+    c.run(2)
+    c.delete("Node", "node-0")
+    c.run(0.01)
+    assert gone(c, "a")
