@@ -67,9 +67,10 @@ from typing import Any
 
 from volcano.api.frozen import thaw
 from volcano.api.quantity import QuantityError
-from volcano.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resources, node_allocatable, pod_requests
+from volcano.api.resources import Resources, node_allocatable, pod_requests
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
+from volcano.kubelet.admit import eviction_delay_ms, fit_failure
 from volcano.kubelet.config import KubeletConfig, SimAnnotationError, parse_sim_spec
 from volcano.kubelet.state import NodeState, PodStage, PodState, timestamp
 from volcano.kubelet.status import (
@@ -87,7 +88,6 @@ from volcano.sim import Priority, RandomStreams, SimClock, TimerHandle, Trace
 __all__ = ["SimKubelet"]
 
 _TERMINAL_PHASES = ("Succeeded", "Failed")
-_FIT_ORDER = (CPU, MEMORY, EPHEMERAL_STORAGE)
 _NODE_INDEX = "kubelet/spec.nodeName"
 
 
@@ -294,25 +294,12 @@ class SimKubelet:
         for pod in pods:
             if ((pod.get("status") or {}).get("phase")) in _TERMINAL_PHASES:
                 continue
-            delay = self._eviction_delay_ms(pod)
+            delay = eviction_delay_ms(pod, self.config.node_eviction_timeout_ms)
             if delay is None:
                 continue
             handle = self.clock.call_later(delay, self._evict, name, _pod_key(pod), _meta(pod).get("uid"),
                                            priority=Priority.CONTROLLER)
             node.eviction_timers.append(handle)
-
-    def _eviction_delay_ms(self, pod: Obj) -> int | None:
-        for tol in (pod.get("spec") or {}).get("tolerations") or ():
-            effect = tol.get("effect")
-            if effect not in (None, "", "NoExecute"):
-                continue
-            key, op = tol.get("key"), tol.get("operator", "Equal")
-            if (op == "Exists" and key in (None, "", TAINT_UNREACHABLE)) or key == TAINT_UNREACHABLE:
-                seconds = tol.get("tolerationSeconds")
-                if seconds is None:
-                    return None
-                return max(0, int(seconds)) * 1000
-        return self.config.node_eviction_timeout_ms
 
     def _evict(self, node_name: str, key: str, uid: str | None) -> None:
         node = self._nodes.get(node_name)
@@ -403,7 +390,7 @@ class SimKubelet:
         except (QuantityError, ValueError, TypeError) as err:
             self._reject(st, obj, "UnexpectedAdmissionError", str(err))
             return
-        failure = self._fit_failure(node, requests)
+        failure = fit_failure(node, requests)
         if failure is not None:
             self._reject(st, obj, *failure)
             return
@@ -418,30 +405,6 @@ class SimKubelet:
             self._groups.setdefault(st.group, set()).add(key)
         st.timer = self.clock.call_later(self.config.start_delay_ms, self._start_containers, st,
                                          priority=Priority.KUBELET)
-
-    def _fit_failure(self, node: NodeState, requests: Resources) -> tuple[str, str] | None:
-        alloc = node.allocatable
-        if not alloc:
-            return None
-        pods_cap = alloc.get(PODS) // 1000
-        if len(node.pods) + 1 > pods_cap:
-            return self._insufficient(PODS, 1, len(node.pods), pods_cap)
-        others = sorted(name for name in requests if name not in _FIT_ORDER and name != PODS)
-        for name in (*_FIT_ORDER, *others):
-            want = requests.get(name)
-            if want <= 0:
-                continue
-            used, cap = node.used.get(name), alloc.get(name)
-            if want > cap - used:
-                if name == CPU:
-                    return self._insufficient(name, want, used, cap)
-                return self._insufficient(name, -(-want // 1000), -(-used // 1000), -(-cap // 1000))
-        return None
-
-    @staticmethod
-    def _insufficient(name: str, requested: int, used: int, capacity: int) -> tuple[str, str]:
-        return (f"OutOf{name}", f"Node didn't have enough resource: {name}, requested: {requested}, "
-                                f"used: {used}, capacity: {capacity}")
 
     def _reject(self, st: PodState, obj: Obj, reason: str, message: str) -> None:
         st.stage = PodStage.TERMINATED
