@@ -77,9 +77,20 @@ def test_missing_queue_retries_then_terminates(cluster: Cluster) -> None:
     cluster.submit(job("lost", [task("worker", 1)], queue="nowhere"), ms=10)
     assert cluster.phase("lost") == ""
     cluster.run(3_000_000)
-    assert cluster.phase("lost") == "Terminated" or cluster.phase("lost") == "Terminating"
+    assert cluster.phases("lost") == ["Terminating", "Terminated"]
     msgs = [e["message"] for e in cluster.events("ExecuteAction")]
-    assert any("retry limit reached" in m for m in msgs)
+    assert "Job failed on action SyncJob for retry limit reached" in msgs
+    requeues = cluster.trace.records(component="job-controller", event="Requeue", obj="default/lost")
+    assert len(requeues) == 15
+    assert requeues[0].detail == 'queue.scheduling.volcano.sh "nowhere" not found'
+
+
+def test_bad_policy_timeout_is_reported_not_crashing(cluster: Cluster) -> None:
+    cluster.start(job("bad", [task("worker", 1)], policies=[{"event": "PodFailed", "action": "AbortJob",
+                                                              "timeout": "soon"}]))
+    cluster.set_pod("bad-worker-0", "Failed")
+    requeues = cluster.trace.records(component="job-controller", event="Requeue", obj="default/bad")
+    assert requeues and "policy timeout 'soon' is not a duration" in requeues[0].detail
 
 
 def test_scale_up_and_down_follow_replicas(cluster: Cluster) -> None:

@@ -14,7 +14,8 @@ with a policy ``timeout`` is scheduled on the clock instead (Event
 ``ExecuteAction`` Event "Start to execute action <A> " is recorded (not for
 SyncJob) and the state table's operation runs (``actions.JobActions``).
 
-Failures (API errors, missing queue or PVC...) re-queue the request with
+Failures (API errors, missing queue or PVC, a policy timeout that is not a
+duration...) re-queue the request with
 client-go's per-key exponential back-off, at most ``max_requeue`` times
 (default 15, -1 = unlimited); then the controller records "Job failed on
 action <A> for retry limit reached" and executes TerminateJob, as Volcano does.
@@ -62,7 +63,7 @@ from volcano.controllers.job.constants import (
     JOB_KIND,
     LABEL_PARTITION_ID,
 )
-from volcano.controllers.job.policies import INTERNAL_EVENTS, resolve_action
+from volcano.controllers.job.policies import INTERNAL_EVENTS, PolicyError, resolve_action
 from volcano.controllers.job.request import Request
 from volcano.informers import InformerFactory, WorkQueue
 from volcano.sim.clock import Priority, SimClock, TimerHandle
@@ -305,7 +306,7 @@ class JobController:
         action = ACTION_SYNC_JOB
         try:
             action = self._handle(req)
-        except (ApiError, JobSyncError) as exc:
+        except (ApiError, JobSyncError, PolicyError) as exc:
             failures = self._failures.get(req, 0)
             if self.max_requeue < 0 or failures < self.max_requeue:
                 self._failures[req] = failures + 1
