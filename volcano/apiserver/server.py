@@ -26,11 +26,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from volcano.api.frozen import FrozenDict, FrozenList, freeze, thaw
+from volcano.api.frozen import FrozenDict, FrozenList, thaw
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object, resolve_kind
 from volcano.api.selectors import SelectorError, parse_field_selector, parse_label_selector
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
+from volcano.apiserver.copying import frozen_copy, plain_copy
 from volcano.apiserver.errors import (
     ApiError,
     already_exists,
@@ -163,7 +164,7 @@ class ApiServer:
     def _insert(self, info: KindInfo, new: dict[str, Any]) -> FrozenDict:
         rv = self._next_rv(new)
         meta = new["metadata"]
-        obj: FrozenDict = freeze(new)
+        obj: FrozenDict = frozen_copy(new)
         ns, name = meta.get("namespace", ""), meta["name"]
         bucket = self._bucket(info)
         names = bucket.get(ns)
@@ -179,7 +180,7 @@ class ApiServer:
     def _replace(self, info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> FrozenDict:
         rv = self._next_rv(new)
         meta = new["metadata"]
-        obj: FrozenDict = freeze(new)
+        obj: FrozenDict = frozen_copy(new)
         self._store[info.key][meta.get("namespace", "")][meta["name"]] = obj
         self._hub.append(info.key, rv, "MODIFIED", obj, old)
         self._gc.track(old, obj)
@@ -222,19 +223,41 @@ class ApiServer:
         return {key: list(self._iter(resolve_kind(key), None)) for key in sorted(self._store)}
 
     # -- admission helpers -----------------------------------------------------------------------
+    def _writable(self, info: KindInfo, operation: str, obj: Obj) -> dict[str, Any]:
+        """A copy of ``obj`` the server may edit: a full plain copy when admission hooks will see
+        it, else a copy of the top level, metadata and status only (the store's freeze deep-copies
+        the rest, so the caller's containers are never retained either way)."""
+        chain = self.admission
+        if chain.hooks(True, info.key, operation) or chain.hooks(False, info.key, operation):
+            out: dict[str, Any] = plain_copy(obj)
+            return out
+        new = dict(obj)
+        new["metadata"] = dict(obj["metadata"])
+        status = new.get("status")
+        if type(status) is dict:
+            new["status"] = dict(status)
+        return new
+
     def _admit(self, operation: str, info: KindInfo, obj: dict[str, Any], old: FrozenDict | None,
-               subresource: str | None = None) -> None:
+               subresource: str | None = None) -> bool:
+        """Run the admission chain on ``obj``; False when no hook applies."""
         chain = self.admission
         key = info.key
         mutating = chain.hooks(True, key, operation)
         validating = chain.hooks(False, key, operation)
         if not mutating and not validating:
-            return
+            return False
         request = AdmissionRequest(operation, info, obj, old, subresource, self)
         for reg in mutating:
             reg.fn(request)
         for reg in validating:
             reg.fn(request)
+        return True
+
+    def _admit_delete(self, info: KindInfo, old: FrozenDict, subresource: str | None) -> None:
+        chain = self.admission
+        if chain.hooks(True, info.key, "DELETE") or chain.hooks(False, info.key, "DELETE"):
+            self._admit("DELETE", info, thaw(old), old, subresource)
 
     # -- create ------------------------------------------------------------------------------------
     def create(self, obj: Obj, *, namespace: str | None = None) -> Obj:
@@ -247,7 +270,7 @@ class ApiServer:
         if info is None:
             raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
         check_object_shape(info, obj, need_name=False)
-        new: dict[str, Any] = thaw(obj)
+        new = self._writable(info, "CREATE", obj)
         meta = new["metadata"]
         for field in _SERVER_FIELDS:
             meta.pop(field, None)
@@ -271,8 +294,8 @@ class ApiServer:
             status.setdefault("phase", "Pending")
         if not meta.get("name"):
             meta["name"] = f"{meta['generateName']}{self.streams.name_suffix()}"
-        self._admit("CREATE", info, new, None)
-        check_object_shape(info, new)
+        if self._admit("CREATE", info, new, None):
+            check_object_shape(info, new)
         meta = new["metadata"]
         ns = self._ns(info, meta.get("namespace"))
         if info.namespaced:
@@ -339,7 +362,7 @@ class ApiServer:
         """Replace spec and metadata (status kept for kinds with a status subresource); see
         ``Client.update``. A write that changes nothing returns the stored object unchanged."""
         info, old = self._target(obj)
-        return self._update_main(info, old, thaw(obj))
+        return self._update_main(info, old, self._writable(info, "UPDATE", obj))
 
     def _update_main(self, info: KindInfo, old: FrozenDict, new: dict[str, Any],
                      subresource: str | None = None) -> FrozenDict:
@@ -347,11 +370,11 @@ class ApiServer:
         status_sub = has_status_subresource(info)
         if status_sub:
             self._keep_status(old, new)
-        self._admit("UPDATE", info, new, old, subresource)
-        check_object_shape(info, new)
-        self._keep_server_fields(info, old, new)
-        if status_sub:
-            self._keep_status(old, new)
+        if self._admit("UPDATE", info, new, old, subresource):
+            check_object_shape(info, new)
+            self._keep_server_fields(info, old, new)
+            if status_sub:
+                self._keep_status(old, new)
         if self._spec_changed(info, old, new):
             new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
         return self._commit(info, old, new)
@@ -363,19 +386,22 @@ class ApiServer:
         return self._update_status(info, old, obj.get("status"))
 
     def _update_status(self, info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict:
-        request_obj: dict[str, Any] = dict(old)
-        request_obj["metadata"] = thaw(old["metadata"])
-        if status is None:
-            request_obj.pop("status", None)
-        else:
-            request_obj["status"] = thaw(status)
-        self._admit("UPDATE", info, request_obj, old, "status")
+        chain = self.admission
+        if chain.hooks(True, info.key, "UPDATE") or chain.hooks(False, info.key, "UPDATE"):
+            request_obj: dict[str, Any] = dict(old)
+            request_obj["metadata"] = thaw(old["metadata"])
+            if status is None:
+                request_obj.pop("status", None)
+            else:
+                request_obj["status"] = plain_copy(status)
+            self._admit("UPDATE", info, request_obj, old, "status")
+            status = request_obj.get("status")
         new: dict[str, Any] = dict(old)
-        new["metadata"] = thaw(old["metadata"])
-        if "status" in request_obj:
-            new["status"] = request_obj["status"]
-        else:
+        new["metadata"] = dict(old["metadata"])
+        if status is None:
             new.pop("status", None)
+        else:
+            new["status"] = status
         return self._commit(info, old, new)
 
     @staticmethod
@@ -466,7 +492,7 @@ class ApiServer:
                               "non-negative integer")
         old = self._require(info, self._ns(info, namespace), name)
         self._check_preconditions(info, old, preconditions)
-        self._admit("DELETE", info, thaw(old), old)
+        self._admit_delete(info, old, None)
         return self._delete(info, old, grace_period_seconds, propagation_policy or "Background")
 
     @staticmethod
@@ -508,7 +534,7 @@ class ApiServer:
             self._remove(info, old)
             return None
         new: dict[str, Any] = dict(old)
-        new_meta = new["metadata"] = thaw(meta)
+        new_meta = new["metadata"] = dict(meta)
         new_meta["deletionTimestamp"] = self.timestamp(self.clock.now_ms + seconds * 1000)
         new_meta["deletionGracePeriodSeconds"] = seconds
         if finalizers:
@@ -523,7 +549,7 @@ class ApiServer:
         if info.key != "Pod" or grace is None or grace >= current:
             return old
         new: dict[str, Any] = dict(old)
-        new_meta = new["metadata"] = thaw(meta)
+        new_meta = new["metadata"] = dict(meta)
         new_meta["deletionGracePeriodSeconds"] = grace
         new_meta["deletionTimestamp"] = self.timestamp(self.clock.now_ms + grace * 1000)
         if grace == 0 and not new_meta.get("finalizers"):
@@ -561,7 +587,7 @@ class ApiServer:
         if current is None or finalizer not in (current["metadata"].get("finalizers") or ()):
             return
         new: dict[str, Any] = dict(current)
-        new_meta = new["metadata"] = thaw(current["metadata"])
+        new_meta = new["metadata"] = dict(current["metadata"])
         new_meta["finalizers"] = [f for f in new_meta["finalizers"] if f != finalizer]
         if not new_meta["finalizers"]:
             del new_meta["finalizers"]
@@ -602,7 +628,7 @@ class ApiServer:
         if old["metadata"].get("deletionTimestamp"):
             raise conflict("pods/binding", name, f"pod {name} is being deleted, cannot be assigned to a host")
         new: dict[str, Any] = dict(old)
-        new_spec = new["spec"] = thaw(spec)
+        new_spec = new["spec"] = dict(spec)
         new_spec["nodeName"] = node_name
         self._replace(info, old, new)
 
@@ -610,5 +636,5 @@ class ApiServer:
         """``pods/eviction``: delete the pod gracefully (admission DELETE with subresource eviction)."""
         info = resolve_kind("Pod")
         old = self._require(info, namespace or "default", name)
-        self._admit("DELETE", info, thaw(old), old, "eviction")
+        self._admit_delete(info, old, "eviction")
         self._delete(info, old, grace_period_seconds, "Background")
