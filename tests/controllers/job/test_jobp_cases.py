@@ -244,3 +244,31 @@ def test_restart_limit_reaches_failed(cluster: Cluster) -> None:
     assert cluster.phase(name) == "Failed"
     assert cluster.status(name)["retryCount"] == 3
     assert cluster.phases(name)[-2:] == ["Restarting", "Failed"]
+
+
+def test_volume_claim_generated_created_and_mounted(cluster: Cluster) -> None:
+    name = "pvc-job"
+    claim = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+    cluster.submit(job(name, [task("task", 1)], volumes=[{"mountPath": "/data", "volumeClaim": claim}]))
+    vol = cluster.job(name)["spec"]["volumes"][0]
+    generated = vol["volumeClaimName"]
+    assert generated.startswith(f"{name}-pvc-") and len(generated) == len(name) + 5 + 12
+    pvc = cluster.server.get("PersistentVolumeClaim", generated, "default")
+    assert pvc["metadata"]["ownerReferences"][0]["name"] == name
+    cluster.set_pg_phase(name)
+    pod = cluster.pods(name)[f"{name}-task-0"]
+    mounted = pod["spec"]["containers"][0]["volumeMounts"][0]
+    assert mounted["mountPath"] == "/data"
+    assert {"name": mounted["name"], "persistentVolumeClaim": {"claimName": generated}} in pod["spec"]["volumes"]
+    # A second sync finds the claim and neither recreates it nor generates another name.
+    assert [p["metadata"]["name"] for p in cluster.server.list("PersistentVolumeClaim", "default")["items"]] \
+        == [generated]
+
+
+def test_missing_named_claim_keeps_job_pending_with_event(cluster: Cluster) -> None:
+    name = "pvc-missing"
+    cluster.submit(job(name, [task("task", 1)], volumes=[{"mountPath": "/data", "volumeClaimName": "absent"}]))
+    assert cluster.phase(name) == "Pending"
+    assert cluster.podgroup(name) is None
+    msgs = [e["message"] for e in cluster.events("PVCError")]
+    assert msgs and "pvc absent is not found" in msgs[0]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from volcano.api.frozen import thaw
 from volcano.apiserver.client import Client, Obj
@@ -49,12 +49,12 @@ class JobSyncError(Exception):
     """A sync could not complete (missing queue or PVC, plugin failure...); the request is retried."""
 
 
-class EventSink:
-    """The part of an ``EventRecorder`` the controller uses (documented for typing only)."""
+class EventSink(Protocol):
+    """The part of an ``EventRecorder`` the controller uses."""
 
     def event(self, obj: Obj, type: str, reason: str, message: str) -> None:
         """Record one Kubernetes Event on ``obj``."""
-        raise NotImplementedError
+        ...
 
 
 @dataclass(frozen=True, slots=True)
