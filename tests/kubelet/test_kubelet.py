@@ -351,3 +351,23 @@ def test_deleting_a_node_removes_its_pods(c: FakeCluster) -> None:
     c.delete("Node", "node-0")
     c.run(0.01)
     assert gone(c, "a")
+
+
+def test_finish_containers_ends_a_process_that_has_no_duration(c: FakeCluster) -> None:
+    start(c, pod("driver"), "node-0")  # no duration: runs until something ends it
+    c.run(30)
+    assert phase(c, "driver") == "Running"
+    assert c.kubelet.finish_containers("default", "driver", exit_code=0)
+    c.run(0.001)
+    assert phase(c, "driver") == "Succeeded"
+    assert c.kubelet.node_used("node-0").get("cpu") == 0
+    assert not c.kubelet.finish_containers("default", "driver")  # not running any more
+
+
+def test_finish_containers_follows_the_restart_policy(c: FakeCluster) -> None:
+    start(c, pod("p", duration="1h", restart="OnFailure"), "node-0")
+    c.run(5)
+    c.kubelet.finish_containers("default", "p", exit_code=2)
+    c.run(0.001)
+    cs = c.get("Pod", "p")["status"]["containerStatuses"][0]
+    assert cs["restartCount"] == 1 and cs["lastState"]["terminated"]["exitCode"] == 2

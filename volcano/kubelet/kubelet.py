@@ -214,6 +214,25 @@ class SimKubelet:
 
     # ------------------------------------------------------------------ nodes
 
+    def finish_containers(self, namespace: str, name: str, exit_code: int = 0) -> bool:
+        """The pod's main process exits now with ``exit_code`` (for workload simulators whose
+        process ends on an outside event, like a Spark driver whose executors finished).
+
+        The exit is handled as if its work had run out: the restart policy decides what
+        follows. Returns False when the pod's containers are not running on this kubelet.
+        """
+        st = self._pods.get(f"{namespace}/{name}")
+        if st is None or st.stage is not PodStage.RUNNING:
+            return False
+        self._stop_progress(st)
+        if st.timer is not None:
+            st.timer.cancel()
+            st.timer = None
+        st.progressing = False
+        st.remaining_ms = 0
+        self._container_exit(st, exit_code)
+        return True
+
     def _node_state(self, obj: Obj) -> NodeState:
         name = _meta(obj)["name"]
         node = self._nodes.get(name)
