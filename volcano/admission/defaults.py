@@ -1,0 +1,60 @@
+"""Kubernetes' built-in defaulting of Pods that the scenarios rely on.
+
+A real API server applies these when it decodes a Pod, before any admission
+plugin runs: ``schedulerName`` ``default-scheduler``, ``restartPolicy``
+``Always``, ``dnsPolicy`` ``ClusterFirst``, ``terminationGracePeriodSeconds``
+30, ``enableServiceLinks`` true, per container ``imagePullPolicy``
+(``Always`` for ``:latest`` or untagged images, else ``IfNotPresent``),
+``terminationMessagePath`` / ``terminationMessagePolicy``, and resource
+requests copied from limits where a container sets a limit but no request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["default_pod"]
+
+
+def _pull_policy(image: str) -> str:
+    if "@" in image:
+        return "IfNotPresent"
+    last = image.rsplit("/", 1)[-1]
+    tag = last.rsplit(":", 1)[1] if ":" in last else ""
+    return "Always" if tag in ("", "latest") else "IfNotPresent"
+
+
+def _default_container(container: Any) -> None:
+    if not isinstance(container, dict):
+        return
+    image = container.get("image")
+    if isinstance(image, str) and image and not container.get("imagePullPolicy"):
+        container["imagePullPolicy"] = _pull_policy(image)
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    resources = container.get("resources")
+    if isinstance(resources, dict) and isinstance(resources.get("limits"), dict) and resources["limits"]:
+        requests = resources.get("requests")
+        if requests is None:
+            requests = resources["requests"] = {}
+        if isinstance(requests, dict):
+            for name, quantity in resources["limits"].items():
+                requests.setdefault(name, quantity)
+
+
+def default_pod(pod: dict[str, Any]) -> None:
+    """Apply Kubernetes' Pod defaults to ``pod`` in place (only fields that are absent or empty)."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return
+    for key, value in (("schedulerName", "default-scheduler"), ("restartPolicy", "Always"),
+                       ("dnsPolicy", "ClusterFirst")):
+        if not spec.get(key):
+            spec[key] = value
+    if spec.get("terminationGracePeriodSeconds") is None:
+        spec["terminationGracePeriodSeconds"] = 30
+    if spec.get("enableServiceLinks") is None:
+        spec["enableServiceLinks"] = True
+    for group in ("initContainers", "containers"):
+        for container in spec.get(group) or []:
+            _default_container(container)

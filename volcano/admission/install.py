@@ -1,0 +1,181 @@
+"""Wire the admission rules into an API server's admission chain.
+
+``install_admission(server)`` registers, in the order a real API server runs
+them:
+
+mutating
+  1. CRD structural defaults (Job, PodGroup, Queue) and Kubernetes' Pod
+     defaults, which a real server applies while decoding the request;
+  2. Kubernetes' Priority plugin (Pods) and PriorityClass defaults;
+  3. Volcano's mutating webhooks: ``mutatejob``, ``mutatepodgroup``,
+     ``mutatequeue`` (CREATE).
+validating
+  1. CRD structural-schema validation (422 Invalid);
+  2. PriorityClass validation;
+  3. Volcano's validating webhooks: ``validatejob`` (CREATE, UPDATE),
+     ``validatepodgroup`` (CREATE), ``validatequeue`` (CREATE, UPDATE,
+     DELETE), ``validatepod`` (CREATE).
+
+Webhooks see only writes to the main resource (never ``/status``), and skip
+namespaced objects in the excluded namespaces, as Volcano's webhook
+configurations do. A webhook denial is a 403 Forbidden whose message reads
+``admission webhook "<name>" denied the request: <message>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from volcano.admission.defaults import default_pod
+from volcano.admission.errors import schema_invalid, webhook_denied
+from volcano.admission.job import mutate_job, validate_job_create, validate_job_update
+from volcano.admission.lookup import ClientView
+from volcano.admission.pod import validate_pod_create
+from volcano.admission.podgroup import mutate_podgroup, validate_podgroup_create
+from volcano.admission.priority import (
+    DEFAULT_PREEMPTION_POLICY,
+    PriorityError,
+    admit_pod_priority,
+    validate_priority_class,
+)
+from volcano.admission.queue import mutate_queue, validate_queue, validate_queue_delete
+from volcano.admission.schema import apply_crd_defaults, validate_crd_schema
+from volcano.apiserver.admission import AdmissionRequest
+from volcano.apiserver.errors import forbidden, invalid
+
+if TYPE_CHECKING:
+    from volcano.apiserver.server import ApiServer
+
+__all__ = ["ALL_WEBHOOKS", "EXCLUDED_NAMESPACES", "install_admission"]
+
+JOB = "Job.batch.volcano.sh"
+PODGROUP = "PodGroup.scheduling.volcano.sh"
+QUEUE = "Queue.scheduling.volcano.sh"
+PRIORITY_CLASS = "PriorityClass.scheduling.k8s.io"
+
+ALL_WEBHOOKS = ("/jobs/mutate", "/jobs/validate", "/podgroups/mutate", "/podgroups/validate", "/pods/validate",
+                "/queues/mutate", "/queues/validate")
+"""Every Volcano webhook path this module implements (all enabled by default)."""
+
+EXCLUDED_NAMESPACES = ("kube-system", "volcano-system")
+"""Namespaces Volcano's webhook configurations leave out."""
+
+Hook = Callable[[AdmissionRequest], None]
+
+
+def _main_resource(excluded: tuple[str, ...], fn: Hook) -> Hook:
+    """Run ``fn`` only for main-resource writes outside the excluded namespaces."""
+    def hook(req: AdmissionRequest) -> None:
+        if req.subresource is not None:
+            return
+        if req.kind.namespaced and req.namespace in excluded:
+            return
+        fn(req)
+    return hook
+
+
+def _deny(req: AdmissionRequest, webhook: str, message: str) -> None:
+    if message:
+        raise webhook_denied(req.kind, req.name, webhook, message)
+
+
+def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("volcano",),
+                      webhooks: Iterable[str] = ALL_WEBHOOKS,
+                      excluded_namespaces: Iterable[str] = EXCLUDED_NAMESPACES,
+                      check_queue_allocated_pods: bool = False) -> None:
+    """Register every admission rule on ``server.admission`` (see the module docstring).
+
+    ``scheduler_names`` are Volcano's ``--scheduler-name`` values (the first is the Job default);
+    ``webhooks`` selects Volcano webhook paths as ``--enabled-admission`` does; unknown paths are an error.
+    """
+    names = tuple(scheduler_names)
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise ValueError(f"scheduler_names must be non-empty strings, got {names!r}")
+    enabled = tuple(webhooks)
+    unknown = sorted(set(enabled) - set(ALL_WEBHOOKS))
+    if unknown:
+        raise ValueError(f"webhooks: unknown admission paths {unknown}; known: {list(ALL_WEBHOOKS)}")
+    excluded = tuple(excluded_namespaces)
+    chain = server.admission
+    view = ClientView(server)
+
+    def crd_defaults(req: AdmissionRequest) -> None:
+        if req.subresource is None:
+            apply_crd_defaults(req.kind.key, req.obj)
+
+    def crd_schema(req: AdmissionRequest) -> None:
+        causes = validate_crd_schema(req.kind.key, req.obj)
+        if causes:
+            raise schema_invalid(req.kind, req.name, causes)
+
+    for kind in (JOB, PODGROUP, QUEUE):
+        chain.register_mutating(kind, ("CREATE", "UPDATE"), crd_defaults, "crd-defaults")
+    chain.register_mutating("Pod", ("CREATE", "UPDATE"),
+                            lambda req: default_pod(req.obj) if req.subresource is None else None, "pod-defaults")
+
+    def priority(req: AdmissionRequest) -> None:
+        if req.subresource is not None:
+            return
+        try:
+            admit_pod_priority(req.obj, req.old, view)
+        except PriorityError as exc:
+            raise forbidden("pods", req.name, exc.reason) from None
+
+    chain.register_mutating("Pod", ("CREATE", "UPDATE"), priority, "Priority")
+
+    def pc_defaults(req: AdmissionRequest) -> None:
+        if not req.obj.get("preemptionPolicy"):
+            req.obj["preemptionPolicy"] = DEFAULT_PREEMPTION_POLICY
+
+    chain.register_mutating(PRIORITY_CLASS, ("CREATE", "UPDATE"), pc_defaults, "priorityclass-defaults")
+
+    if "/jobs/mutate" in enabled:
+        chain.register_mutating(JOB, ("CREATE",), _main_resource(
+            excluded, lambda req: mutate_job(req.obj, scheduler_name=names[0])), "mutatejob.volcano.sh")
+    if "/podgroups/mutate" in enabled:
+        chain.register_mutating(PODGROUP, ("CREATE",), _main_resource(
+            excluded, lambda req: mutate_podgroup(req.obj, view)), "mutatepodgroup.volcano.sh")
+    if "/queues/mutate" in enabled:
+        chain.register_mutating(QUEUE, ("CREATE",), _main_resource(
+            excluded, lambda req: mutate_queue(req.obj)), "mutatequeue.volcano.sh")
+
+    for kind in (JOB, PODGROUP, QUEUE):
+        chain.register_validating(kind, ("CREATE", "UPDATE"), crd_schema, "crd-schema")
+
+    def priority_class(req: AdmissionRequest) -> None:
+        causes, reason = validate_priority_class(req.obj, req.old, view)
+        if causes:
+            raise invalid(req.kind.key, req.name, causes)
+        if reason:
+            raise forbidden("priorityclasses.scheduling.k8s.io", req.name, reason)
+
+    chain.register_validating(PRIORITY_CLASS, ("CREATE", "UPDATE"), priority_class, "priorityclass-validation")
+
+    if "/jobs/validate" in enabled:
+        def job(req: AdmissionRequest) -> None:
+            if req.operation == "CREATE":
+                _deny(req, "validatejob.volcano.sh", validate_job_create(req.obj, view))
+            elif req.old is not None:
+                _deny(req, "validatejob.volcano.sh", validate_job_update(req.old, req.obj))
+        chain.register_validating(JOB, ("CREATE", "UPDATE"), _main_resource(excluded, job),
+                                  "validatejob.volcano.sh")
+    if "/podgroups/validate" in enabled:
+        chain.register_validating(PODGROUP, ("CREATE",), _main_resource(
+            excluded, lambda req: _deny(req, "validatepodgroup.volcano.sh", validate_podgroup_create(req.obj, view))),
+            "validatepodgroup.volcano.sh")
+    if "/queues/validate" in enabled:
+        def queue(req: AdmissionRequest) -> None:
+            if req.operation == "DELETE":
+                message = validate_queue_delete(req.name, view, check_allocated_pods=check_queue_allocated_pods)
+            else:
+                message = validate_queue(req.obj, req.old if req.operation == "UPDATE" else None, view)
+            _deny(req, "validatequeue.volcano.sh", message)
+        chain.register_validating(QUEUE, ("CREATE", "UPDATE", "DELETE"), _main_resource(excluded, queue),
+                                  "validatequeue.volcano.sh")
+    if "/pods/validate" in enabled:
+        chain.register_validating("Pod", ("CREATE",), _main_resource(
+            excluded, lambda req: _deny(req, "validatepod.volcano.sh", validate_pod_create(req.obj, names))),
+            "validatepod.volcano.sh")
+
+
