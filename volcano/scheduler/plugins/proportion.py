@@ -32,30 +32,48 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from volcano.scheduler.framework.model import ALLOCATED_STATUSES, TaskStatus
+from volcano.scheduler.framework.plugin import Plugin
+from volcano.scheduler.framework.points import PERMIT, REJECT
+
+if TYPE_CHECKING:
+    from volcano.scheduler.framework.model import JobInfo, QueueInfo, TaskInfo
+    from volcano.scheduler.framework.session import Session
 
 __all__ = [
     "INFINITE",
     "Num",
+    "ProportionPlugin",
+    "QueueAttr",
     "QueueQuota",
     "Vec",
     "add",
+    "build_queue_attrs",
     "compute_deserved",
+    "deduct_gated",
     "dominant_share",
+    "enqueue_verdict",
     "exceeded_part",
     "fits_on_requested",
     "format_resource_names",
     "inqueue_reserve",
     "is_empty",
     "is_scalar_resource_name",
+    "job_gated_request",
+    "job_reserved",
     "le_tolerant",
     "ordered_names",
     "overused",
+    "podgroup_event",
     "queue_allocatable",
     "real_capability",
     "resource_names",
     "share",
     "sub",
     "tolerance",
+    "vec_to_dict",
     "vector_le_tolerant",
 ]
 
@@ -356,3 +374,218 @@ def queue_allocatable(allocated: Vec, request: Vec, deserved: Vec) -> bool:
     """
     ok, _ = fits_on_requested(add(allocated, request), deserved, request)
     return ok
+
+
+# ----------------------------------------------------------------------------------------------
+# Session glue shared by proportion, capacity and overcommit
+# ----------------------------------------------------------------------------------------------
+
+def vec_to_dict(names: Sequence[str], vec: Iterable[int]) -> dict[str, Num]:
+    """A session resource vector (numpy row over ``names``) as a name -> amount dict (zeros dropped)."""
+    return {names[i]: int(v) for i, v in enumerate(vec) if v}
+
+
+def job_gated_request(job: JobInfo) -> dict[str, Num]:
+    """The summed requests of a job's scheduling-gated tasks (upstream ``GetSchGatedPodResources``)."""
+    out: dict[str, Num] = {}
+    for task in job.tasks.values():
+        if task.spec.gated:
+            out = add(out, task.spec.requests)
+    return out
+
+
+def deduct_gated(res: Vec, job: JobInfo) -> dict[str, Num]:
+    """Upstream ``DeductSchGatedResources``: ``res`` minus gated tasks' requests, clamped at 0 per dimension."""
+    gated = job_gated_request(job)
+    if is_empty(gated):
+        return dict(res)
+    out = dict(res)
+    for name, value in res.items():
+        if name in (_CPU, _MEMORY) or name in gated:
+            out[name] = max(value - gated.get(name, 0), 0)
+    return out
+
+
+def job_reserved(job: JobInfo, names: Sequence[str]) -> dict[str, Num]:
+    """What a job holds back in its queue's ``inqueue`` at session open (proportion/capacity rule).
+
+    Inqueue jobs with ``minResources``, and Running ones with ``minResources``
+    whose allocated-status task count reached ``minMember``, reserve
+    ``max(0, minResources - allocated)`` (less gated tasks); others nothing.
+    """
+    if job.min_resources is None:
+        return {}
+    if job.phase == "Inqueue" or (job.phase == "Running" and job.count(ALLOCATED_STATUSES) >= job.min_available):
+        return deduct_gated(inqueue_reserve(job.min_resources, vec_to_dict(names, job.allocated.tolist())), job)
+    return {}
+
+
+def podgroup_event(ssn: Session, job: JobInfo, reason: str, message: str) -> None:
+    """Record a Normal event on the job's PodGroup (through the session when it offers one, else the trace)."""
+    record = getattr(ssn, "podgroup_event", None)
+    if callable(record):
+        record(job, "Normal", reason, message)
+    else:
+        ssn.record(reason, job.uid, message)
+
+
+@dataclass
+class QueueAttr:
+    """A queue's per-session quota state (proportion and capacity)."""
+
+    quota: QueueQuota
+    allocated: dict[str, Num] = field(default_factory=dict)
+    request: dict[str, Num] = field(default_factory=dict)
+    inqueue: dict[str, Num] = field(default_factory=dict)
+    elastic: dict[str, Num] = field(default_factory=dict)
+    share: float = 0.0
+
+
+def build_queue_attrs(ssn: Session) -> tuple[dict[str, QueueAttr], dict[str, Num], dict[str, Num]]:
+    """Per-queue attributes for every queue with a job in the session, the cluster total and Σ guarantees."""
+    names = ssn.space.names
+    total = vec_to_dict(names, ssn.space.fit(ssn.total).tolist())
+    total_guarantee: dict[str, Num] = {}
+    for queue in ssn.queues.values():
+        if queue.guarantee:
+            total_guarantee = add(total_guarantee, queue.guarantee)
+    attrs: dict[str, QueueAttr] = {}
+    for job in ssn.jobs.values():
+        attr = attrs.get(job.queue)
+        if attr is None:
+            queue = ssn.queues[job.queue]
+            quota = QueueQuota(queue.name, queue.weight, {}, dict(queue.guarantee or {}),
+                               dict(queue.capability) if queue.capability is not None else None)
+            attr = attrs[job.queue] = QueueAttr(quota)
+        job_alloc = vec_to_dict(names, ssn.space.fit(job.allocated).tolist())
+        attr.allocated = add(attr.allocated, job_alloc)
+        attr.request = add(attr.request, job_alloc)
+        for task in job.tasks.values():
+            if task.status == TaskStatus.Pending:
+                attr.request = add(attr.request, task.spec.requests)
+        attr.inqueue = add(attr.inqueue, job_reserved(job, names))
+        attr.elastic = add(attr.elastic, exceeded_part(job_alloc, job.min_resources or {}))
+    for attr in attrs.values():
+        attr.quota.request = attr.request
+    return attrs, total, total_guarantee
+
+
+def enqueue_verdict(ssn: Session, job: JobInfo, attr: QueueAttr) -> int:
+    """The proportion/capacity ``job_enqueueable`` vote for one queue (events on rejection)."""
+    queue = ssn.queues[job.queue]
+    if queue.state != "Open":
+        return REJECT
+    if job.min_resources is None:
+        return PERMIT
+    minimum: Vec = job.min_resources
+    needed = sub(add(add(minimum, attr.allocated), attr.inqueue), attr.elastic)
+    ok, failing = fits_on_requested(needed, attr.quota.real, minimum)
+    if ok:
+        return PERMIT
+    podgroup_event(ssn, job, "Unschedulable",
+                   format_resource_names("queue resource quota insufficient", "insufficient", failing))
+    return REJECT
+
+
+class ProportionPlugin(Plugin):
+    """Weighted fair share between queues (see the module docstring)."""
+
+    name = "proportion"
+
+    def open(self, ssn: Session) -> None:
+        """Build queue attributes, compute deserved, register callbacks and event handlers."""
+        self._ssn = ssn
+        self.attrs, self.total, total_guarantee = build_queue_attrs(ssn)
+        ordered = [self.attrs[name] for name in sorted(self.attrs)]
+        compute_deserved(self.total, [a.quota for a in ordered], total_guarantee)
+        for attr in ordered:
+            self._update_share(attr)
+        ssn.add_fn("queue_order", self.queue_order)
+        ssn.add_fn("reclaimable", self.reclaimable)
+        ssn.add_fn("overused", self.overused)
+        ssn.add_fn("allocatable", self.allocatable)
+        ssn.add_fn("preemptive", self.preemptive)
+        ssn.add_fn("job_enqueueable", self.job_enqueueable)
+        ssn.add_fn("job_enqueued", self.job_enqueued)
+        ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
+
+    @staticmethod
+    def _update_share(attr: QueueAttr) -> None:
+        deserved = attr.quota.deserved
+        attr.share = max((share(attr.allocated.get(n, 0), deserved[n]) for n in resource_names(deserved)),
+                         default=0.0)
+
+    def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        """Higher ``spec.priority`` first, then the smaller share; equal shares abstain."""
+        if left.priority != right.priority:
+            return right.priority - left.priority
+        ls = self.attrs[left.name].share if left.name in self.attrs else 0.0
+        rs = self.attrs[right.name].share if right.name in self.attrs else 0.0
+        if ls == rs:
+            return 0
+        return -1 if ls < rs else 1
+
+    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        """Victims from queues whose allocation (less victims chosen so far) exceeds their deserved."""
+        victims: list[TaskInfo] = []
+        working: dict[str, dict[str, Num]] = {}
+        for task in reclaimees:
+            job = self._ssn.job_of(task)
+            attr = self.attrs.get(job.queue) if job is not None else None
+            if job is None or attr is None:
+                continue
+            allocated = working.setdefault(job.queue, dict(attr.allocated))
+            if not vector_le_tolerant(allocated, attr.quota.deserved):
+                working[job.queue] = sub(allocated, task.spec.requests)
+                victims.append(task)
+        return victims, PERMIT
+
+    def overused(self, queue: QueueInfo) -> bool:
+        """Deserved reached on every dimension (a queue without jobs counts as overused)."""
+        attr = self.attrs.get(queue.name)
+        return True if attr is None else overused(attr.quota.deserved, attr.allocated)
+
+    def _allocatable(self, queue: QueueInfo, request: Vec) -> bool:
+        attr = self.attrs.get(queue.name)
+        if queue.state != "Open" or attr is None:
+            return False
+        return queue_allocatable(attr.allocated, request, attr.quota.deserved)
+
+    def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        """Queue Open and ``allocated + request <= deserved`` on the task's requested dimensions."""
+        return self._allocatable(queue, task.spec.requests)
+
+    def preemptive(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
+        """As ``allocatable`` with the tasks' summed request."""
+        total: dict[str, Num] = {}
+        for task in tasks:
+            total = add(total, task.spec.requests)
+        return self._allocatable(queue, total)
+
+    def job_enqueueable(self, job: JobInfo) -> int:
+        """Reject when the queue is not Open or the job's minResources would exceed the real capability."""
+        attr = self.attrs.get(job.queue)
+        if attr is None:
+            return REJECT if self._ssn.queues[job.queue].state != "Open" else PERMIT
+        return enqueue_verdict(self._ssn, job, attr)
+
+    def job_enqueued(self, job: JobInfo) -> None:
+        """Reserve the admitted job's minResources (less gated tasks) in its queue's ``inqueue``."""
+        attr = self.attrs.get(job.queue)
+        if job.min_resources is not None and attr is not None:
+            attr.inqueue = add(attr.inqueue, deduct_gated(job.min_resources, job))
+
+    def _event(self, task: TaskInfo, sign: int) -> None:
+        job = task.job
+        attr = self.attrs.get(job.queue) if job is not None else None
+        if attr is None:
+            return
+        req = task.spec.requests
+        attr.allocated = add(attr.allocated, req) if sign > 0 else sub(attr.allocated, req)
+        self._update_share(attr)
+
+    def _on_allocate(self, task: TaskInfo) -> None:
+        self._event(task, 1)
+
+    def _on_deallocate(self, task: TaskInfo) -> None:
+        self._event(task, -1)
