@@ -272,3 +272,49 @@ def test_missing_named_claim_keeps_job_pending_with_event(cluster: Cluster) -> N
     assert cluster.podgroup(name) is None
     msgs = [e["message"] for e in cluster.events("PVCError")]
     assert msgs and "pvc absent is not found" in msgs[0]
+
+
+def test_restart_task_kills_only_that_task_and_keeps_podgroup(cluster: Cluster) -> None:
+    name = "restart-task"
+    cluster.start(job(name, [task("a", 2, policies=[{"event": "PodFailed", "action": "RestartTask"}]),
+                             task("b", 1)]))
+    pg_before = cluster.podgroup(name)
+    b_uid = cluster.pods(name)[f"{name}-b-0"]["metadata"]["uid"]
+    a_uid = cluster.pods(name)[f"{name}-a-1"]["metadata"]["uid"]
+    cluster.set_pod(f"{name}-a-0", "Failed")
+    st = cluster.status(name)
+    assert st["retryCount"] == 1 and st.get("version", 0) == 0
+    pg_after = cluster.podgroup(name)
+    assert pg_before is not None and pg_after is not None
+    assert pg_after["metadata"]["uid"] == pg_before["metadata"]["uid"]  # a targeted restart keeps the PodGroup
+    pods = cluster.pods(name)
+    assert pods[f"{name}-b-0"]["metadata"]["uid"] == b_uid  # other task untouched
+    assert pods[f"{name}-a-1"]["metadata"]["uid"] != a_uid  # the whole task was recreated
+    assert "Restarting" in cluster.phases(name)
+
+
+def test_podgroup_pending_event(cluster: Cluster) -> None:
+    name = "unschedulable"
+    cluster.submit(job(name, [task("a", 2)]))
+    pg = cluster.podgroup(name)
+    assert pg is not None
+    cluster.server.patch("PodGroup", pg["metadata"]["name"], {"status": {"phase": "Pending", "conditions": [
+        {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources",
+         "message": "2/2 tasks in gang unschedulable"}]}}, "default")
+    cluster.run()
+    msgs = [e["message"] for e in cluster.events("PodGroupPending")]
+    assert msgs == [f"PodGroup default:{name} unschedulable, reason: 2/2 tasks in gang unschedulable"]
+    assert cluster.events("PodGroupPending")[0]["type"] == "Warning"
+
+
+def test_queue_with_extend_clusters_marks_job_forwarding(cluster: Cluster) -> None:
+    cluster.server.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                           "metadata": {"name": "fwd"}, "spec": {"weight": 1,
+                                                                 "extendClusters": [{"name": "c2", "weight": 1}]}})
+    cluster.run()
+    name = "forwarded"
+    cluster.submit(job(name, [task("a", 1)], queue="fwd"))
+    assert cluster.job(name)["metadata"]["annotations"]["volcano.sh/job-forwarding"] == "true"
+    cluster.set_pg_phase(name)
+    pod = cluster.pods(name)[f"{name}-a-0"]
+    assert pod["metadata"]["labels"]["volcano.sh/job-forwarding"] == "true"
