@@ -1,0 +1,121 @@
+"""allocate: place Pending tasks of admitted jobs, gang-atomically per visit.
+
+Follows Volcano's ``allocate.go`` for jobs without network topology or
+sub-groups: queues by queue order (skipping overused ones), one job per visit
+in job order, tasks in task order; each task goes through Allocatable,
+PrePredicate, the predicates and resource fit on FutureIdle, then node
+prioritisation; it is Allocated when it fits Idle, else Pipelined. After the
+visit the statement is committed when JobReady, kept (uncommitted) when only
+JobPipelined, else discarded. A ready job is re-queued for one more task per
+visit. Network-topology and sub-group paths are not implemented.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from volcano.scheduler.actions.base import Action, is_pending
+from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskStatus
+from volcano.scheduler.framework.select import feasible, fits, prioritize
+from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.statement import Statement
+from volcano.scheduler.framework.util import PriorityQueue
+
+__all__ = ["Allocate", "allocate_for_tasks"]
+
+
+def allocate_for_tasks(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo]) -> Statement | None:
+    """One visit of ``job``: allocate from ``tasks`` until ready or stuck; the
+    statement to commit (ready), to keep (pipelined), or None (discarded)."""
+    stmt = Statement(ssn)
+    table = ssn.table
+    while tasks:
+        task = tasks.popleft()
+        if not ssn.allocatable(queue, task):
+            continue
+        if task.spec.gated:
+            continue
+        if job.task_has_fit_errors(task):
+            job.fit_errors[task.uid] = FitErrors(
+                f"Task {task.name} with role spec {task.spec.role} has already predicated failed, skip")
+            continue
+        err = ssn.pre_predicate(task)
+        if err:
+            fe = FitErrors()
+            fe.add({err: len(table)}, len(table))
+            job.fit_errors[task.uid] = fe
+            if job.need_continue_allocating():
+                continue
+            break
+        rows, fe = feasible(ssn, task)
+        if len(rows) == 0:
+            job.fit_errors[task.uid] = fe
+            if job.need_continue_allocating():
+                continue
+            break
+        nominated = table.by_name.get(task.spec.nominated_node) if task.spec.nominated_node else None
+        if nominated is not None and nominated.row in rows:
+            best: int | None = nominated.row
+        else:
+            best = prioritize(ssn, task, rows)
+        if best is None:
+            continue
+        node = ssn.nodes[best]
+        if fits(task, table.idle[best]):
+            stmt.allocate(task, node)
+        elif fits(task, table.fidle[best]):
+            stmt.pipeline(task, node, False)
+        if ssn.job_ready(job):
+            break
+    if ssn.job_ready(job) or ssn.job_pipelined(job):
+        return stmt
+    stmt.discard()
+    return None
+
+
+class Allocate(Action):
+    """The allocate action."""
+
+    name = "allocate"
+
+    def execute(self, ssn: Session) -> None:
+        """Allocate pending tasks (see the module docstring)."""
+        enqueue_on = "enqueue" in ssn.conf.actions
+        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
+        seen: set[str] = set()
+        by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+        sheets: dict[str, deque[TaskInfo]] = {}
+        for job in ssn.jobs.values():
+            if is_pending(job):
+                if enqueue_on:
+                    continue
+                job.phase = "Inqueue"
+            if ssn.job_valid(job) is not None:
+                continue
+            queue = ssn.queues.get(job.queue)
+            if queue is None:
+                continue
+            todo = [t for t in job.tasks.values()
+                    if t.status == TaskStatus.Pending and not t.best_effort and not t.spec.gated]
+            if not todo:
+                continue
+            sheets[job.uid] = deque(ssn.sort_tasks(todo))
+            by_queue.setdefault(queue.name, PriorityQueue(ssn.job_less)).push(job)
+            if queue.name not in seen:
+                seen.add(queue.name)
+                queues.push(queue)
+        while queues:
+            queue = queues.pop()
+            if ssn.overused(queue):
+                continue
+            jobs = by_queue.get(queue.name)
+            if not jobs:
+                continue
+            job = jobs.pop()
+            tasks = sheets[job.uid]
+            stmt = allocate_for_tasks(ssn, job, queue, tasks)
+            if stmt is not None and ssn.job_ready(job):
+                stmt.commit()
+                if tasks:
+                    jobs.push(job)
+            queues.push(queue)

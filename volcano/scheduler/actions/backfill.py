@@ -1,0 +1,83 @@
+"""backfill: place BestEffort tasks (no requests) that allocate skips.
+
+Pipelined best-effort tasks are un-pipelined first. Order: queue order, job
+order, task order. No resource check beyond the predicates (which include the
+pod-count limit); placement is a direct ``Session.allocate``, which binds every
+Allocated task of the job as soon as the job is ready (Volcano ``backfill.go``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from volcano.scheduler.actions.base import Action, is_pending
+from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskStatus
+from volcano.scheduler.framework.select import feasible
+from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.util import PriorityQueue
+
+__all__ = ["Backfill", "pick_up_pending_tasks"]
+
+
+def pick_up_pending_tasks(ssn: Session) -> list[TaskInfo]:
+    """Best-effort tasks to backfill, in queue, job, task order (un-pipelining pipelined ones)."""
+    queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
+    seen: set[str] = set()
+    by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+    tasks: dict[str, list[TaskInfo]] = {}
+    for job in ssn.jobs.values():
+        if is_pending(job) or ssn.job_valid(job) is not None or job.queue not in ssn.queues:
+            continue
+        cands: list[TaskInfo] = []
+        for t in list(job.tasks.values()):
+            if not t.best_effort:
+                continue
+            if t.status == TaskStatus.Pending and not t.spec.gated:
+                cands.append(t)
+            elif t.status == TaskStatus.Pipelined:
+                ssn.undo_pipeline(t)
+                cands.append(t)
+        if not cands:
+            continue
+        tasks[job.uid] = ssn.sort_tasks(cands)
+        by_queue.setdefault(job.queue, PriorityQueue(ssn.job_less)).push(job)
+        if job.queue not in seen:
+            seen.add(job.queue)
+            queues.push(ssn.queues[job.queue])
+    out: list[TaskInfo] = []
+    while queues:
+        q = queues.pop()
+        jobs = by_queue[q.name]
+        while jobs:
+            out.extend(tasks[jobs.pop().uid])
+    return out
+
+
+class Backfill(Action):
+    """The backfill action."""
+
+    name = "backfill"
+
+    def execute(self, ssn: Session) -> None:
+        """Backfill best-effort tasks."""
+        n = len(ssn.table)
+        for task in pick_up_pending_tasks(ssn):
+            job = task.job
+            assert job is not None
+            err = ssn.pre_predicate(task)
+            if err:
+                fe = FitErrors()
+                fe.add({err: n}, n)
+                job.fit_errors[task.uid] = fe
+                continue
+            rows, fe = feasible(ssn, task, resources=False)
+            if len(rows) == 0:
+                job.fit_errors[task.uid] = fe
+                continue
+            if len(rows) == 1:
+                best = int(rows[0])
+            else:
+                scores = ssn.node_scores(task, rows)
+                chosen = ssn.best_node(task, rows, scores)
+                best = int(chosen) if chosen is not None else int(rows[int(np.argmax(scores))])
+            ssn.allocate(task, ssn.nodes[best])

@@ -1,0 +1,111 @@
+"""reclaim: take resources back across queues for starving jobs of queues
+below their share (Volcano ``reclaim.go``).
+
+Queues in queue order (overused ones skipped); per starving job, its pending
+tasks (not ``preemptionPolicy: Never``, queue Preemptive, PrePredicate ok);
+per candidate node (node order): Running, preemptable tasks of other,
+reclaimable queues; victims from Reclaimable; evict from the victim heap until
+the task fits the node's FutureIdle plus what was evicted, then pipeline.
+Commit when the job is pipelined, else discard.
+"""
+
+from __future__ import annotations
+
+from volcano.scheduler.actions.base import Action, is_pending, pending_tasks, victim_less
+from volcano.scheduler.actions.preempt import candidate_rows
+from volcano.scheduler.framework.model import JobInfo, QueueInfo, TaskInfo, TaskStatus
+from volcano.scheduler.framework.select import fits
+from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.statement import Statement
+from volcano.scheduler.framework.util import PriorityQueue
+
+__all__ = ["Reclaim", "reclaim_for_task"]
+
+
+def reclaim_for_task(ssn: Session, stmt: Statement, task: TaskInfo, job: JobInfo) -> bool:
+    """Try to reclaim room for ``task``; True when it was pipelined."""
+    table = ssn.table
+    for row in candidate_rows(ssn, task).tolist():
+        node = ssn.nodes[row]
+        reclaimees = []
+        for t in node.tasks.values():
+            if t.status != TaskStatus.Running or not t.spec.preemptable:
+                continue
+            vj = ssn.job_of(t)
+            if vj is None or vj.queue == job.queue:
+                continue
+            vq = ssn.queues.get(vj.queue)
+            if vq is None or not vq.reclaimable:
+                continue
+            reclaimees.append(t)
+        victims = ssn.reclaimable(task, reclaimees)
+        room = table.fidle[row].copy()
+        for v in victims:
+            room += v.vec
+        if not fits(task, room):
+            continue
+        heap: PriorityQueue[TaskInfo] = PriorityQueue(victim_less(ssn, task), victims)
+        available = table.fidle[row].copy()
+        node_stmt = Statement(ssn)
+        evicted = False
+        while heap and not fits(task, available):
+            v = heap.pop()
+            node_stmt.evict(v, "reclaim")
+            available += v.vec
+            evicted = True
+        if not fits(task, available):
+            node_stmt.discard()
+            continue
+        node_stmt.pipeline(task, node, evicted)
+        stmt.merge(node_stmt)
+        return True
+    return False
+
+
+class Reclaim(Action):
+    """The reclaim action."""
+
+    name = "reclaim"
+
+    def __init__(self, args: object = None) -> None:
+        super().__init__(args)  # type: ignore[arg-type]
+        self.metrics: dict[str, int] = {}
+
+    def execute(self, ssn: Session) -> None:
+        """Reclaim across queues (see the module docstring)."""
+        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
+        seen: set[str] = set()
+        by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+        task_lists: dict[str, list[TaskInfo]] = {}
+        for job in ssn.jobs.values():
+            if is_pending(job) or ssn.job_valid(job) is not None or job.queue not in ssn.queues:
+                continue
+            if job.queue not in seen:
+                seen.add(job.queue)
+                queues.push(ssn.queues[job.queue])
+            if ssn.job_starving(job):
+                by_queue.setdefault(job.queue, PriorityQueue(ssn.job_less)).push(job)
+                task_lists[job.uid] = ssn.sort_tasks(pending_tasks(job))
+        while queues:
+            queue = queues.pop()
+            if ssn.overused(queue):
+                continue
+            jobs = by_queue.get(queue.name)
+            if not jobs:
+                continue
+            job = jobs.pop()
+            stmt = Statement(ssn)
+            todo = list(task_lists[job.uid])
+            while ssn.job_starving(job) and todo:
+                t = todo.pop(0)
+                if t.spec.preemption_never or not ssn.preemptive(queue, [t]) or ssn.pre_predicate(t):
+                    continue
+                reclaim_for_task(ssn, stmt, t, job)
+            if ssn.job_pipelined(job):
+                if stmt.evicts:
+                    self.metrics["eviction_transactions"] = self.metrics.get("eviction_transactions", 0) + 1
+                stmt.commit()
+            else:
+                stmt.discard()
+            if jobs:
+                queues.push(queue)

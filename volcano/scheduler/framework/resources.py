@@ -1,0 +1,93 @@
+"""Resource vectors inside the scheduler: a growing name index and numpy rows.
+
+Everything in the scheduler is integer milli-units (``volcano.api.resources``):
+cpu ``1`` is 1000, memory ``1Ki`` is 1,024,000, one pod is 1000 in the ``pods``
+dimension. A ``ResourceSpace`` assigns each resource name a column; a vector is
+a 1-D ``numpy.int64`` array over those columns. Volcano compares with a 0.1
+tolerance in its float units; with exact integers we compare exactly
+(documented deviation: the tolerance only ever absorbed float rounding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import numpy.typing as npt
+
+from volcano.api.resources import CPU, MEMORY, PODS, Resources
+
+__all__ = ["POD_UNIT", "ResourceSpace", "Vec", "fmt_names"]
+
+Vec = npt.NDArray[np.int64]
+"""A resource vector (one int64 per column of a ``ResourceSpace``)."""
+
+POD_UNIT = 1000
+"""One pod in the ``pods`` dimension (milli-units, like every other resource)."""
+
+
+class ResourceSpace:
+    """The columns of resource vectors: ``cpu``, ``memory``, ``pods`` first, then
+    every other name in the order it was first seen. The space only grows; a
+    vector built when it was smaller is padded with zeros by ``fit``."""
+
+    __slots__ = ("index", "names")
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self.names: list[str] = [CPU, MEMORY, PODS]
+        self.index: dict[str, int] = {CPU: 0, MEMORY: 1, PODS: 2}
+        for name in names:
+            self.register(name)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def register(self, name: str) -> int:
+        """The column of ``name`` (added at the end when new)."""
+        col = self.index.get(name)
+        if col is None:
+            col = len(self.names)
+            self.names.append(name)
+            self.index[name] = col
+        return col
+
+    def register_all(self, names: Iterable[str]) -> None:
+        """Register every name (in the given order)."""
+        for name in names:
+            self.register(name)
+
+    def vector(self, amounts: Mapping[str, int]) -> Vec:
+        """A vector of ``amounts`` (unknown names are registered first)."""
+        for name in amounts:
+            if name not in self.index:
+                self.register(name)
+        vec = np.zeros(len(self.names), dtype=np.int64)
+        for name, value in amounts.items():
+            vec[self.index[name]] = value
+        return vec
+
+    def zeros(self) -> Vec:
+        """An all-zero vector of the current width."""
+        return np.zeros(len(self.names), dtype=np.int64)
+
+    def fit(self, vec: Vec) -> Vec:
+        """``vec`` padded with zeros to the current width."""
+        n = len(self.names)
+        if vec.shape[0] == n:
+            return vec
+        out = np.zeros(n, dtype=np.int64)
+        out[: vec.shape[0]] = vec
+        return out
+
+    def to_resources(self, vec: Vec) -> Resources:
+        """The ``Resources`` mapping of a vector (zero entries dropped)."""
+        return Resources({self.names[i]: int(v) for i, v in enumerate(vec.tolist()) if v})
+
+    def nonzero_names(self, vec: Vec) -> list[str]:
+        """Names of the non-zero columns, in column order."""
+        return [self.names[i] for i, v in enumerate(vec.tolist()) if v]
+
+
+def fmt_names(names: Iterable[str], prefix: str) -> str:
+    """``"<prefix> a, <prefix> b"``, as Volcano lists failing resources in messages."""
+    return ", ".join(f"{prefix} {n}" for n in names)

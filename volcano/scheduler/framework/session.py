@@ -1,0 +1,364 @@
+"""The Session: one scheduling cycle over a snapshot, with fresh plugin instances.
+
+``Session(snapshot, conf, registry, ...)`` builds the session model from the
+snapshot (tasks, jobs, columnar node table, queues), instantiates every
+configured plugin with its arguments and calls ``open``; plugins register
+callbacks through ``add_fn`` (gated by the entry's enable flag, see
+``points.CATALOGUE``) and event handlers through ``add_event_handler``.
+Actions read and change the session only through the helpers here and through
+``Statement``. Binds and evictions that actions commit are collected in
+``binds`` / ``evictions``; the cache executes them. ``close()`` runs the
+plugins' close hooks; ``volcano.scheduler.framework.status`` then derives the
+PodGroup/queue/pod status writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from functools import cmp_to_key
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from volcano.scheduler.framework.conf import PluginOption, SchedulerConf
+from volcano.scheduler.framework.model import (
+    COMPLETED_STATUSES,
+    JobInfo,
+    NodeInfo,
+    NodeSpec,
+    NodeTable,
+    QueueInfo,
+    TaskInfo,
+    TaskSpec,
+    TaskStatus,
+    default_task_less,
+)
+from volcano.scheduler.framework.plugin import Arguments, Plugin, PluginRegistry
+from volcano.scheduler.framework.points import CATALOGUE, Verdict
+from volcano.scheduler.framework.resources import ResourceSpace, Vec
+from volcano.sim.trace import Trace
+
+__all__ = ["EPOCH", "EventHandler", "Session", "Snapshot", "rfc3339"]
+
+EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+"""Simulated time zero."""
+
+
+def rfc3339(ms: int) -> str:
+    """``2024-01-01T00:00:00Z`` plus ``ms`` simulated milliseconds (second precision)."""
+    return (EPOCH + timedelta(milliseconds=ms)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+S = TaskStatus
+EventHandler = Callable[[TaskInfo], None]
+
+
+@dataclass
+class Snapshot:
+    """What a session is opened over: parsed nodes (ready ones, in node order),
+    podgroups with their job priority, task specs, queues, and the resource space."""
+
+    space: ResourceSpace
+    nodes: list[NodeSpec]
+    podgroups: list[tuple[Mapping[str, Any], int]]
+    tasks: list[TaskSpec]
+    queues: list[QueueInfo]
+    default_queue: str = "default"
+    priority_classes: Mapping[str, int] = field(default_factory=dict)
+    shared: dict[Any, Any] = field(default_factory=dict)
+    """Caches valid across sessions while the node set is unchanged (the cache
+    hands the same dict to every snapshot until a node changes)."""
+
+
+class Session:
+    """One scheduling cycle (see the module docstring)."""
+
+    def __init__(self, snapshot: Snapshot, conf: SchedulerConf, registry: PluginRegistry, *,
+                 uid: str = "session-0", now_ms: int = 0, trace: Trace | None = None,
+                 component: str = "volcano") -> None:
+        self.uid = uid
+        self.now_ms = now_ms
+        self.conf = conf
+        self.trace = trace
+        self.component = component
+        self.space = snapshot.space
+        self.table = NodeTable(snapshot.nodes, self.space)
+        self.nodes: list[NodeInfo] = self.table.nodes
+        self.queues: dict[str, QueueInfo] = {q.name: q for q in snapshot.queues}
+        self.default_queue = snapshot.default_queue
+        self.jobs: dict[str, JobInfo] = {}
+        for pg, priority in snapshot.podgroups:
+            job = JobInfo(pg, snapshot.default_queue, priority, self.space)
+            if job.queue in self.queues:
+                self.jobs[job.uid] = job
+        space = self.space
+        by_name = self.table.by_name
+        for spec in snapshot.tasks:
+            task = TaskInfo(spec, space.fit(spec.vec(space)))
+            owner = self.jobs.get(spec.job_id) if spec.job_id else None
+            if owner is not None:
+                owner.add_task(task)
+            if task.node_name and task.status not in COMPLETED_STATUSES:
+                node = by_name.get(task.node_name)
+                if node is not None:
+                    self.table.add_task(node, task)
+        self.total: Vec = self.table.alloc.sum(axis=0) if len(self.table) else space.zeros()
+        self.binds: list[tuple[TaskInfo, str]] = []
+        self.evictions: list[tuple[TaskInfo, str]] = []
+        self.on_allocate: list[EventHandler] = []
+        self.on_deallocate: list[EventHandler] = []
+        self.plugins: dict[str, Plugin] = {}
+        self.cache: dict[Any, Any] = {}
+        self.shared: dict[Any, Any] = snapshot.shared
+        self.observations: dict[str, Any] = {}
+        self._fns: dict[str, list[list[Callable[..., Any]]]] = {
+            name: [[] for _ in conf.tiers] for name in CATALOGUE}
+        self._current: tuple[int, PluginOption] | None = None
+        for ti, tier in enumerate(conf.tiers):
+            for opt in tier.plugins:
+                cls = registry.get(opt.name)
+                if cls is None:
+                    raise KeyError(f"plugin {opt.name!r} is not in the registry")
+                plugin = cls(Arguments(opt.arguments))
+                self.plugins[opt.name] = plugin
+                self._current = (ti, opt)
+                plugin.open(self)
+        self._current = None
+
+    # -- registration --------------------------------------------------------------------
+    def add_fn(self, point: str, fn: Callable[..., Any]) -> None:
+        """Register ``fn`` for ``point`` on behalf of the plugin being opened
+        (ignored when that plugin's entry disables the point's flag)."""
+        if self._current is None:
+            raise RuntimeError("add_fn is only valid inside Plugin.open")
+        spec = CATALOGUE[point]
+        tier, opt = self._current
+        if opt.enabled(spec.flag):
+            self._fns[point][tier].append(fn)
+
+    def add_event_handler(self, allocate: EventHandler | None = None,
+                          deallocate: EventHandler | None = None) -> None:
+        """Register handlers fired after a task is allocated/pipelined (``allocate``)
+        or evicted/unallocated (``deallocate``)."""
+        if allocate is not None:
+            self.on_allocate.append(allocate)
+        if deallocate is not None:
+            self.on_deallocate.append(deallocate)
+
+    def fns(self, point: str) -> list[list[Callable[..., Any]]]:
+        """The participating callbacks of ``point``, by tier."""
+        return self._fns[point]
+
+    def has(self, point: str) -> bool:
+        """Whether any plugin participates in ``point``."""
+        return any(self._fns[point])
+
+    def call(self, point: str, *args: Any) -> Any:
+        """Dispatch ``point`` through its combiner."""
+        return CATALOGUE[point].combiner(self._fns[point], *args)
+
+    def timestamp(self) -> str:
+        """RFC 3339 time of this session (simulated epoch 2024-01-01T00:00:00Z + now)."""
+        return rfc3339(self.now_ms)
+
+    def record(self, event: str, obj: str = "", detail: str = "") -> None:
+        """Append a decision to the trace (if any)."""
+        if self.trace is not None:
+            self.trace.record(self.now_ms, self.component, event, obj, detail)
+
+    # -- orderings -------------------------------------------------------------------------
+    def job_less(self, left: JobInfo, right: JobInfo) -> bool:
+        """JobOrderFn, falling back to creation time then UID."""
+        j = self.call("job_order", left, right)
+        if j:
+            return j < 0
+        if left.creation != right.creation:
+            return left.creation < right.creation
+        return left.uid < right.uid
+
+    def job_compare(self, left: JobInfo, right: JobInfo) -> int:
+        """JobOrderFn's raw answer (0 when every plugin abstains)."""
+        return int(self.call("job_order", left, right))
+
+    def queue_less(self, left: QueueInfo, right: QueueInfo) -> bool:
+        """QueueOrderFn, falling back to creation time then name."""
+        j = self.call("queue_order", left, right)
+        if j:
+            return j < 0
+        if left.creation != right.creation:
+            return left.creation < right.creation
+        return left.uid < right.uid
+
+    def task_less(self, left: TaskInfo, right: TaskInfo) -> bool:
+        """TaskOrderFn, falling back to Volcano's default task order."""
+        j = self.call("task_order", left, right)
+        if j:
+            return j < 0
+        return default_task_less(left.spec, right.spec)
+
+    def victim_queue_less(self, left: QueueInfo, right: QueueInfo, preemptor: QueueInfo) -> bool:
+        """VictimQueueOrderFn, else the queue scheduled later goes first."""
+        j = self.call("victim_queue_order", left, right, preemptor)
+        if j:
+            return j < 0
+        return not self.queue_less(left, right)
+
+    def sort_tasks(self, tasks: Iterable[TaskInfo]) -> list[TaskInfo]:
+        """Tasks in task order (the pop order of Volcano's task heap)."""
+        def cmp(a: TaskInfo, b: TaskInfo) -> int:
+            return -1 if self.task_less(a, b) else (1 if self.task_less(b, a) else 0)
+
+        return sorted(tasks, key=cmp_to_key(cmp))
+
+    # -- job-level predicates ---------------------------------------------------------------
+    def job_ready(self, job: JobInfo) -> bool:
+        """JobReady (AND; no plugin: True)."""
+        return bool(self.call("job_ready", job))
+
+    def job_pipelined(self, job: JobInfo) -> bool:
+        """JobPipelined (tier vote)."""
+        return bool(self.call("job_pipelined", job))
+
+    def job_starving(self, job: JobInfo) -> bool:
+        """JobStarving (first tier with a callback)."""
+        return bool(self.call("job_starving", job))
+
+    def job_valid(self, job: JobInfo) -> Any:
+        """None when valid, else the first plugin's (reason, message)."""
+        return self.call("job_valid", job)
+
+    def job_enqueueable(self, job: JobInfo) -> bool:
+        """JobEnqueueable (tier vote)."""
+        return bool(self.call("job_enqueueable", job))
+
+    def job_enqueued(self, job: JobInfo) -> None:
+        """JobEnqueued (call all)."""
+        self.call("job_enqueued", job)
+
+    def overused(self, queue: QueueInfo) -> bool:
+        """Overused (OR)."""
+        return bool(self.call("overused", queue))
+
+    def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        """Allocatable (AND)."""
+        return bool(self.call("allocatable", queue, task))
+
+    def preemptive(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
+        """Preemptive (AND)."""
+        return bool(self.call("preemptive", queue, tasks))
+
+    def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> list[TaskInfo]:
+        """Victims by the tier-intersection rule ([] when no tier decides)."""
+        return self.call("preemptable", preemptor, preemptees) or []
+
+    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> list[TaskInfo]:
+        """Victims by the tier-intersection rule ([] when no tier decides)."""
+        return self.call("reclaimable", reclaimer, reclaimees) or []
+
+    # -- node-level predicates and scores -----------------------------------------------------
+    def pre_predicate(self, task: TaskInfo) -> str | None:
+        """PrePredicate: the first error, or None."""
+        return self.call("pre_predicate", task)
+
+    def predicate(self, task: TaskInfo) -> Verdict:
+        """Predicates over every node row (first failing plugin per node)."""
+        return self.call("predicate", len(self.table), task)
+
+    def node_scores(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+        """Summed node-order scores of ``rows``."""
+        return self.call("node_order", rows, task)
+
+    def best_node(self, task: TaskInfo, rows: npt.NDArray[np.intp], scores: npt.NDArray[np.float64]) -> int | None:
+        """BestNodeFn's choice (a row), or None."""
+        return self.call("best_node", task, rows, scores)
+
+    def job_of(self, task: TaskInfo) -> JobInfo | None:
+        """The session job of ``task`` (None for tasks outside any session job)."""
+        return task.job if task.job is not None and task.job.uid in self.jobs else None
+
+    # -- state changes (used by Statement and by backfill) -----------------------------------
+    def _fire(self, handlers: list[EventHandler], task: TaskInfo) -> None:
+        for fn in handlers:
+            fn(task)
+
+    def _move(self, task: TaskInfo, status: TaskStatus) -> None:
+        """Change status, keeping job counts and node accounting right."""
+        node = self.table.by_name.get(task.node_name) if task.node_name else None
+        if node is not None and task.uid in node.tasks:
+            self.table.remove_task(node, task)
+            assert task.job is not None
+            task.job.set_status(task, status)
+            self.table.add_task(node, task)
+        elif task.job is not None:
+            task.job.set_status(task, status)
+        else:
+            task.status = status
+
+    def do_allocate(self, task: TaskInfo, node: NodeInfo) -> None:
+        """Tentatively allocate ``task`` on ``node`` (status Allocated)."""
+        assert task.job is not None
+        task.job.set_status(task, S.Allocated)
+        task.node_name = node.name
+        self.table.add_task(node, task)
+        self._fire(self.on_allocate, task)
+
+    def undo_allocate(self, task: TaskInfo) -> None:
+        """Undo ``do_allocate`` (task back to Pending)."""
+        node = self.table.by_name[task.node_name]
+        self.table.remove_task(node, task)
+        assert task.job is not None
+        task.job.set_status(task, S.Pending)
+        self._fire(self.on_deallocate, task)
+        task.node_name = ""
+
+    def do_pipeline(self, task: TaskInfo, node: NodeInfo, eviction_occurred: bool) -> None:
+        """Pipeline ``task`` onto ``node``'s releasing resources."""
+        assert task.job is not None
+        task.job.set_status(task, S.Pipelined)
+        task.node_name = node.name
+        task.eviction_occurred = eviction_occurred
+        self.table.add_task(node, task)
+        self._fire(self.on_allocate, task)
+
+    def undo_pipeline(self, task: TaskInfo) -> None:
+        """Undo ``do_pipeline`` (task back to Pending)."""
+        self.undo_allocate(task)
+
+    def do_evict(self, task: TaskInfo) -> None:
+        """Mark a running/bound task Releasing in the session."""
+        self._move(task, S.Releasing)
+        self._fire(self.on_deallocate, task)
+
+    def undo_evict(self, task: TaskInfo) -> None:
+        """Undo ``do_evict`` (always back to Running, as Volcano does)."""
+        self._move(task, S.Running)
+        self._fire(self.on_allocate, task)
+
+    def dispatch(self, task: TaskInfo) -> None:
+        """Send an Allocated task to the binder (status Binding)."""
+        self._move(task, S.Binding)
+        self.binds.append((task, task.node_name))
+        self.record("Bind", task.key, task.node_name)
+
+    def commit_evict(self, task: TaskInfo, reason: str) -> None:
+        """Hand an eviction to the evictor."""
+        self.evictions.append((task, reason))
+        self.record("Evict", task.key, f"{task.node_name} {reason}")
+
+    def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
+        """Direct allocation (backfill): allocate, and when the job is ready
+        dispatch every Allocated task of the job."""
+        self.do_allocate(task, node)
+        job = task.job
+        assert job is not None
+        if self.job_ready(job):
+            for t in job.tasks_in(S.Allocated):
+                self.dispatch(t)
+
+    # -- close -------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Run every plugin's close hook (in configuration order)."""
+        for plugin in self.plugins.values():
+            plugin.close(self)

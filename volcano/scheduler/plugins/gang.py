@@ -1,0 +1,118 @@
+"""gang plugin: all-or-nothing scheduling by ``minMember`` / ``minTaskMember``,
+gang-protecting victims, and the PodGroup conditions written at session close
+(Volcano ``gang.go``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from volcano.scheduler.framework.model import (
+    ALLOCATED_STATUSES,
+    SCHEDULED_STATUSES,
+    JobInfo,
+    TaskInfo,
+    TaskStatus,
+)
+from volcano.scheduler.framework.plugin import Plugin
+from volcano.scheduler.framework.points import PERMIT, REJECT
+from volcano.scheduler.framework.session import Session
+
+__all__ = ["GangPlugin", "set_condition", "should_skip_unschedulable_for_releasing"]
+
+S = TaskStatus
+
+
+def should_skip_unschedulable_for_releasing(job: JobInfo) -> bool:
+    """True while members terminate but the gang still holds minAvailable (no
+    Pending or Pipelined tasks, ≥1 releasing task with a node)."""
+    releasing = sum(1 for t in job.tasks.values() if t.status == S.Releasing and t.node_name)
+    if releasing == 0 or job.status_counts[S.Pending] or job.status_counts[S.Pipelined]:
+        return False
+    return job.count(SCHEDULED_STATUSES) + releasing >= job.min_available
+
+
+def set_condition(job: JobInfo, cond: dict[str, Any]) -> None:
+    """Replace the condition of the same type in place, else append."""
+    for i, c in enumerate(job.conditions):
+        if c.get("type") == cond["type"]:
+            job.conditions[i] = cond
+            return
+    job.conditions.append(cond)
+
+
+class GangPlugin(Plugin):
+    """See the module docstring."""
+
+    name = "gang"
+
+    def open(self, ssn: Session) -> None:
+        """Register validity, readiness, pipelining, starving, order and victim callbacks."""
+        def valid(job: JobInfo) -> tuple[str, str] | None:
+            if not job.check_task_valid():
+                return ("NotEnoughPodsOfTask", "Not enough valid pods of each task for gang-scheduling")
+            vtn = job.valid_task_num()
+            if vtn < job.min_available:
+                return ("NotEnoughTasks",
+                        f"Not enough valid tasks for gang-scheduling, valid: {vtn}, min: {job.min_available}")
+            return None
+
+        def victims(_: TaskInfo, cands: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+            left: dict[str, int] = {}
+            out = []
+            for t in cands:
+                job = ssn.job_of(t)
+                if job is None:
+                    continue
+                n = left.setdefault(job.uid, job.ready_task_num())
+                if n > job.min_available:
+                    out.append(t)
+                    left[job.uid] = n - 1
+            return out, PERMIT
+
+        def order(left: JobInfo, right: JobInfo) -> int:
+            lr, rr = left.is_ready(), right.is_ready()
+            if lr == rr:
+                return 0
+            return 1 if lr else -1
+
+        ssn.add_fn("job_valid", valid)
+        ssn.add_fn("preemptable", victims)
+        ssn.add_fn("reclaimable", victims)
+        ssn.add_fn("job_order", order)
+        ssn.add_fn("job_ready", lambda job: job.check_task_ready() and job.is_ready())
+        ssn.add_fn("job_pipelined",
+                   lambda job: PERMIT if job.check_task_pipelined() and job.is_pipelined() else REJECT)
+        ssn.add_fn("job_starving", lambda job: job.is_starving())
+
+    def close(self, ssn: Session) -> None:
+        """Write Unschedulable/Scheduled conditions (in-session; persisted by the cache)."""
+        unready_counts: dict[str, int] = ssn.observations.setdefault("unschedule_task_count", {})
+        not_ready_jobs = 0
+        now = ssn.timestamp()
+        for job in ssn.jobs.values():
+            if not job.tasks:
+                continue
+            unready = 0
+            if not job.is_ready():
+                if should_skip_unschedulable_for_releasing(job):
+                    continue
+                schedulable = job.ready_task_num()
+                for t in job.tasks.values():
+                    if t.status == S.Pending:
+                        st = t.last_txn[0] if t.last_txn is not None else t.status
+                        if st in ALLOCATED_STATUSES:
+                            schedulable += 1
+                unready = job.min_available - schedulable
+                msg = f"{unready}/{len(job.tasks)} tasks in gang unschedulable: " \
+                      f"{job.fit_error(ssn.sort_tasks(job.tasks.values()))}"
+                set_condition(job, {"type": "Unschedulable", "status": "True", "transitionID": ssn.uid,
+                                    "lastTransitionTime": now, "reason": "NotEnoughResources", "message": msg})
+                not_ready_jobs += 1
+                retries: dict[str, int] = ssn.observations.setdefault("job_retry", {})
+                retries[job.name] = retries.get(job.name, 0) + 1
+            else:
+                set_condition(job, {"type": "Scheduled", "status": "True", "transitionID": ssn.uid,
+                                    "lastTransitionTime": now, "reason": "tasks in gang are ready to be scheduled",
+                                    "message": ""})
+            unready_counts[job.name] = unready
+        ssn.observations["unschedule_job_count"] = not_ready_jobs

@@ -1,0 +1,218 @@
+"""predicates plugin: Kubernetes' filters, vectorised over the node table.
+
+Implements the filters the reference names as the faithful minimum (Volcano
+wraps kube-scheduler's): NodeUnschedulable, NodeAffinity (nodeSelector and
+required node affinity), TaintToleration (NoSchedule/NoExecute), the
+pod-number limit, NodePorts, and required InterPodAffinity (affinity,
+anti-affinity, and existing pods' anti-affinity). Volume, topology-spread and
+DRA filters are not implemented (their enable arguments are accepted and
+ignored).
+
+The node-static filters (unschedulable, affinity, taints) depend only on the
+task's scheduling signature and the node set, so their verdict is cached per
+signature across sessions while the node set is unchanged. Failure reasons
+use Kubernetes' messages; unschedulable/affinity/taint/pod-affinity failures
+are unresolvable by eviction, pod-number, ports and anti-affinity ones are not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from volcano.api.selectors import label_selector_from_dict
+from volcano.scheduler.framework.model import NodeSpec, TaskInfo
+from volcano.scheduler.framework.plugin import Plugin
+from volcano.scheduler.framework.points import Verdict
+from volcano.scheduler.framework.session import Session
+
+__all__ = ["PredicatesPlugin", "node_affinity_matches", "tolerates"]
+
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+
+
+def tolerates(tolerations: list[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
+    """Whether any toleration tolerates ``taint`` (Kubernetes' ToleratesTaint)."""
+    for tol in tolerations:
+        effect = tol.get("effect") or ""
+        if effect and effect != taint.get("effect"):
+            continue
+        key = tol.get("key") or ""
+        op = tol.get("operator") or "Equal"
+        if not key:
+            if op == "Exists":
+                return True
+            continue
+        if key != taint.get("key"):
+            continue
+        if op == "Exists" or (tol.get("value") or "") == (taint.get("value") or ""):
+            return True
+    return False
+
+
+def _expr_matches(expr: Mapping[str, Any], value: str | None) -> bool:
+    op = expr.get("operator")
+    values = list(expr.get("values") or [])
+    if op == "In":
+        return value is not None and value in values
+    if op == "NotIn":
+        return value is None or value not in values
+    if op == "Exists":
+        return value is not None
+    if op == "DoesNotExist":
+        return value is None
+    if op in ("Gt", "Lt") and value is not None and values:
+        try:
+            a, b = int(value), int(values[0])
+        except ValueError:
+            return False
+        return a > b if op == "Gt" else a < b
+    return False
+
+
+def node_affinity_matches(pod_spec: Mapping[str, Any], node: NodeSpec) -> bool:
+    """nodeSelector and required node affinity terms (terms ORed, expressions ANDed)."""
+    for k, v in (pod_spec.get("nodeSelector") or {}).items():
+        if node.labels.get(k) != v:
+            return False
+    req = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution")
+    if not req:
+        return True
+    for term in req.get("nodeSelectorTerms") or []:
+        exprs = list(term.get("matchExpressions") or [])
+        fields = list(term.get("matchFields") or [])
+        if not exprs and not fields:
+            continue
+        if all(_expr_matches(e, node.labels.get(e.get("key", ""))) for e in exprs) and \
+                all(_expr_matches(f, node.name if f.get("key") == "metadata.name" else None) for f in fields):
+            return True
+    return False
+
+
+class PredicatesPlugin(Plugin):
+    """See the module docstring."""
+
+    name = "predicates"
+    ARGUMENTS: ClassVar[frozenset[str]] = frozenset({
+        "predicate.NodeAffinityEnable", "predicate.NodePortsEnable", "predicate.TaintTolerationEnable",
+        "predicate.PodAffinityEnable", "predicate.NodeVolumeLimitsEnable", "predicate.VolumeZoneEnable",
+        "predicate.PodTopologySpreadEnable", "predicate.VolumeBindingEnable", "predicate.CacheEnable",
+        "predicate.DynamicResourceAllocationEnable", "volumebinding.weight", "volumebinding.bindTimeoutSeconds",
+        "volumebinding.shape", "dynamicresources.filterTimeoutSeconds"})
+
+    def open(self, ssn: Session) -> None:
+        """Register the vectorised predicate."""
+        self.affinity = self.args.get_bool("predicate.NodeAffinityEnable", True)
+        self.ports = self.args.get_bool("predicate.NodePortsEnable", True)
+        self.taints = self.args.get_bool("predicate.TaintTolerationEnable", True)
+        self.pod_affinity = self.args.get_bool("predicate.PodAffinityEnable", True)
+        self.ssn = ssn
+        ssn.add_fn("predicate", self.predicate)
+
+    def _static(self, task: TaskInfo) -> Verdict:
+        key = ("predicates.static", self.affinity, self.taints, task.spec.static_sig)
+        cached = self.ssn.shared.get(key)
+        if cached is not None:
+            return cached
+        nodes = self.ssn.nodes
+        v = Verdict(len(nodes))
+        spec = task.spec.pod.get("spec") or {}
+        tols = task.spec.tolerations
+        unsched_taint = {"key": UNSCHEDULABLE_TAINT, "effect": "NoSchedule"}
+        for node in nodes:
+            ns = node.spec
+            row = node.row
+            if ns.unschedulable and not tolerates(tols, unsched_taint):
+                v.codes[row] = v.code_for("node(s) were unschedulable", True)
+                continue
+            if self.affinity and not node_affinity_matches(spec, ns):
+                v.codes[row] = v.code_for("node(s) didn't match Pod's node affinity/selector", True)
+                continue
+            if self.taints:
+                for taint in ns.taints:
+                    if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tols, taint):
+                        reason = f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}"
+                        v.codes[row] = v.code_for(reason, True)
+                        break
+        self.ssn.shared[key] = v
+        return v
+
+    def predicate(self, task: TaskInfo) -> Verdict:
+        """Per-node verdict for ``task``."""
+        table = self.ssn.table
+        v = Verdict(len(table))
+        v.merge(self._static(task))
+        v.fail(table.pods >= table.max_pods, "node(s) pod number exceeded", False)
+        if self.ports and task.spec.host_ports:
+            v.fail(self._port_conflicts(task), "node(s) didn't have free ports for the requested pod ports", False)
+        if self.pod_affinity:
+            self._inter_pod(task, v)
+        return v
+
+    def _port_conflicts(self, task: TaskInfo) -> npt.NDArray[np.bool_]:
+        want = task.spec.host_ports
+        bad = np.zeros(len(self.ssn.table), dtype=np.bool_)
+        for node in self.ssn.nodes:
+            for t in node.tasks.values():
+                if t is task:
+                    continue
+                for proto, port, ip in t.spec.host_ports:
+                    for wp, wport, wip in want:
+                        if proto == wp and port == wport and (ip == wip or "0.0.0.0" in (ip, wip)):
+                            bad[node.row] = True
+        return bad
+
+    def _domain_mask(self, key: str, rows: set[int]) -> npt.NDArray[np.bool_]:
+        """Nodes sharing the ``key`` label value with any of ``rows``."""
+        nodes = self.ssn.nodes
+        values = {nodes[r].spec.labels.get(key) for r in rows} - {None}
+        return np.array([n.spec.labels.get(key) in values for n in nodes], dtype=np.bool_)
+
+    def _matching_rows(self, term: Mapping[str, Any], owner_ns: str, exclude: TaskInfo) -> set[int]:
+        sel = label_selector_from_dict(term.get("labelSelector"))
+        namespaces = set(term.get("namespaces") or [owner_ns])
+        rows = set()
+        for node in self.ssn.nodes:
+            for t in node.tasks.values():
+                if t is not exclude and t.namespace in namespaces and sel.matches(t.spec.labels):
+                    rows.add(node.row)
+                    break
+        return rows
+
+    def _inter_pod(self, task: TaskInfo, v: Verdict) -> None:
+        spec = task.spec
+        nodes = self.ssn.nodes
+        for term in spec.pod_affinity:
+            key = term.get("topologyKey") or ""
+            rows = self._matching_rows(term, spec.namespace, task)
+            if not rows:
+                sel = label_selector_from_dict(term.get("labelSelector"))
+                if sel.matches(spec.labels):
+                    continue  # the first pod of a group may go anywhere (Kubernetes' rule)
+                v.fail(np.ones(len(nodes), dtype=np.bool_), "node(s) didn't match pod affinity rules", True)
+                continue
+            has_key = np.array([key in n.spec.labels for n in nodes], dtype=np.bool_)
+            v.fail(~(self._domain_mask(key, rows) & has_key), "node(s) didn't match pod affinity rules", True)
+        for term in spec.pod_anti_affinity:
+            key = term.get("topologyKey") or ""
+            rows = self._matching_rows(term, spec.namespace, task)
+            if rows:
+                v.fail(self._domain_mask(key, rows), "node(s) didn't match pod anti-affinity rules", False)
+        existing: set[int] = set()
+        keys: list[tuple[str, set[int]]] = []
+        for node in nodes:
+            for t in node.tasks.values():
+                if t is task or not t.spec.pod_anti_affinity:
+                    continue
+                for term in t.spec.pod_anti_affinity:
+                    sel = label_selector_from_dict(term.get("labelSelector"))
+                    namespaces = set(term.get("namespaces") or [t.namespace])
+                    if spec.namespace in namespaces and sel.matches(spec.labels):
+                        keys.append((term.get("topologyKey") or "", {node.row}))
+                        existing.add(node.row)
+        for key, rows in keys:
+            v.fail(self._domain_mask(key, rows), "node(s) didn't satisfy existing pods anti-affinity rules", False)
