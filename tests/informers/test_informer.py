@@ -97,6 +97,9 @@ def test_index(server: ApiServer, clock: SimClock) -> None:
     assert inf.by_index("node", "") == []
     assert [o["metadata"]["name"] for o in inf.by_index("ns", "default")] == ["c"]
     assert [o["metadata"]["name"] for o in inf.list("x")] == ["b"]
+    server.delete("Pod", "b", "x", grace_period_seconds=0)
+    clock.run()
+    assert inf.list("x") == [] and len(inf) == 1
     with pytest.raises(KeyError):
         inf.by_index("missing", "v")
 

@@ -30,8 +30,10 @@ from volcano.api.frozen import FrozenDict, FrozenList, thaw
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object, resolve_kind
 from volcano.api.selectors import SelectorError, parse_field_selector, parse_label_selector
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
+from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
 from volcano.apiserver.copying import frozen_copy, plain_copy
+from volcano.apiserver.deletion import check_preconditions, pod_grace_seconds
 from volcano.apiserver.errors import (
     ApiError,
     already_exists,
@@ -62,20 +64,6 @@ CONFLICT_MESSAGE = "the object has been modified; please apply your changes to t
 _SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
                   "deletionGracePeriodSeconds")
 _POLICIES = ("Background", "Foreground", "Orphan")
-_TERMINAL = ("Succeeded", "Failed")
-_BOOTSTRAP: tuple[dict[str, Any], ...] = (
-    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}},
-    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}},
-    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-public"}},
-    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-node-lease"}},
-    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-     "metadata": {"name": "system-cluster-critical"}, "value": 2000000000,
-     "description": "Used for system critical pods that must run in the cluster, but can be moved to another "
-                    "node if necessary."},
-    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-     "metadata": {"name": "system-node-critical"}, "value": 2000001000,
-     "description": "Used for system critical pods that must not be moved from their current node."},
-)
 
 _Bucket = dict[str, dict[str, FrozenDict]]  # namespace -> name -> object
 
@@ -103,7 +91,7 @@ class ApiServer:
         self._hub = WatchHub(clock, watch_history)
         self._gc = GarbageCollector(self, clock)
         if bootstrap:
-            for obj in _BOOTSTRAP:
+            for obj in BOOTSTRAP_OBJECTS:
                 self.create(obj)
 
     # -- time --------------------------------------------------------------------------------
@@ -491,40 +479,15 @@ class ApiServer:
             raise bad_request(f"gracePeriodSeconds {grace_period_seconds!r} is invalid: must be a "
                               "non-negative integer")
         old = self._require(info, self._ns(info, namespace), name)
-        self._check_preconditions(info, old, preconditions)
+        check_preconditions(info, old, preconditions)
         self._admit_delete(info, old, None)
         return self._delete(info, old, grace_period_seconds, propagation_policy or "Background")
-
-    @staticmethod
-    def _check_preconditions(info: KindInfo, old: FrozenDict, pre: Obj | None) -> None:
-        if not pre:
-            return
-        meta = old["metadata"]
-        uid = pre.get("uid")
-        if uid is not None and uid != meta["uid"]:
-            raise conflict(resource_name(info), meta["name"],
-                           f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta['uid']}")
-        rv = pre.get("resourceVersion")
-        if rv is not None and str(rv) != meta["resourceVersion"]:
-            raise conflict(resource_name(info), meta["name"],
-                           f"Precondition failed: ResourceVersion in precondition: {rv}, "
-                           f"ResourceVersion in object meta: {meta['resourceVersion']}")
-
-    def _pod_grace(self, old: FrozenDict, grace: int | None) -> int:
-        spec = old.get("spec") or {}
-        status = old.get("status") or {}
-        if not spec.get("nodeName") or status.get("phase") in _TERMINAL:
-            return 0
-        if grace is not None:
-            return grace
-        value = spec.get("terminationGracePeriodSeconds")
-        return 30 if value is None else int(value)
 
     def _delete(self, info: KindInfo, old: FrozenDict, grace: int | None, policy: str) -> FrozenDict | None:
         meta = old["metadata"]
         if meta.get("deletionTimestamp"):
             return self._delete_again(info, old, grace)
-        seconds = self._pod_grace(old, grace) if info.key == "Pod" else 0
+        seconds = pod_grace_seconds(old, grace) if info.key == "Pod" else 0
         finalizers = list(meta.get("finalizers") or ())
         if self._gc.has_dependents(meta["uid"]):
             extra = ORPHAN if policy == "Orphan" else FOREGROUND if policy == "Foreground" else None

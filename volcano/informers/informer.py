@@ -54,6 +54,7 @@ class Informer:
         self._clock = clock
         self._cache: dict[_Key, Obj] = {}
         self._sorted: list[_Key] | None = None
+        self._ns_names: dict[str, dict[str, None]] = {}
         self._handlers: list[_HandlerSlot] = []
         self._indexers: dict[str, Callable[[Obj], list[str]]] = {}
         self._indexes: dict[str, dict[str, dict[_Key, None]]] = {}
@@ -109,9 +110,14 @@ class Informer:
         if etype == "DELETED":
             if self._cache.pop(key, None) is not None:
                 self._sorted = None
+                names = self._ns_names[key[0]]
+                del names[key[1]]
+                if not names:
+                    del self._ns_names[key[0]]
         else:
             if key not in self._cache:
                 self._sorted = None
+                self._ns_names.setdefault(key[0], {})[key[1]] = None
             self._cache[key] = obj
         if self._indexers:
             self._reindex(key, old, None if etype == "DELETED" else obj)
@@ -147,12 +153,13 @@ class Informer:
 
     def list(self, namespace: str | None = None) -> list[Obj]:
         """Cached objects (of ``namespace``, or all), sorted by namespace then name."""
-        if self._sorted is None:
-            self._sorted = sorted(self._cache)
         cache = self._cache
-        if namespace is None or not self.kind_info.namespaced:
-            return [cache[k] for k in self._sorted]
-        return [cache[k] for k in self._sorted if k[0] == namespace]
+        if namespace is not None and self.kind_info.namespaced:
+            names = self._ns_names.get(namespace)
+            return [cache[(namespace, n)] for n in sorted(names)] if names else []
+        if self._sorted is None:
+            self._sorted = sorted(cache)
+        return [cache[k] for k in self._sorted]
 
     def __len__(self) -> int:
         return len(self._cache)
