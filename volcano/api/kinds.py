@@ -16,7 +16,12 @@ __all__ = ["KINDS", "KindInfo", "UnknownKindError", "kind_for_object", "resolve_
 
 @dataclass(frozen=True, slots=True)
 class KindInfo:
-    """One served kind: where it lives and how it behaves."""
+    """One served kind: where it lives and how it behaves.
+
+    ``has_status`` means the kind is served with a ``/status`` subresource (create and
+    update then ignore ``status``). Volcano's PodGroup CRD has none (``subresources: {}``):
+    its status is written with plain updates, as the scheduler does.
+    """
 
     group: str
     version: str
@@ -58,7 +63,7 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", namespaced=True,
              has_status=False),
     KindInfo("batch.volcano.sh", "v1alpha1", "Job", "jobs", namespaced=True),
-    KindInfo("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", namespaced=True),
+    KindInfo("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", namespaced=True, has_status=False),
     KindInfo("scheduling.volcano.sh", "v1beta1", "Queue", "queues", namespaced=False),
     KindInfo("bus.volcano.sh", "v1alpha1", "Command", "commands", namespaced=True, has_status=False),
 )

@@ -30,10 +30,6 @@ EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
-# CRDs served without a status subresource although ``KindInfo.has_status`` may say otherwise:
-# Volcano's PodGroup CRD declares ``subresources: {}``, so status written by create/update persists.
-_NO_STATUS_SUBRESOURCE = frozenset({"PodGroup.scheduling.volcano.sh"})
-
 _ts_cache: dict[int, str] = {}
 
 
@@ -52,7 +48,7 @@ def rfc3339(ms: int) -> str:
 def has_status_subresource(info: KindInfo) -> bool:
     """Whether ``info`` is served with a ``/status`` subresource (status is then ignored by
     create/update and written only through ``update_status``/status patches)."""
-    return info.has_status and info.key not in _NO_STATUS_SUBRESOURCE
+    return info.has_status
 
 
 def resource_name(info: KindInfo) -> str:
