@@ -1,0 +1,157 @@
+"""Session close: PodGroup status, events, pod conditions and queue allocation.
+
+``close_session(ssn)`` runs the plugins' close hooks and derives what Volcano
+writes at the end of a cycle (``session.go``, ``job_updater.go``,
+``cache.RecordJobStatusEvent``, ``updateQueueStatus``), as data: the caller
+(the scheduler cache, or a test) applies it.
+
+PodGroup phase (``pod_group_phase``): Unknown when a task runs while gang
+marked the job unschedulable in this session; else with scheduled = Running +
+Bound + Failed + Succeeded + Releasing-with-node: Completed when scheduled ≥
+minMember and all scheduled completed, Running when scheduled ≥ minMember,
+otherwise Pending, except that Inqueue stays Inqueue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from volcano.api.resources import Resources
+from volcano.scheduler.framework.model import (
+    ALLOCATED_STATUSES,
+    COMPLETED_STATUSES,
+    SCHEDULED_STATUSES,
+    JobInfo,
+    TaskInfo,
+    TaskStatus,
+    task_scheduling_reason,
+)
+from volcano.scheduler.framework.session import Session
+
+__all__ = ["Event", "SessionOutcome", "close_session", "job_status", "pod_group_phase", "status_changed"]
+
+S = TaskStatus
+
+
+class Event(NamedTuple):
+    """An event to record: involved object (kind, namespace, name), type, reason, message."""
+
+    kind: str
+    namespace: str
+    name: str
+    type: str
+    reason: str
+    message: str
+
+
+@dataclass
+class SessionOutcome:
+    """Everything a session close asks to write."""
+
+    podgroups: list[tuple[JobInfo, dict[str, Any]]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    pod_conditions: list[tuple[TaskInfo, dict[str, Any], str]] = field(default_factory=list)
+    queues: dict[str, dict[str, str]] = field(default_factory=dict)
+    statuses: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def pod_group_phase(job: JobInfo, session_uid: str) -> str:
+    """The phase Volcano computes at close (see the module docstring)."""
+    unschedulable = any(c.get("type") == "Unschedulable" and c.get("status") == "True"
+                        and c.get("transitionID") == session_uid for c in job.conditions)
+    if job.status_counts[S.Running] > 0 and unschedulable:
+        return "Unknown"
+    releasing = sum(1 for t in job.tasks.values() if t.status == S.Releasing and t.node_name)
+    scheduled = job.count(SCHEDULED_STATUSES) + releasing
+    if scheduled >= job.min_available:
+        return "Completed" if scheduled == job.count(COMPLETED_STATUSES) else "Running"
+    return "Inqueue" if job.phase == "Inqueue" else "Pending"
+
+
+def job_status(job: JobInfo, session_uid: str) -> dict[str, Any]:
+    """The PodGroup ``status`` to write (zero counters omitted, as omitempty does)."""
+    out: dict[str, Any] = {"phase": pod_group_phase(job, session_uid)}
+    for key, st in (("running", S.Running), ("succeeded", S.Succeeded), ("failed", S.Failed)):
+        if job.status_counts[st]:
+            out[key] = job.status_counts[st]
+    if job.conditions:
+        out["conditions"] = [dict(c) for c in job.conditions]
+    return out
+
+
+def _cond_key(c: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(sorted((k, v) for k, v in c.items() if k not in ("lastTransitionTime", "transitionID")))
+
+
+def status_changed(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
+    """Volcano's change test: any field but conditions differs, or conditions
+    differ pairwise ignoring lastTransitionTime and transitionID."""
+    for key in ("phase", "running", "succeeded", "failed"):
+        if (new.get(key) or 0) != (old.get(key) or 0):
+            return True
+    nc, oc = list(new.get("conditions") or []), list(old.get("conditions") or [])
+    if len(nc) != len(oc):
+        return True
+    return any(_cond_key(a) != _cond_key(b) for a, b in zip(nc, oc, strict=True))
+
+
+def _pod_condition_changed(task: TaskInfo, cond: Mapping[str, Any]) -> bool:
+    for c in (task.spec.pod.get("status") or {}).get("conditions") or []:
+        if c.get("type") == cond["type"]:
+            return any(c.get(k) != cond[k] for k in ("status", "reason", "message"))
+    return True
+
+
+def close_session(ssn: Session) -> SessionOutcome:
+    """Run plugin close hooks and compute every status write (see module docstring)."""
+    ssn.close()
+    out = SessionOutcome()
+    for job in ssn.jobs.values():
+        new = job_status(job, ssn.uid)
+        out.statuses[job.uid] = new
+        old = job.podgroup.get("status") or {}
+        update = not old or status_changed(new, old)
+        if update:
+            out.podgroups.append((job, new))
+        ordered = ssn.sort_tasks(job.tasks.values())
+        fit = job.fit_error(ordered)
+        if new["phase"] in ("Pending", "Inqueue", "Unknown"):
+            pending = job.status_counts[S.Pending]
+            out.events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable",
+                                    f"{pending}/{len(job.tasks)} tasks in gang unschedulable: {fit}"))
+        elif update:
+            out.events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled",
+                                    "pod group is ready"))
+        for task in ordered:
+            if task.status not in (S.Allocated, S.Pending, S.Pipelined) or task.spec.gated:
+                continue
+            reason, msg, nominated = task_scheduling_reason(job, task)
+            if not msg:
+                msg = fit or "all nodes are unavailable"
+            cond = {"type": "PodScheduled", "status": "False", "reason": reason, "message": msg}
+            nominate = bool(nominated) and nominated != task.spec.nominated_node
+            if _pod_condition_changed(task, cond) or nominate:
+                out.events.append(Event("Pod", task.namespace, task.name, "Warning", "FailedScheduling", msg))
+                out.pod_conditions.append((task, cond, nominated if nominate else ""))
+    allocated: dict[str, Any] = {name: ssn.space.zeros() for name in ssn.queues}
+    has_root = "root" in ssn.queues
+    for job in ssn.jobs.values():
+        for t in job.tasks.values():
+            if t.status not in ALLOCATED_STATUSES:
+                continue
+            name: str | None = job.queue
+            seen: set[str] = set()
+            while name is not None and name in allocated and name not in seen:
+                seen.add(name)
+                allocated[name] = allocated[name] + ssn.space.fit(t.vec)
+                if not has_root or name == "root":
+                    break
+                name = ssn.queues[name].parent or "root"
+    for name, vec in sorted(allocated.items()):
+        res = ssn.space.to_resources(vec)
+        current = (ssn.queues[name].obj.get("status") or {}).get("allocated") or {}
+        if Resources.from_k8s(current, field="status.allocated") != res:
+            out.queues[name] = res.to_k8s()
+    return out
