@@ -467,6 +467,7 @@ def build_queue_attrs(ssn: Session) -> tuple[dict[str, QueueAttr], dict[str, Num
         attr.elastic = add(attr.elastic, exceeded_part(job_alloc, job.min_resources or {}))
     for attr in attrs.values():
         attr.quota.request = attr.request
+        attr.quota.real = real_capability(total, total_guarantee, attr.quota.guarantee, attr.quota.capability)
     return attrs, total, total_guarantee
 
 

@@ -1,0 +1,250 @@
+"""The capacity plugin: queue quotas from user-declared ``spec.deserved`` (flat queues).
+
+An alternative to proportion: instead of a weighted water-filling, each queue
+deserves ``max(min(spec.deserved, realCapability), guarantee)``, where the
+real capability is computed exactly as in proportion. A queue may allocate up
+to its real capability; it may reclaim (take resources back from other
+queues) while its future use stays within its deserved on some requested
+dimension; and a task of another queue is a reclaim victim when taking it
+keeps that queue at or above its guarantee and the queue exceeds its
+deserved on a dimension the task uses (or the task uses nothing the queue is
+entitled to). A queue without deserved is best-effort: its share is 1 and it
+sorts after queues with a deserved of equal share.
+
+Not implemented: hierarchical queues (``enableHierarchy: true``, rejected when
+the session opens, naming the flag), the queue-allocation scheduling gate
+reservation cache and DRA quotas. Reclaimees are considered in the order the
+caller passes them (upstream re-sorts them by its victim order first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from volcano.scheduler.framework.plugin import Plugin
+from volcano.scheduler.framework.points import PERMIT
+from volcano.scheduler.plugins.proportion import (
+    Num,
+    QueueAttr,
+    Vec,
+    add,
+    build_queue_attrs,
+    deduct_gated,
+    enqueue_verdict,
+    fits_on_requested,
+    is_empty,
+    le_tolerant,
+    resource_names,
+    share,
+    sub,
+    tolerance,
+    vector_le_tolerant,
+)
+
+if TYPE_CHECKING:
+    from volcano.scheduler.framework.model import JobInfo, QueueInfo, TaskInfo
+    from volcano.scheduler.framework.session import Session
+
+__all__ = [
+    "CapacityPlugin",
+    "capacity_deserved",
+    "capacity_share",
+    "compare_queue_shares",
+    "greater_on_relevant_dims",
+    "preemptive_on_some_dim",
+    "reclaim_victims",
+]
+
+_CPU, _MEMORY, _PODS = "cpu", "memory", "pods"
+
+
+def capacity_deserved(spec_deserved: Vec, real: Vec, guarantee: Vec) -> dict[str, Num]:
+    """``max(min(spec.deserved, real capability), guarantee)``; a dimension absent from ``real`` is uncapped."""
+    out: dict[str, Num] = {_CPU: 0, _MEMORY: 0}
+    out.update(spec_deserved)
+    for name, value in list(out.items()):
+        if name in real or name in (_CPU, _MEMORY):
+            limit = real.get(name, 0)
+            out[name] = limit if limit < value else value
+    for name, value in guarantee.items():
+        if value >= 0 and value > out.get(name, 0):
+            out[name] = value
+    return out
+
+
+def capacity_share(allocated: Vec, deserved: Vec) -> float:
+    """Max of ``allocated / deserved`` over deserved's dimensions; 1.0 for a best-effort (empty) deserved."""
+    if is_empty(deserved):
+        return 1.0
+    return max((share(allocated.get(n, 0), deserved[n]) for n in resource_names(deserved)), default=0.0)
+
+
+def compare_queue_shares(lshare: float, ldeserved_empty: bool, rshare: float, rdeserved_empty: bool) -> int:
+    """Smaller share first; equal shares put the queue with a deserved first; else 0."""
+    if lshare == rshare:
+        if ldeserved_empty == rdeserved_empty:
+            return 0
+        return 1 if ldeserved_empty else -1
+    return -1 if lshare < rshare else 1
+
+
+def preemptive_on_some_dim(future_used: Vec, deserved: Vec, request: Vec) -> bool:
+    """Upstream ``LessEqualPartlyWithDimensionZeroFiltered``: some requested dimension (> 0, pods skipped,
+    not zero on both sides) has ``future_used <= deserved`` (tolerant)."""
+    for name, amount in request.items():
+        if name == _PODS or amount <= 0:
+            continue
+        used, limit = future_used.get(name, 0), deserved.get(name, 0)
+        tol = tolerance(name)
+        if used < tol and limit < tol:
+            continue
+        if le_tolerant(used, limit, name):
+            return True
+    return False
+
+
+def greater_on_relevant_dims(allocated: Vec, deserved: Vec, request: Vec) -> bool:
+    """Upstream ``GreaterPartlyWithRelevantDimensions``: some dimension the request uses (> 0, pods
+    skipped) that ``deserved`` has (cpu/memory: at least the tolerance; scalars: present) with
+    ``allocated > deserved`` strictly."""
+    for name, amount in request.items():
+        if name == _PODS or amount <= 0:
+            continue
+        if name in (_CPU, _MEMORY):
+            if deserved.get(name, 0) < tolerance(name):
+                continue
+        elif name not in deserved:
+            continue
+        if allocated.get(name, 0) > deserved.get(name, 0):
+            return True
+    return False
+
+
+def _names_without_pods(vec: Vec) -> set[str]:
+    return {n for n in resource_names(vec) if n != _PODS}
+
+
+def reclaim_victims(reclaimer_request: Vec, reclaimees: list[tuple[str, Vec]],
+                    attrs: Mapping[str, tuple[Vec, Vec, Vec]]) -> list[int]:
+    """Indices of ``reclaimees`` (``(queue, request)``) capacity allows as victims.
+
+    ``attrs`` maps a queue to ``(allocated, deserved, guarantee)``. A
+    reclaimee is skipped when it shares no resource (pods aside) with the
+    reclaimer, or when taking it would drop its queue below the guarantee; it
+    is a victim when it uses nothing its queue deserves, or when the queue's
+    allocation (less victims already chosen) exceeds its deserved on a
+    relevant dimension.
+    """
+    reclaimer_names = _names_without_pods(reclaimer_request)
+    working: dict[str, dict[str, Num]] = {}
+    victims: list[int] = []
+    for i, (queue, request) in enumerate(reclaimees):
+        if queue not in attrs or not (_names_without_pods(request) & reclaimer_names):
+            continue
+        base, deserved, guarantee = attrs[queue]
+        allocated = working.setdefault(queue, dict(base))
+        if not vector_le_tolerant(guarantee, sub(allocated, request)):
+            continue
+        immediate = not (set(resource_names(request)) & set(resource_names(deserved)))
+        if immediate or greater_on_relevant_dims(allocated, deserved, request):
+            working[queue] = sub(allocated, request)
+            victims.append(i)
+    return victims
+
+
+class CapacityPlugin(Plugin):
+    """Registers queue order, reclaimable, preemptive, allocatable and enqueue callbacks (flat queues)."""
+
+    name = "capacity"
+    ARGUMENTS = frozenset({"ancestorReclaimLevel", "capacity.DynamicResourceAllocationEnable",
+                           "capacity.DRAConsumableCapacityEnable"})
+
+    def open(self, ssn: Session) -> None:
+        """Build queue attributes and deserved, and register the callbacks."""
+        for tier in ssn.conf.tiers:
+            for opt in tier.plugins:
+                if opt.name == self.name and opt.enabled("enableHierarchy"):
+                    raise ValueError("capacity: enableHierarchy (hierarchical queues) is not supported yet")
+        self._ssn = ssn
+        self.attrs, _, _ = build_queue_attrs(ssn)
+        for name in sorted(self.attrs):
+            attr = self.attrs[name]
+            spec: Vec = ssn.queues[name].deserved or {}
+            attr.quota.deserved = capacity_deserved(spec, attr.quota.real, attr.quota.guarantee)
+            attr.share = capacity_share(attr.allocated, attr.quota.deserved)
+        ssn.add_fn("queue_order", self.queue_order)
+        ssn.add_fn("reclaimable", self.reclaimable)
+        ssn.add_fn("preemptive", self.preemptive)
+        ssn.add_fn("allocatable", self.allocatable)
+        ssn.add_fn("job_enqueueable", self.job_enqueueable)
+        ssn.add_fn("job_enqueued", self.job_enqueued)
+        ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
+
+    def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        """Higher ``spec.priority`` first, then ``compare_queue_shares``."""
+        if left.priority != right.priority:
+            return right.priority - left.priority
+        la, ra = self.attrs.get(left.name), self.attrs.get(right.name)
+        if la is None or ra is None:
+            return 0
+        return compare_queue_shares(la.share, is_empty(la.quota.deserved), ra.share, is_empty(ra.quota.deserved))
+
+    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        """Victims by ``reclaim_victims``."""
+        attrs = {q: (a.allocated, a.quota.deserved, a.quota.guarantee) for q, a in self.attrs.items()}
+        pairs: list[tuple[str, Vec]] = []
+        for task in reclaimees:
+            job = self._ssn.job_of(task)
+            pairs.append((job.queue if job is not None else "", task.spec.requests))
+        chosen = reclaim_victims(reclaimer.spec.requests, pairs, attrs)
+        return [reclaimees[i] for i in chosen], PERMIT
+
+    def preemptive(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
+        """Open, within real capability after the tasks, and within deserved on some requested dimension."""
+        attr = self.attrs.get(queue.name)
+        if queue.state != "Open" or attr is None:
+            return False
+        request: dict[str, Num] = {}
+        for task in tasks:
+            request = add(request, task.spec.requests)
+        future = add(attr.allocated, request)
+        if not fits_on_requested(future, attr.quota.real, request)[0]:
+            return False
+        return preemptive_on_some_dim(future, attr.quota.deserved, request)
+
+    def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        """Open and ``allocated + request <= realCapability`` on the task's requested dimensions."""
+        attr = self.attrs.get(queue.name)
+        if queue.state != "Open" or attr is None:
+            return False
+        request = task.spec.requests
+        return fits_on_requested(add(attr.allocated, request), attr.quota.real, request)[0]
+
+    def job_enqueueable(self, job: JobInfo) -> int:
+        """As proportion: queue Open, and minResources within the real capability."""
+        attr: QueueAttr | None = self.attrs.get(job.queue)
+        if attr is None:
+            return PERMIT if self._ssn.queues[job.queue].state == "Open" else -1
+        return enqueue_verdict(self._ssn, job, attr)
+
+    def job_enqueued(self, job: JobInfo) -> None:
+        """Reserve the admitted job's minResources (less gated tasks) in its queue."""
+        attr = self.attrs.get(job.queue)
+        if job.min_resources is not None and attr is not None:
+            attr.inqueue = add(attr.inqueue, deduct_gated(job.min_resources, job))
+
+    def _event(self, task: TaskInfo, sign: int) -> None:
+        job = task.job
+        attr = self.attrs.get(job.queue) if job is not None else None
+        if attr is None:
+            return
+        req = task.spec.requests
+        attr.allocated = add(attr.allocated, req) if sign > 0 else sub(attr.allocated, req)
+        attr.share = capacity_share(attr.allocated, attr.quota.deserved)
+
+    def _on_allocate(self, task: TaskInfo) -> None:
+        self._event(task, 1)
+
+    def _on_deallocate(self, task: TaskInfo) -> None:
+        self._event(task, -1)
