@@ -143,3 +143,34 @@ def test_explicit_job_fields_preserved(cluster: Cluster, request: pytest.Fixture
         2, "custom-queue-job", "custom-sched", 10)
     task = spec["tasks"][0]
     assert (task["name"], task["replicas"], task["minAvailable"], task["maxRetry"]) == ("custom-task", 3, 2, 5)
+
+
+# ------------------------------------------------------------------------------------------------
+# Task-level defaults. Upstream dropped these e2e cases (its MutatingAdmissionPolicy run cannot
+# iterate over tasks), but the webhook still sets them and clients rely on them.
+
+
+@pytest.mark.admission
+def test_default_task_names(cluster: Cluster) -> None:
+    spec = _create(cluster, _job("default-task-name-job", {
+        "queue": "default",
+        "tasks": [{"replicas": 1, "template": pod_template()}, {"replicas": 2, "template": pod_template()}]}))
+    assert [t["name"] for t in spec["tasks"]] == ["default0", "default1"]
+    assert spec["minAvailable"] == 3
+
+
+@pytest.mark.admission
+def test_host_network_task_gets_cluster_first_with_host_net(cluster: Cluster) -> None:
+    template = pod_template()
+    template["spec"]["hostNetwork"] = True
+    spec = _create(cluster, _job("host-network-job", {"minAvailable": 1, "queue": "default",
+                                                      "tasks": [_task("task-1", 1, template=template)]}))
+    assert spec["tasks"][0]["template"]["spec"]["dnsPolicy"] == "ClusterFirstWithHostNet"
+
+
+@pytest.mark.admission
+def test_task_min_available_and_max_retry_defaults(cluster: Cluster) -> None:
+    spec = _create(cluster, _job("task-defaults-job", {"minAvailable": 1, "queue": "default",
+                                                       "tasks": [_task("task-1", 4), _task("task-2", 2, maxRetry=7)]}))
+    assert [(t["minAvailable"], t["maxRetry"]) for t in spec["tasks"]] == [(4, 3), (2, 7)]
+    assert spec["minAvailable"] == 1
