@@ -28,6 +28,7 @@ from volcano.controllers.job.cache import JobCache, parse_rfc3339_ms, rfc3339
 from volcano.controllers.job.constants import (
     ANN_CONTROLLER_OUT_OF_SYNC,
     ANN_JOB_FORWARDING,
+    ANN_TASK_SPEC,
     LABEL_PARTITION_ID,
     PHASE_PENDING,
 )
@@ -96,14 +97,20 @@ def normalize_status(status: Mapping[str, Any] | None) -> dict[str, Any]:
     return out
 
 
-def _count(pod: Mapping[str, Any], counts: dict[str, int], task_counts: dict[str, Any]) -> None:
-    phase = (pod.get("status") or {}).get("phase") or ""
-    key = phase.lower() if phase in _POD_PHASES else "unknown"
+_PHASE_KEYS: dict[str, tuple[str, str]] = {p: (p.lower(), p) for p in _POD_PHASES}
+_UNKNOWN = ("unknown", "Unknown")
+
+
+def _count(pod: Mapping[str, Any], counts: dict[str, int], task_counts: dict[str, Any], task: str) -> None:
+    """Add one pod to the phase counters and to ``taskStatusCount[task]``."""
+    status = pod.get("status")
+    key, label = _PHASE_KEYS.get(status.get("phase") if status else None, _UNKNOWN)  # type: ignore[arg-type]
     counts[key] = counts.get(key, 0) + 1
-    task = ((pod.get("metadata") or {}).get("annotations") or {}).get("volcano.sh/task-spec", "")
     if task:
-        phases = task_counts.setdefault(task, {"phase": {}})["phase"]
-        label = phase if phase in _POD_PHASES else "Unknown"
+        entry = task_counts.get(task)
+        if entry is None:
+            entry = task_counts[task] = {"phase": {}}
+        phases = entry["phase"]
         phases[label] = phases.get(label, 0) + 1
 
 
@@ -237,7 +244,7 @@ class JobActions:
                     continue
                 if (pod["metadata"].get("annotations") or {}).get(ANN_CONTROLLER_OUT_OF_SYNC) == "true":
                     to_delete.append(pod)
-                _count(pod, counts, task_counts)
+                _count(pod, counts, task_counts, tname)
             creations.append((task, new_pods))
             to_delete.extend(existing[k] for k in sorted(existing))
 
@@ -252,7 +259,7 @@ class JobActions:
                     if exc.code != 409:
                         errors.append(f"failed to create pod {new_pod['metadata']['name']}, err: {exc.message}")
                     continue
-                _count(created, counts, task_counts)
+                _count(created, counts, task_counts, str(task.get("name", "")))
         if errors:
             self.recorder.event(job_obj, "Warning", "FailedCreate", f"Error creating pods: {errors}")
             raise JobSyncError(f"failed to create {len(errors)} pods of {sum(len(p) for _, p in creations)}")
@@ -482,7 +489,8 @@ class JobActions:
             except ApiError as exc:
                 if exc.code != 404:
                     errors.append(f"failed to delete pod {pname}, err {exc.message}")
-                    _count(pod, counts, task_counts)
+                    _count(pod, counts, task_counts,
+                           str((pod["metadata"].get("annotations") or {}).get(ANN_TASK_SPEC, "")))
                     continue
             counts["terminating"] += 1
         if errors:
