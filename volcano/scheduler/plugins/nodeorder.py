@@ -1,0 +1,146 @@
+"""The nodeorder plugin: kube-scheduler's resource scores, weighted, over all node rows at once.
+
+Implemented scorers (each 0-100, multiplied by its weight argument; a weight
+of 0 disables the scorer):
+
+* ``leastrequested.weight`` (1): NodeResourcesFit LeastAllocated over cpu and
+  memory with equal weights: per resource ``(alloc - req) * 100 // alloc``
+  (0 when the request exceeds the node, resources with no allocatable are
+  skipped), averaged with integer division, as Kubernetes does.
+* ``mostrequested.weight`` (0): MostAllocated: ``min(req, alloc) * 100 // alloc``.
+* ``balancedresource.weight`` (1): BalancedAllocation over cpu, memory and
+  ``nvidia.com/gpu``: ``int((1 - std(fractions)) * 100)`` with fractions capped
+  at 1, resources with no allocatable skipped; skipped entirely for pods that
+  request none of these resources.
+
+``req`` is what the node already holds plus the task. Documented deviation:
+Kubernetes counts 100m cpu / 200Mi memory for containers that request none
+(for Least/MostAllocated); here the incoming task gets those defaults when it
+requests no cpu or memory, while the node's existing pods count with their
+actual requests. Node affinity, pod affinity, taint toleration, image
+locality and topology spread scores are not implemented yet; their weight
+arguments are accepted and ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from volcano.scheduler.framework.plugin import Plugin
+
+if TYPE_CHECKING:
+    from volcano.scheduler.framework.model import TaskInfo
+    from volcano.scheduler.framework.session import Session
+
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "NodeorderPlugin",
+    "balanced_allocation",
+    "least_allocated",
+    "most_allocated",
+]
+
+MAX = 100
+DEFAULT_MILLI_CPU = 100
+DEFAULT_MEMORY = 200 * 1024 * 1024 * 1000  # 200Mi in milli-units
+
+DEFAULT_WEIGHTS: Mapping[str, int] = {
+    "leastrequested.weight": 1, "mostrequested.weight": 0, "nodeaffinity.weight": 2, "podaffinity.weight": 2,
+    "balancedresource.weight": 1, "tainttoleration.weight": 3, "imagelocality.weight": 1,
+    "podtopologyspread.weight": 2,
+}
+"""Upstream's scorer weights by argument name."""
+
+IntMatrix = npt.NDArray[np.int64]
+FloatVec = npt.NDArray[np.float64]
+
+
+def _resource_average(requested: IntMatrix, alloc: IntMatrix, most: bool) -> npt.NDArray[np.int64]:
+    """Kubernetes' equal-weight resource scorer over the columns of ``requested``/``alloc`` (one row per node)."""
+    n = alloc.shape[0]
+    total = np.zeros(n, dtype=np.int64)
+    weight_sum = np.zeros(n, dtype=np.int64)
+    for col in range(alloc.shape[1]):
+        cap, req = alloc[:, col], requested[:, col]
+        has = cap != 0
+        safe = np.where(has, cap, 1)
+        if most:
+            score = (np.minimum(req, cap) * MAX) // safe
+        else:
+            score = np.where(req > cap, 0, ((cap - req) * MAX) // safe)
+        total += np.where(has, score, 0)
+        weight_sum += has.astype(np.int64)
+    return np.where(weight_sum > 0, total // np.maximum(weight_sum, 1), 0)
+
+
+def least_allocated(requested: IntMatrix, alloc: IntMatrix) -> npt.NDArray[np.int64]:
+    """LeastAllocated scores (0-100) of every node row; columns are the scored resources (cpu, memory)."""
+    return _resource_average(requested, alloc, most=False)
+
+
+def most_allocated(requested: IntMatrix, alloc: IntMatrix) -> npt.NDArray[np.int64]:
+    """MostAllocated scores (0-100) of every node row."""
+    return _resource_average(requested, alloc, most=True)
+
+
+def balanced_allocation(requested: IntMatrix, alloc: IntMatrix) -> npt.NDArray[np.int64]:
+    """BalancedAllocation scores (0-100): ``int((1 - std(req/alloc)) * 100)`` over resources the node has."""
+    has = alloc != 0
+    frac = np.where(has, requested / np.where(has, alloc, 1), 0.0)
+    frac = np.minimum(frac, 1.0)
+    count = has.sum(axis=1)
+    safe = np.maximum(count, 1)
+    mean = frac.sum(axis=1) / safe
+    var = (np.where(has, (frac - mean[:, None]) ** 2, 0.0)).sum(axis=1) / safe
+    std = np.sqrt(var)
+    with np.errstate(invalid="ignore"):  # Kubernetes uses |f1 - f2| / 2 for exactly two resources
+        hi = np.where(has, frac, -np.inf).max(axis=1)
+        lo = np.where(has, frac, np.inf).min(axis=1)
+        std = np.where(count == 2, (hi - lo) / 2, std)
+    std = np.where(count == 0, 0.0, std)
+    return ((1.0 - std) * MAX).astype(np.int64)
+
+
+class NodeorderPlugin(Plugin):
+    """Registers ``node_order`` with the weighted resource scores (see the module docstring)."""
+
+    name = "nodeorder"
+    ARGUMENTS = frozenset(DEFAULT_WEIGHTS)
+
+    def open(self, ssn: Session) -> None:
+        """Read the weights and register the scorer."""
+        self.weights = {k: self.args.get_int(k, v) for k, v in DEFAULT_WEIGHTS.items()}
+        self._ssn = ssn
+        index = ssn.space.index
+        self._fit_cols = [index["cpu"], index["memory"]]
+        self._balanced_names: Sequence[str] = ("cpu", "memory", "nvidia.com/gpu")
+        ssn.add_fn("node_order", self.score)
+
+    def score(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> FloatVec:
+        """The weighted sum of the enabled scorers for node ``rows``."""
+        table = self._ssn.table
+        req = task.spec.requests
+        total = np.zeros(len(rows), dtype=np.float64)
+        wl, wm, wb = (self.weights[k] for k in ("leastrequested.weight", "mostrequested.weight",
+                                                "balancedresource.weight"))
+        if wl or wm:
+            cols = self._fit_cols
+            incoming = np.array([req.get("cpu") or DEFAULT_MILLI_CPU, req.get("memory") or DEFAULT_MEMORY],
+                                dtype=np.int64)
+            requested = table.used[rows][:, cols] + incoming
+            alloc = table.alloc[rows][:, cols]
+            if wl:
+                total += least_allocated(requested, alloc) * wl
+            if wm:
+                total += most_allocated(requested, alloc) * wm
+        if wb and any(req.get(n) for n in self._balanced_names):
+            index = table.space.index
+            cols = [index[n] for n in self._balanced_names if n in index]
+            incoming = np.array([req.get(table.space.names[c], 0) for c in cols], dtype=np.int64)
+            requested = table.used[rows][:, cols] + incoming
+            total += balanced_allocation(requested, table.alloc[rows][:, cols]) * wb
+        return total
