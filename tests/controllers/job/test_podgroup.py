@@ -113,3 +113,13 @@ def test_spec_update_only_when_synced_fields_differ() -> None:
     pg["spec"]["minTaskMember"]["gone"] = 1
     new = podgroup_spec_update(pg, job)
     assert new is not None and new["minTaskMember"]["gone"] == 1
+
+
+def test_limits_without_requests_give_limits_keys_only() -> None:
+    """Reference §2.5.1: the template is not API-defaulted, so no cpu/requests.cpu key."""
+    from volcano.controllers.job.podgroup import pod_quota_usage
+
+    pod = {"spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": "2"}}}]}}
+    usage = pod_quota_usage(pod)
+    assert usage["limits.cpu"] == 2000
+    assert "cpu" not in usage and "requests.cpu" not in usage

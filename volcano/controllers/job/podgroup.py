@@ -61,8 +61,10 @@ def _is_extended(name: str) -> bool:
 
 
 def pod_quota_usage(pod: Mapping[str, Any]) -> dict[str, int]:
-    """Volcano's per-pod quota usage (resource name -> milli-units) of a pod."""
-    requests, limits = pod_requests(pod), pod_limits(pod)
+    """Volcano's per-pod quota usage (resource name -> milli-units) of a pod built from a task
+    template: requests are counted as written, never defaulted from limits (the template is not
+    API-defaulted), so a container with only limits yields ``limits.cpu`` but no ``cpu``."""
+    requests, limits = pod_requests(pod, default_from_limits=False), pod_limits(pod)
     usage: dict[str, int] = {"count/pods": 1000, "pods": 1000}
     req_names = set(requests.names())
     lim_names = set(limits.names())
