@@ -25,12 +25,14 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from volcano.admission import install_admission
 from volcano.api.frozen import thaw
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object, resolve_kind
 from volcano.api.manifest import load_manifests
 from volcano.api.quantity import parse_quantity
 from volcano.api.selectors import label_selector_from_dict
 from volcano.apiserver import ApiError, ApiServer, EventRecorder
+from volcano.controllers import CONTROLLERS
 from volcano.informers import InformerFactory
 from volcano.kubelet import KubeletConfig, SimKubelet
 from volcano.sim import RandomStreams, SimClock, Trace
@@ -127,8 +129,14 @@ class FakeCluster:
         3. the simulated kubelet;
         4. the Volcano scheduler (``self.scheduler_conf``) and the default scheduler.
 
-        Only the kubelet exists so far; the other steps are added here as they land.
+        The Volcano scheduler is added here as it lands.
         """
+        install_admission(self.server)
+        self.controllers = [cls(self.client, self.informers, self.clock, streams=self.streams, trace=self.trace,
+                                recorder=self.recorder_for(component))
+                            for cls, component in CONTROLLERS]
+        for controller in self.controllers:
+            controller.start()
         self.kubelet.start()
 
     def _bootstrap_queues(self) -> None:
