@@ -232,7 +232,7 @@ def test_queue_weight_schema_e2e(server: ApiServer) -> None:  # 83, 84, 99
 def test_queue_state_update_and_guarantee_e2e(server: ApiServer) -> None:  # 80, 86, 98
     created = server.create(_queue("q80") | {"status": {"state": "Open"}})
     assert "state" not in (created.get("status") or {})  # the status subresource drops it on create
-    err = _denied(server, _queue("q86", guarantee={"cpu": "1", "memory": "1Gi"}))
+    err = _denied(server, _queue("q86", guarantee={"resource": {"cpu": "1", "memory": "1Gi"}}))
     assert "must be >= guarantee" in err.message
     assert err.message.startswith('queues.scheduling.volcano.sh "q86" is forbidden: admission webhook '
                                   '"validatequeue.volcano.sh" denied the request: ')

@@ -76,17 +76,17 @@ def test_state_closing_denied() -> None:
 
 @pytest.mark.parametrize(("spec", "fragment"), [
     ({"deserved": {"cpu": "1", "memory": "1Gi"}}, ""),                                               # 85
-    ({"guarantee": {"cpu": "1", "memory": "1Gi"}}, "must be >= guarantee"),                          # 86
+    ({"guarantee": {"resource": {"cpu": "1", "memory": "1Gi"}}}, "must be >= guarantee"),                          # 86
     ({"capability": {"cpu": "1", "memory": "1Gi"}, "deserved": {"cpu": "2", "memory": "1Gi"}},
      "deserved[cpu]=2 must be <= capability[cpu]=1"),                                                # 87
-    ({"capability": {"cpu": "1", "memory": "1Gi"}, "guarantee": {"cpu": "2", "memory": "3Gi"}},
+    ({"capability": {"cpu": "1", "memory": "1Gi"}, "guarantee": {"resource": {"cpu": "2", "memory": "3Gi"}}},
      "must be >= guarantee"),                                                                        # 88
-    ({"deserved": {"cpu": "2", "memory": "1Gi"}, "guarantee": {"cpu": "2", "memory": "3Gi"}},
+    ({"deserved": {"cpu": "2", "memory": "1Gi"}, "guarantee": {"resource": {"cpu": "2", "memory": "3Gi"}}},
      "deserved[memory]=1Gi must be >= guarantee[memory]=3Gi"),                                       # 89
     ({"capability": {"cpu": "10"}, "deserved": {"cpu": "5", "memory": "10Gi"}}, ""),                # 90
     ({"capability": {"cpu": "10"}, "deserved": {"cpu": "5", "memory": "8Gi"},
-      "guarantee": {"cpu": "5", "memory": "8Gi"}}, ""),                                              # 91
-    ({"deserved": {"cpu": "10"}, "guarantee": {"cpu": "5", "memory": "8Gi"}},
+      "guarantee": {"resource": {"cpu": "5", "memory": "8Gi"}}}, ""),                                              # 91
+    ({"deserved": {"cpu": "10"}, "guarantee": {"resource": {"cpu": "5", "memory": "8Gi"}}},
      "deserved[memory] must be >= guarantee[memory]=8Gi"),                                           # 92
     ({"capability": {"cpu": "abc"}}, "quantities must match the regular expression"),
     ({"capability": {"cpu": "-1"}}, "must be greater than or equal to 0"),
@@ -99,7 +99,7 @@ def test_resource_consistency(spec: dict[str, Any], fragment: str) -> None:
 
 
 def test_several_errors_are_aggregated() -> None:
-    q = _q("q", capability={"cpu": "1"}, deserved={"cpu": "2"}, guarantee={"memory": "1Gi"})
+    q = _q("q", capability={"cpu": "1"}, deserved={"cpu": "2"}, guarantee={"resource": {"memory": "1Gi"}})
     msg = validate_queue(q, None, _view())
     assert msg.startswith("[") and msg.endswith("]") and ", " in msg
 
@@ -150,11 +150,11 @@ def test_root_resources_protected() -> None:
 
 
 def test_hierarchical_resources() -> None:
-    parent = _q("p", capability={"cpu": "4"}, guarantee={"cpu": "2"}, deserved={"cpu": "3"})
-    sib = _q("s", parent="p", guarantee={"cpu": "1"}, deserved={"cpu": "1"})
+    parent = _q("p", capability={"cpu": "4"}, guarantee={"resource": {"cpu": "2"}}, deserved={"cpu": "3"})
+    sib = _q("s", parent="p", guarantee={"resource": {"cpu": "1"}}, deserved={"cpu": "1"})
     msg = validate_queue(_q("c", parent="p", capability={"cpu": "8"}), None, _view(parent, sib))
     assert msg == "queue c capability[cpu]=8 exceeds its ancestor's capability=4"
-    msg = validate_queue(_q("c", parent="p", guarantee={"cpu": "2"}, deserved={"cpu": "2"}), None,
+    msg = validate_queue(_q("c", parent="p", guarantee={"resource": {"cpu": "2"}}, deserved={"cpu": "2"}), None,
                          _view(parent, sib))
     assert "parent queue p validation failed: sum of children's guarantee (cpu: 3) exceeds parent's guarantee " \
            "limit (cpu: 2)" in msg

@@ -72,23 +72,28 @@ def mutate_queue(queue: dict[str, Any]) -> None:
 
 
 def _resources(queue: Mapping[str, Any], key: str, errors: list[str]) -> dict[str, tuple[int, str]]:
-    """``spec.<key>`` as name -> (milli, text); invalid or negative quantities become errors."""
+    """``spec.<key>`` (``spec.guarantee.resource`` for the guarantee) as name -> (milli, text); invalid or
+    negative quantities become errors."""
     values = (queue.get("spec") or {}).get(key) or {}
+    field = key
+    if key == "guarantee":
+        values = values.get("resource") or {} if isinstance(values, Mapping) else values
+        field = "guarantee.resource"
     out: dict[str, tuple[int, str]] = {}
     if not isinstance(values, Mapping):
-        errors.append(f"requestBody.spec.{key}: Invalid value: {go_value(str(values))}: must be a resource list")
+        errors.append(f"requestBody.spec.{field}: Invalid value: {go_value(str(values))}: must be a resource list")
         return out
     for name in sorted(values):
         text = str(values[name])
         try:
             milli = to_milli(values[name])
         except (QuantityError, TypeError, ValueError):
-            errors.append(f"requestBody.spec.{key}[{name}]: Invalid value: {go_value(text)}: "
+            errors.append(f"requestBody.spec.{field}[{name}]: Invalid value: {go_value(text)}: "
                           "quantities must match the regular expression "
                           "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
             continue
         if milli < 0:
-            errors.append(f"requestBody.spec.{key}[{name}]: Invalid value: {go_value(text)}: "
+            errors.append(f"requestBody.spec.{field}[{name}]: Invalid value: {go_value(text)}: "
                           "must be greater than or equal to 0")
             continue
         out[name] = (milli, text)
@@ -101,14 +106,14 @@ def _resource_chain(queue: Mapping[str, Any], errors: list[str]) -> dict[str, di
     for r, (g, gtext) in gua.items():
         if r not in des:
             if g > 0:
-                errors.append(f"requestBody.spec.deserved: Invalid value: {go_value(r)}: "
+                errors.append(f'requestBody.spec.deserved.{r}: Invalid value: "<nil>": '
                               f"deserved[{r}] must be >= guarantee[{r}]={gtext}")
         elif des[r][0] < g:
-            errors.append(f"requestBody.spec.deserved: Invalid value: {go_value(des[r][1])}: "
+            errors.append(f"requestBody.spec.deserved.{r}: Invalid value: {go_value(des[r][1])}: "
                           f"deserved[{r}]={des[r][1]} must be >= guarantee[{r}]={gtext}")
     for r, (d, dtext) in des.items():
         if r in cap and d > cap[r][0]:
-            errors.append(f"requestBody.spec.deserved: Invalid value: {go_value(dtext)}: "
+            errors.append(f"requestBody.spec.deserved.{r}: Invalid value: {go_value(dtext)}: "
                           f"deserved[{r}]={dtext} must be <= capability[{r}]={cap[r][1]}")
     return res
 
