@@ -26,10 +26,14 @@ conformance: $(STAMP)
 		--conformance-report=out/conformance/report.md
 
 bench: $(STAMP)
-	$(BIN)/python -m pytest benchmarks --benchmark-only
+	@mkdir -p out/bench
+	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-json=out/bench/benchmark.json
+	$(BIN)/python -m benchmarks.report out/bench/benchmark.json out/bench
 
 bench-full: $(STAMP)
-	BENCH_SIZE=full $(BIN)/python -m pytest benchmarks --benchmark-only
+	@mkdir -p out/bench-full
+	BENCH_SIZE=full $(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-json=out/bench-full/benchmark.json
+	$(BIN)/python -m benchmarks.report out/bench-full/benchmark.json out/bench-full
 
 e2e: $(STAMP)
 	scripts/e2e-kind.sh

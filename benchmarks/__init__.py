@@ -1,0 +1,1 @@
+"""Throughput benchmarks in the shape of Kubernetes' scheduler_perf."""

@@ -1,0 +1,185 @@
+"""Runs one benchmark workload on a FakeCluster and measures it.
+
+The whole cluster runs: API server, admission, controllers, scheduler and
+simulated kubelet, on one simulated clock, in this process. Throughput is
+pods bound per wall second, measured as ``scheduler_perf`` does: the bound
+count is sampled every wall second while the measured pods are scheduled;
+the average is measured pods over the time from their creation to the last
+bind.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from benchmarks.workloads import Size, Workload
+from volcano.testbed import FakeCluster
+
+__all__ = ["BenchResult", "rss_bytes", "run_workload", "scheduler_conf"]
+
+_DEFAULT_TIERS = [
+    {"plugins": [{"name": "priority"}, {"name": "gang", "enablePreemptable": False}, {"name": "conformance"}]},
+    {"plugins": [{"name": "overcommit"}, {"name": "drf", "enablePreemptable": False}, {"name": "predicates"},
+                 {"name": "proportion"}, {"name": "nodeorder"}, {"name": "binpack"}]},
+]
+
+
+def scheduler_conf(actions: str) -> str:
+    """Volcano's default plugin tiers with the workload's actions."""
+    return yaml.safe_dump({"actions": actions, "tiers": _DEFAULT_TIERS}, sort_keys=False)
+
+
+def rss_bytes() -> int:
+    """Resident set size of this process now."""
+    with open(f"/proc/{os.getpid()}/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass
+class BenchResult:
+    """What one run measured."""
+
+    workload: str
+    nodes: int
+    measured: int
+    bound: int
+    wall_s: float
+    sim_s: float
+    samples: list[float] = field(default_factory=list)
+    setup_s: float = 0.0
+    rss_before: int = 0
+    rss_after: int = 0
+    cycles: int = 0
+
+    @property
+    def pods_per_s(self) -> float:
+        """Average throughput: measured pods bound per wall second."""
+        return self.bound / self.wall_s if self.wall_s > 0 else 0.0
+
+    def percentile(self, q: float) -> float:
+        """A percentile of the 1-second throughput samples (0 when there are none)."""
+        if not self.samples:
+            return 0.0
+        s = sorted(self.samples)
+        return s[min(len(s) - 1, int(q / 100 * len(s)))]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-able figures for the pytest-benchmark ``extra_info``."""
+        return {"workload": self.workload, "nodes": self.nodes, "measured_pods": self.measured,
+                "bound": self.bound, "wall_s": round(self.wall_s, 3), "sim_s": round(self.sim_s, 3),
+                "pods_per_s": round(self.pods_per_s, 1), "p50": round(self.percentile(50), 1),
+                "p90": round(self.percentile(90), 1), "p99": round(self.percentile(99), 1),
+                "setup_s": round(self.setup_s, 3), "rss_mib": round(self.rss_after / 2**20, 1),
+                "rss_growth_mib": round((self.rss_after - self.rss_before) / 2**20, 1),
+                "sim_s_per_wall_s": round(self.sim_s / self.wall_s, 2) if self.wall_s else 0.0,
+                "scheduler_cycles": self.cycles}
+
+
+class _BindCounter:
+    """Counts pods that got a node, from the pod watch."""
+
+    def __init__(self, cluster: FakeCluster, label: str) -> None:
+        self.label = label
+        self.bound: set[str] = set()
+        cluster.client.watch("Pod", self._on_pod)
+
+    def _on_pod(self, event: Any) -> None:
+        obj = event.object
+        if obj["spec"].get("nodeName") and (obj["metadata"].get("labels") or {}).get("bench") == self.label:
+            self.bound.add(obj["metadata"]["name"])
+
+
+def _pod(name: str, w: Workload, label: str, *, group: str | None, priority: str | None = None,
+         duration: str | None = None) -> dict[str, Any]:
+    ann = {"scheduling.k8s.io/group-name": group} if group else {}
+    if duration:
+        ann["sim.volcano.sh/duration"] = duration
+    spec: dict[str, Any] = {"schedulerName": "volcano", "restartPolicy": "Never", "terminationGracePeriodSeconds": 0,
+                            "containers": [{"name": "c", "image": "pause",
+                                            "resources": {"requests": {"cpu": w.pod_cpu, "memory": w.pod_memory}}}]}
+    if priority:
+        spec["priorityClassName"] = priority
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "labels": {"bench": label}, "annotations": ann},
+            "spec": spec}
+
+
+def _group(name: str, members: int, queue: str = "default") -> dict[str, Any]:
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": "default"}, "spec": {"minMember": members, "queue": queue}}
+
+
+def _job(name: str, w: Workload, label: str) -> dict[str, Any]:
+    template = _pod(name, w, label, group=None)
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"schedulerName": "volcano", "minAvailable": 1,
+                     "tasks": [{"name": "t", "replicas": 1,
+                                "template": {"metadata": {"labels": {"bench": label}}, "spec": template["spec"]}}]}}
+
+
+def _submit(c: FakeCluster, w: Workload, count: int, label: str, *, priority: str | None = None) -> None:
+    create = c.client.create
+    if w.shape == "jobs":
+        for i in range(count):
+            create(_job(f"{label}-{i}", w, label))
+        return
+    queues = [f"q{i}" for i in range(len(w.queues))] or ["default"]
+    duration = "60s" if w.shape == "reclaim" else None
+    gang = max(1, w.gang_size)
+    for g in range(count // gang):
+        group = f"{label}-pg-{g}"
+        create(_group(group, gang, queues[g % len(queues)]))
+        for k in range(gang):
+            create(_pod(f"{label}-{g}-{k}", w, label, group=group, priority=priority, duration=duration))
+
+
+def _setup(w: Workload, size: Size) -> FakeCluster:
+    c = FakeCluster(seed=0, scheduler_conf=scheduler_conf(w.actions))
+    c.trace.enabled = False
+    c.add_nodes(size.nodes, cpu=w.cpu, memory=w.memory, pods=w.pods_per_node)
+    for i, weight in enumerate(w.queues):
+        c.apply({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": f"q{i}"},
+                 "spec": {"weight": weight, "reclaimable": True}})
+    if w.shape == "preempt":
+        for name, value in (("low", 0), ("high", 1000)):
+            c.apply({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+                     "value": value})
+    c.run(2)
+    if size.initial:
+        initial = _BindCounter(c, "initial")
+        _submit(c, w, size.initial, "initial", priority="low" if w.shape == "preempt" else None)
+        c.run_until(lambda _c: len(initial.bound) >= size.initial, timeout=3600)
+    return c
+
+
+def run_workload(w: Workload, size: Size, *, sample_every_s: float = 1.0) -> BenchResult:
+    """Set the cluster up (not measured), then create the measured pods and run until they are bound."""
+    gc.collect()
+    rss_before = rss_bytes()
+    t0 = time.perf_counter()
+    c = _setup(w, size)
+    setup_s = time.perf_counter() - t0
+    counter = _BindCounter(c, "measured")
+    sim_start = c.clock.now_ms
+    start = time.perf_counter()
+    _submit(c, w, size.measured, "measured", priority="high" if w.shape == "preempt" else None)
+    samples: list[float] = []
+    next_sample, last_count = start + sample_every_s, 0
+    deadline_ms = c.clock.now_ms + 4 * 3600 * 1000
+    while len(counter.bound) < size.measured and c.clock.now_ms < deadline_ms:
+        if not c.clock.step():
+            break
+        now = time.perf_counter()
+        if now >= next_sample:
+            samples.append((len(counter.bound) - last_count) / (now - next_sample + sample_every_s))
+            last_count, next_sample = len(counter.bound), now + sample_every_s
+    wall = time.perf_counter() - start
+    return BenchResult(w.name, size.nodes, size.measured, len(counter.bound), wall,
+                       (c.clock.now_ms - sim_start) / 1000, samples, setup_s, rss_before, rss_bytes())

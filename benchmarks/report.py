@@ -1,0 +1,96 @@
+"""Turns pytest-benchmark JSON into the Markdown report and the scaling chart.
+
+Usage: ``python -m benchmarks.report out/bench/benchmark.json out/bench``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchmarks.workloads import ANCHORS
+
+__all__ = ["scaling_slope", "write_report"]
+
+
+def _rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b["extra_info"] for b in data.get("benchmarks", []) if b.get("extra_info", {}).get("workload")]
+
+
+def scaling_slope(rows: list[dict[str, Any]]) -> float | None:
+    """Least-squares slope of wall microseconds per pod against node count (Scaling-* rows)."""
+    pts = [(r["nodes"], r["wall_s"] / r["measured_pods"] * 1e6) for r in rows
+           if r["workload"].startswith("Scaling-") and r["measured_pods"]]
+    if len(pts) < 2:
+        return None
+    n = len(pts)
+    mx, my = sum(x for x, _ in pts) / n, sum(y for _, y in pts) / n
+    den = sum((x - mx) ** 2 for x, _ in pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / den if den else None
+
+
+def write_report(data: dict[str, Any], out: Path) -> Path:
+    """Write ``report.md`` (and ``scaling.png`` when matplotlib is present) into ``out``."""
+    rows = _rows(data)
+    machine = data.get("machine_info", {})
+    lines = ["# Scheduling throughput", "",
+             f"Machine: {machine.get('cpu', {}).get('brand_raw', machine.get('processor', '?'))}, "
+             f"Python {machine.get('python_version', '?')}. Whole fake cluster in one process "
+             "(API server, admission, controllers, Volcano scheduler, simulated kubelet), wall clock.", "",
+             "| workload | size | nodes | measured pods | bound | pods/s (avg) | p50 | p90 | p99 | wall s | "
+             "sim s / wall s | RSS MiB |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['workload']} | {r.get('size', '')} | {r['nodes']} | {r['measured_pods']} | {r['bound']} | "
+                     f"{r['pods_per_s']} | {r['p50']} | {r['p90']} | {r['p99']} | {r['wall_s']} | "
+                     f"{r['sim_s_per_wall_s']} | {r['rss_mib']} |")
+    lines += ["", "## Anchors (published figures, other schedulers, other machines)", "",
+              "| system | workload | pods/s |", "|---|---|---:|"]
+    lines += [f"| {who} | {what} | {rate:g} |" for who, what, rate in ANCHORS]
+    slope = scaling_slope(rows)
+    if slope is not None:
+        lines += ["", f"Scaling: wall time per pod grows by {slope * 1000:.3f} µs per 1,000 nodes "
+                      "(least-squares over the Scaling-* rows)."]
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "report.md"
+    path.write_text("\n".join(lines) + "\n")
+    _chart(rows, out)
+    return path
+
+
+def _chart(rows: list[dict[str, Any]], out: Path) -> None:
+    scaling = sorted((r for r in rows if r["workload"].startswith("Scaling-")), key=lambda r: r["nodes"])
+    if not scaling:
+        return
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax1 = plt.subplots(figsize=(8, 4.5))
+    nodes = [r["nodes"] for r in scaling]
+    ax1.plot(nodes, [r["pods_per_s"] for r in scaling], "o-", color="tab:blue", label="pods/s")
+    ax1.set_xlabel("nodes")
+    ax1.set_ylabel("pods bound per wall second", color="tab:blue")
+    ax2 = ax1.twinx()
+    ax2.plot(nodes, [r["rss_mib"] for r in scaling], "s--", color="tab:red", label="RSS MiB")
+    ax2.set_ylabel("resident memory (MiB)", color="tab:red")
+    ax1.set_title("SchedulingBasic throughput and memory against node count")
+    fig.tight_layout()
+    fig.savefig(out / "scaling.png", dpi=90)
+    plt.close(fig)
+
+
+def main(argv: list[str]) -> int:
+    """Entry point: ``report.py JSON OUT_DIR``."""
+    src, out = Path(argv[1]), Path(argv[2])
+    print(write_report(json.loads(src.read_text()), out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,28 @@
+"""Scheduling throughput benchmarks (pytest-benchmark), one per workload.
+
+``make bench`` runs the ``fast`` sizes, ``make bench-full`` the ``full`` ones
+(``BENCH_SIZE=full``). Each benchmark runs its workload once on a fresh
+cluster, checks every measured pod was bound (the smoke test CI relies on),
+and stores the figures in the benchmark's ``extra_info`` for the report.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+from benchmarks.harness import run_workload
+from benchmarks.workloads import WORKLOADS, size_of
+
+SIZE = os.environ.get("BENCH_SIZE", "fast")
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=[w.name for w in WORKLOADS])
+def test_throughput(benchmark: Any, workload: Any) -> None:
+    size = size_of(workload, SIZE)
+    result = benchmark.pedantic(run_workload, args=(workload, size), rounds=1, iterations=1)
+    benchmark.extra_info.update(result.as_dict())
+    benchmark.extra_info["size"] = SIZE
+    assert result.bound == size.measured, f"{workload.name}: only {result.bound}/{size.measured} pods bound"

@@ -1,0 +1,79 @@
+"""Benchmark workloads as data, in the shape of Kubernetes' ``scheduler_perf``:
+create nodes, create queues, create the initial pods, then create the measured
+pods and measure until the last one is bound.
+
+Each workload has a ``fast`` size (what ``make bench`` and CI run) and a
+``full`` size (``make bench-full``, the sizes the published anchors use).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["ANCHORS", "WORKLOADS", "Size", "Workload", "size_of"]
+
+
+@dataclass(frozen=True)
+class Size:
+    """How big one run is."""
+
+    nodes: int
+    initial: int
+    measured: int
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One benchmark workload.
+
+    ``shape``: ``pods`` (one PodGroup of one pod per pod), ``gang`` (PodGroups of
+    ``gang_size`` pods, minMember = gang size), ``jobs`` (Volcano Jobs of one pod,
+    through admission and the Job controller), ``preempt`` (low-priority pods fill
+    the cluster, then high-priority pods preempt them), ``reclaim`` (four weighted
+    queues, jobs arriving faster than they finish).
+    """
+
+    name: str
+    shape: str
+    fast: Size
+    full: Size
+    cpu: str = "4"
+    memory: str = "32Gi"
+    pods_per_node: int = 110
+    pod_cpu: str = "100m"
+    pod_memory: str = "500Mi"
+    gang_size: int = 1
+    queues: tuple[int, ...] = ()
+    actions: str = "enqueue, allocate, backfill"
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+WORKLOADS: tuple[Workload, ...] = (
+    Workload("SchedulingBasic", "pods", fast=Size(5000, 1000, 10000), full=Size(5000, 1000, 10000)),
+    Workload("Gang", "gang", fast=Size(5000, 0, 10000), full=Size(5000, 0, 10000), gang_size=10),
+    Workload("Jobs", "jobs", fast=Size(1000, 0, 2000), full=Size(5000, 0, 10000)),
+    Workload("Preemption", "preempt", fast=Size(1000, 4000, 1000), full=Size(5000, 20000, 5000),
+             pod_cpu="1", pod_memory="1Gi", actions="enqueue, allocate, preempt, backfill"),
+    Workload("Reclaim", "reclaim", fast=Size(200, 0, 4000), full=Size(1000, 0, 20000), queues=(1, 2, 3, 4),
+             pod_cpu="1", pod_memory="1Gi", actions="enqueue, allocate, reclaim, backfill"),
+    Workload("Scaling-500", "pods", fast=Size(500, 100, 2000), full=Size(500, 1000, 10000)),
+    Workload("Scaling-1000", "pods", fast=Size(1000, 100, 2000), full=Size(1000, 1000, 10000)),
+    Workload("Scaling-2000", "pods", fast=Size(2000, 100, 2000), full=Size(2000, 1000, 10000)),
+    Workload("Scaling-5000", "pods", fast=Size(5000, 100, 2000), full=Size(5000, 1000, 10000)),
+    Workload("Scaling-10000", "pods", fast=Size(10000, 100, 2000), full=Size(10000, 1000, 10000)),
+)
+
+ANCHORS: tuple[tuple[str, str, float], ...] = (
+    ("kube-scheduler scheduler_perf CI floor", "SchedulingBasic 5,000 nodes / 10,000 pods", 680.0),
+    ("kube-scheduler scheduler_perf CI floor", "SchedulingBasic 5,000 nodes / 50,000 pods", 810.0),
+    ("kube-scheduler scheduler_perf CI floor", "PreemptionAsync 5,000 nodes", 570.0),
+    ("Godel (ByteDance)", "30,000 nodes, 48 cores", 1000.0),
+    ("YuniKorn", "2,000 nodes (kubemark)", 204.0),
+    ("YuniKorn", "KWOK", 833.0),
+    ("Volcano tuning guide", "10,000 one-pod Jobs end to end on kind (8 cores)", 55.0),
+)
+
+
+def size_of(workload: Workload, which: str) -> Size:
+    """The ``fast`` or ``full`` size of a workload."""
+    return workload.full if which == "full" else workload.fast
