@@ -67,6 +67,9 @@ class Snapshot:
     queues: list[QueueInfo]
     default_queue: str = "default"
     priority_classes: Mapping[str, int] = field(default_factory=dict)
+    overrides: Mapping[str, tuple[TaskStatus, str]] = field(default_factory=dict)
+    """Task uid -> (status, node) the cache knows better than the pod (binds in flight,
+    evictions sent)."""
     shared: dict[Any, Any] = field(default_factory=dict)
     """Caches valid across sessions while the node set is unchanged (the cache
     hands the same dict to every snapshot until a node changes)."""
@@ -96,7 +99,8 @@ class Session:
         space = self.space
         by_name = self.table.by_name
         for spec in snapshot.tasks:
-            task = TaskInfo(spec, space.fit(spec.vec(space)))
+            over = snapshot.overrides.get(spec.uid)
+            task = TaskInfo(spec, space.fit(spec.vec(space)), *(over or (None, None)))
             owner = self.jobs.get(spec.job_id) if spec.job_id else None
             if owner is not None:
                 owner.add_task(task)

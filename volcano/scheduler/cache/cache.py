@@ -1,0 +1,125 @@
+"""SchedulerCache: what the scheduler knows, fed by informers.
+
+Pods (of this scheduler, or already bound), Nodes, PodGroups, Queues and
+PriorityClasses arrive through informer handlers; each object version is
+parsed once (``TaskSpec``/``NodeSpec``/``QueueInfo``) and kept in insertion
+order, so a per-cycle ``snapshot()`` is a cheap assembly of already-parsed
+parts (incremental: only changed objects are re-parsed). Binds in flight and
+evictions sent are remembered as overrides until the informer shows their
+effect, as Volcano's cache ignores stale pod updates during a bind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from volcano.informers import InformerFactory
+from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec, TaskStatus
+from volcano.scheduler.framework.resources import ResourceSpace
+from volcano.scheduler.framework.session import Snapshot
+
+__all__ = ["SchedulerCache"]
+
+Obj = dict[str, Any]
+
+
+def _key(obj: Obj) -> str:
+    meta = obj.get("metadata") or {}
+    ns = meta.get("namespace")
+    return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
+
+
+class SchedulerCache:
+    """See the module docstring."""
+
+    def __init__(self, informers: InformerFactory, *, scheduler_names: Iterable[str] = ("volcano",),
+                 default_queue: str = "default") -> None:
+        self.scheduler_names = frozenset(scheduler_names)
+        self.default_queue = default_queue
+        self.space = ResourceSpace()
+        self.pods: dict[str, TaskSpec] = {}
+        self.nodes: dict[str, NodeSpec] = {}
+        self.podgroups: dict[str, Obj] = {}
+        self.queues: dict[str, QueueInfo] = {}
+        self.priority_classes: dict[str, Obj] = {}
+        self.binding: dict[str, str] = {}
+        self.releasing: set[str] = set()
+        self._shared: dict[Any, Any] = {}
+        self.informers = informers
+        informers.informer("Pod").add_handler(self._on_pod)
+        informers.informer("Node").add_handler(self._on_node)
+        informers.informer("PodGroup").add_handler(self._on_podgroup)
+        informers.informer("Queue").add_handler(self._on_queue)
+        informers.informer("PriorityClass").add_handler(self._on_pc)
+
+    def _on_pod(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        key = _key(obj)
+        spec = obj.get("spec") or {}
+        if etype == "DELETED":
+            self.pods.pop(key, None)
+            self.binding.pop(key, None)
+            self.releasing.discard(key)
+            return
+        if (spec.get("schedulerName") or "default-scheduler") not in self.scheduler_names and not spec.get("nodeName"):
+            self.pods.pop(key, None)
+            return
+        task = TaskSpec(obj)
+        self.space.register_all(task.requests)
+        if task.node_name:
+            self.binding.pop(key, None)
+        if task.status in (TaskStatus.Releasing, TaskStatus.Succeeded, TaskStatus.Failed):
+            self.releasing.discard(key)
+        self.pods[key] = task
+
+    def _on_node(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        name = _key(obj)
+        self._shared = {}
+        if etype == "DELETED":
+            self.nodes.pop(name, None)
+            return
+        spec = NodeSpec(obj)
+        self.space.register_all(spec.allocatable)
+        self.nodes[name] = spec
+
+    def _on_podgroup(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        if etype == "DELETED":
+            self.podgroups.pop(_key(obj), None)
+        else:
+            self.podgroups[_key(obj)] = obj
+
+    def _on_queue(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        if etype == "DELETED":
+            self.queues.pop(_key(obj), None)
+        else:
+            self.queues[_key(obj)] = QueueInfo(obj)
+
+    def _on_pc(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        if etype == "DELETED":
+            self.priority_classes.pop(_key(obj), None)
+        else:
+            self.priority_classes[_key(obj)] = obj
+
+    def job_priority(self, podgroup: Obj) -> int:
+        """The value of the PodGroup's PriorityClass, else the global default's, else 0."""
+        name = (podgroup.get("spec") or {}).get("priorityClassName") or ""
+        pc = self.priority_classes.get(name)
+        if pc is None:
+            pc = next((p for _, p in sorted(self.priority_classes.items()) if p.get("globalDefault")), None)
+        return int(pc.get("value") or 0) if pc is not None else 0
+
+    def snapshot(self) -> Snapshot:
+        """The state for one session."""
+        overrides: dict[str, tuple[TaskStatus, str]] = {}
+        for key, node in self.binding.items():
+            spec = self.pods.get(key)
+            if spec is not None:
+                overrides[spec.uid] = (TaskStatus.Binding, node)
+        for key in self.releasing:
+            spec = self.pods.get(key)
+            if spec is not None and spec.node_name:
+                overrides[spec.uid] = (TaskStatus.Releasing, spec.node_name)
+        groups: list[tuple[Mapping[str, Any], int]] = [(pg, self.job_priority(pg)) for pg in self.podgroups.values()]
+        pcs = {name: int(p.get("value") or 0) for name, p in self.priority_classes.items()}
+        return Snapshot(self.space, list(self.nodes.values()), groups, list(self.pods.values()),
+                        list(self.queues.values()), self.default_queue, pcs, overrides, self._shared)

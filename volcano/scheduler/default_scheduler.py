@@ -1,0 +1,140 @@
+"""A kube-scheduler-like baseline for pods of ``default-scheduler`` (or no schedulerName).
+
+Every period, pending unbound pods are placed one at a time in priority, then
+creation, then namespace/name order: filter nodes on unschedulable, taints
+(NoSchedule/NoExecute), nodeSelector and required node affinity, and resource
+fit (requests, including the pod slot, against allocatable minus every bound,
+non-terminated pod); score least-allocated (mean over cpu and memory of free
+fraction after placement); ties go to the first node by name. PodGroups are
+ignored, which is exactly what lets gangs deadlock. An unplaceable pod gets
+``PodScheduled=False`` reason ``Unschedulable`` (``0/<n> nodes are available``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from volcano.api.frozen import thaw
+from volcano.api.resources import PODS, Resources, node_allocatable, pod_requests
+from volcano.apiserver.client import Client
+from volcano.apiserver.errors import ApiError
+from volcano.informers import InformerFactory
+from volcano.scheduler.framework.model import NodeSpec
+from volcano.scheduler.plugins.predicates import UNSCHEDULABLE_TAINT, node_affinity_matches, tolerates
+from volcano.sim.clock import Priority, SimClock, TimerHandle
+from volcano.sim.trace import Trace
+
+__all__ = ["DefaultScheduler"]
+
+Obj = dict[str, Any]
+_ONE_POD = Resources({PODS: 1000})
+
+
+def _requests(pod: Obj) -> Resources:
+    return pod_requests(pod) + _ONE_POD
+
+
+class DefaultScheduler:
+    """See the module docstring."""
+
+    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+                 trace: Trace | None = None, recorder: Any = None, period_ms: int = 1000) -> None:
+        self.client = client
+        self.informers = informers
+        self.clock = clock
+        self.trace = trace
+        self.recorder = recorder
+        self.period_ms = period_ms
+        self._pods = informers.informer("Pod")
+        self._nodes = informers.informer("Node")
+        self._timer: TimerHandle | None = None
+
+    def start(self) -> None:
+        """Run a cycle every period."""
+        if self._timer is None:
+            self._timer = self.clock.call_every(self.period_ms, self.run_once, priority=Priority.SCHEDULER)
+
+    def stop(self) -> None:
+        """Stop cycling."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def run_once(self) -> int:
+        """Place what fits; returns the number of pods bound."""
+        nodes = sorted(self._nodes.list(), key=lambda n: n["metadata"]["name"])
+        free: dict[str, Resources] = {n["metadata"]["name"]: node_allocatable(n) for n in nodes}
+        pending: list[Obj] = []
+        for pod in self._pods.list():
+            spec = pod.get("spec") or {}
+            phase = (pod.get("status") or {}).get("phase")
+            if spec.get("nodeName"):
+                if phase not in ("Succeeded", "Failed") and spec["nodeName"] in free:
+                    free[spec["nodeName"]] = free[spec["nodeName"]] - _requests(pod)
+            elif (spec.get("schedulerName") or "default-scheduler") == "default-scheduler" and \
+                    not (pod.get("metadata") or {}).get("deletionTimestamp"):
+                pending.append(pod)
+        pending.sort(key=lambda p: (-int((p.get("spec") or {}).get("priority") or 0),
+                                    p["metadata"].get("creationTimestamp") or "",
+                                    p["metadata"].get("namespace") or "", p["metadata"]["name"]))
+        specs = [NodeSpec(n) for n in nodes]
+        bound = 0
+        for pod in pending:
+            node = self._place(pod, specs, free)
+            meta = pod["metadata"]
+            if node is None:
+                self._unschedulable(pod, len(specs))
+                continue
+            try:
+                self.client.bind(meta["name"], meta.get("namespace") or "default", node)
+            except ApiError:
+                continue
+            free[node] = free[node] - _requests(pod)
+            bound += 1
+            if self.trace is not None:
+                self.trace.record(self.clock.now_ms, "default-scheduler", "Bind",
+                                  f"{meta.get('namespace')}/{meta['name']}", node)
+            if self.recorder is not None:
+                self.recorder.event(pod, "Normal", "Scheduled",
+                                    f"Successfully assigned {meta.get('namespace')}/{meta['name']} to {node}")
+        return bound
+
+    def _place(self, pod: Obj, specs: list[NodeSpec], free: dict[str, Resources]) -> str | None:
+        spec = pod.get("spec") or {}
+        tols = list(spec.get("tolerations") or [])
+        req = _requests(pod)
+        best, best_score = None, -1.0
+        for node in specs:
+            if node.unschedulable and not tolerates(tols, {"key": UNSCHEDULABLE_TAINT, "effect": "NoSchedule"}):
+                continue
+            if any(t.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tols, t) for t in node.taints):
+                continue
+            if not node_affinity_matches(spec, node):
+                continue
+            avail = free[node.name]
+            if not req.fits_in(avail):
+                continue
+            score = 0.0
+            for name in ("cpu", "memory"):
+                cap = node.allocatable.get(name)
+                score += (avail.get(name) - req.get(name)) / cap if cap else 0.0
+            if score > best_score:
+                best, best_score = node.name, score
+        return best
+
+    def _unschedulable(self, pod: Obj, n: int) -> None:
+        msg = f"0/{n} nodes are available: insufficient resources or no matching node."
+        conds = [c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == "PodScheduled"]
+        if conds and conds[0].get("message") == msg:
+            return
+        status = thaw(pod.get("status") or {})
+        others = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
+        others.append({"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg})
+        meta = pod["metadata"]
+        try:
+            self.client.patch("Pod", meta["name"], {"status": {"conditions": others}},
+                              meta.get("namespace") or "default", subresource="status")
+        except ApiError:
+            return
+        if self.recorder is not None:
+            self.recorder.event(pod, "Warning", "FailedScheduling", msg)

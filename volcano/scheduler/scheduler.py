@@ -1,0 +1,217 @@
+"""The Volcano scheduler component: a cycle every schedule period on the clock.
+
+``Scheduler.run_once()`` = snapshot the cache, open a ``Session`` with fresh
+plugins, run the configured actions in order, close the session, then write:
+binds through ``pods/binding`` (a failed bind emits ``FailedScheduling`` with
+reason SchedulerError and the task is resynced: it is Pending again next
+cycle), evictions (pod conditions ``Ready=False/Evict`` and
+``DisruptionTarget=True/PreemptionByScheduler``, Warning ``Evict`` on the pod,
+Normal ``Evict`` on the PodGroup, then a graceful delete), PodGroup status
+when changed, events, pod ``PodScheduled=False`` conditions and nominated
+nodes, and queue ``status.allocated``. Write conflicts are skipped: the next
+cycle recomputes everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from volcano.api.frozen import thaw
+from volcano.apiserver.client import Client
+from volcano.apiserver.errors import ApiError
+from volcano.informers import InformerFactory
+from volcano.scheduler.actions import ACTIONS
+from volcano.scheduler.cache import SchedulerCache
+from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF
+from volcano.scheduler.framework.conf import SchedulerConf
+from volcano.scheduler.framework.model import TaskInfo
+from volcano.scheduler.framework.plugin import Arguments, PluginRegistry
+from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.status import SessionOutcome, close_session
+from volcano.scheduler.metrics import SchedulerMetrics
+from volcano.scheduler.plugins import default_registry
+from volcano.sim.clock import Priority, SimClock, TimerHandle
+from volcano.sim.rand import RandomStreams
+from volcano.sim.trace import Trace
+
+__all__ = ["Scheduler"]
+
+Obj = dict[str, Any]
+
+
+class Scheduler:
+    """Volcano's scheduler over a ``Client`` and shared informers."""
+
+    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+                 conf: SchedulerConf | None = None, streams: RandomStreams | None = None,
+                 trace: Trace | None = None, recorder: Any = None, scheduler_name: str = "volcano",
+                 period_ms: int = 1000, registry: PluginRegistry | None = None,
+                 default_queue: str = "default") -> None:
+        self.client = client
+        self.clock = clock
+        self.conf = conf or DEFAULT_SCHEDULER_CONF
+        self.streams = streams
+        self.trace = trace
+        self.recorder = recorder
+        self.name = scheduler_name
+        self.period_ms = period_ms
+        self.registry = registry or default_registry()
+        self.cache = SchedulerCache(informers, scheduler_names=(scheduler_name,), default_queue=default_queue)
+        self.metrics = SchedulerMetrics()
+        self.cycles = 0
+        self.last_session: Session | None = None
+        self.last_outcome: SessionOutcome | None = None
+        self._timer: TimerHandle | None = None
+
+    def start(self) -> None:
+        """Create the root/default queues if missing and run a cycle every period."""
+        for name, reclaimable in (("root", False), (self.cache.default_queue, True)):
+            try:
+                self.client.get("Queue", name)
+            except ApiError as exc:
+                if exc.code != 404:
+                    raise
+                self.client.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                                    "metadata": {"name": name}, "spec": {"weight": 1, "reclaimable": reclaimable}})
+        if self._timer is None:
+            self._timer = self.clock.call_every(self.period_ms, self.run_once, priority=Priority.SCHEDULER)
+
+    def stop(self) -> None:
+        """Stop the periodic cycle."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _record(self, event: str, obj: str, detail: str = "") -> None:
+        if self.trace is not None:
+            self.trace.record(self.clock.now_ms, self.name, event, obj, detail)
+
+    def _event(self, obj: Obj | None, etype: str, reason: str, message: str) -> None:
+        if self.recorder is not None and obj is not None:
+            self.recorder.event(obj, etype, reason, message)
+
+    def run_once(self) -> SessionOutcome:
+        """One scheduling cycle; returns what the session close asked to write."""
+        self.cycles += 1
+        start = self.clock.now_ms
+        ssn = Session(self.cache.snapshot(), self.conf, self.registry, uid=f"{self.name}-session-{self.cycles}",
+                      now_ms=start, trace=self.trace, component=self.name)
+        for name in self.conf.actions:
+            action = ACTIONS[name](Arguments(self.conf.action_arguments(name)))
+            action.execute(ssn)
+            self.metrics.action_latency.labels(name).observe(self.clock.now_ms - start)
+            extra = getattr(action, "metrics", {})
+            if extra.get("attempts"):
+                self.metrics.preemption_attempts.inc(extra["attempts"])
+            if "victims" in extra:
+                self.metrics.preemption_victims.set(extra["victims"])
+            if extra.get("eviction_transactions"):
+                self.metrics.eviction_transactions.labels(name).inc(extra["eviction_transactions"])
+        outcome = close_session(ssn)
+        self._apply(ssn, outcome)
+        self.metrics.e2e_latency.observe(self.clock.now_ms - start)
+        self.last_session, self.last_outcome = ssn, outcome
+        return outcome
+
+    # -- writes -------------------------------------------------------------------------------
+    def _pod(self, task: TaskInfo) -> Obj | None:
+        return self.cache.informers.informer("Pod").get(task.name, task.namespace)
+
+    def _apply(self, ssn: Session, out: SessionOutcome) -> None:
+        obs = ssn.observations
+        for job_name, n in sorted((obs.get("unschedule_task_count") or {}).items()):
+            self.metrics.unschedule_task_count.labels(job_name).set(n)
+        self.metrics.unschedule_job_count.set(obs.get("unschedule_job_count", 0))
+        for job_name, n in sorted((obs.get("job_retry") or {}).items()):
+            self.metrics.job_retry_counts.labels(job_name).inc(n)
+        for task, node in ssn.binds:
+            self._bind(task, node)
+        for task, reason in ssn.evictions:
+            self._evict(ssn, task, reason)
+        pg_informer = self.cache.informers.informer("PodGroup")
+        for job, status in out.podgroups:
+            current = pg_informer.get(job.name, job.namespace)
+            if current is None:
+                continue
+            obj = thaw(current)
+            obj["status"] = {**(obj.get("status") or {}), **status}
+            for key in ("running", "succeeded", "failed"):
+                if key not in status:
+                    obj["status"].pop(key, None)
+            try:
+                self.client.update_status(obj)
+            except ApiError:
+                continue
+        pods = self.cache.informers.informer("Pod")
+        for ev in out.events:
+            if ev.kind == "PodGroup":
+                self._event(pg_informer.get(ev.name, ev.namespace), ev.type, ev.reason, ev.message)
+            else:
+                self._event(pods.get(ev.name, ev.namespace), ev.type, ev.reason, ev.message)
+        for task, cond, nominated in out.pod_conditions:
+            self._set_pod_condition(task, cond, nominated)
+        for name, allocated in sorted(out.queues.items()):
+            try:
+                self.client.patch("Queue", name, {"status": {"allocated": allocated}}, subresource="status")
+            except ApiError:
+                continue
+
+    def _set_pod_condition(self, task: TaskInfo, cond: Obj, nominated: str = "") -> None:
+        pod = self._pod(task)
+        if pod is None:
+            return
+        conds = [dict(c) for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") != cond["type"]]
+        conds.append({**cond, "lastTransitionTime": self._now()})
+        patch: Obj = {"status": {"conditions": conds}}
+        if nominated:
+            patch["status"]["nominatedNodeName"] = nominated
+        try:
+            self.client.patch("Pod", task.name, patch, task.namespace, subresource="status")
+        except ApiError:
+            return
+
+    def _now(self) -> str:
+        from volcano.scheduler.framework.session import rfc3339
+        return rfc3339(self.clock.now_ms)
+
+    def _bind(self, task: TaskInfo, node: str) -> None:
+        key = task.key
+        try:
+            self.client.bind(task.name, task.namespace, node)
+        except ApiError as exc:
+            self.cache.binding.pop(key, None)
+            msg = f"failed to bind to node {node}: {exc.message}"
+            self._event(self._pod(task), "Warning", "FailedScheduling", msg)
+            self._set_pod_condition(task, {"type": "PodScheduled", "status": "False", "reason": "SchedulerError",
+                                           "message": msg})
+            self._record("BindFailed", key, f"{node} {exc.reason}")
+            return
+        self.cache.binding[key] = node
+        self._event(self._pod(task), "Normal", "Scheduled", f"Successfully assigned {key} to {node}")
+
+    def _evict(self, ssn: Session, task: TaskInfo, reason: str) -> None:
+        job = task.job
+        if job is not None:
+            self._event(self.cache.informers.informer("PodGroup").get(job.name, job.namespace),
+                        "Normal", "Evict", reason)
+        pod = self._pod(task)
+        if pod is None:
+            return
+        msg = f"Pod is evicted, because of {reason}"
+        self._event(pod, "Warning", "Evict", msg)
+        conds = [dict(c) for c in (pod.get("status") or {}).get("conditions") or []
+                 if c.get("type") not in ("Ready", "DisruptionTarget")]
+        now = self._now()
+        conds.append({"type": "Ready", "status": "False", "reason": "Evict", "message": msg,
+                      "lastTransitionTime": now})
+        conds.append({"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+                      "message": f"{self.name}: preempting to accommodate a higher priority pod",
+                      "lastTransitionTime": now})
+        try:
+            self.client.patch("Pod", task.name, {"status": {"conditions": conds}}, task.namespace,
+                              subresource="status")
+            self.client.delete("Pod", task.name, task.namespace)
+        except ApiError as exc:
+            self._record("EvictFailed", task.key, exc.reason)
+            return
+        self.cache.releasing.add(task.key)
