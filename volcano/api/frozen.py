@@ -81,10 +81,21 @@ class FrozenList(list[Any]):
         return id(self)
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def freeze(value: Any) -> Any:
-    """A deep, read-only copy of a JSON-like value (already-frozen parts are shared)."""
-    cls = type(value)
-    if cls is FrozenDict or cls is FrozenList:
+    """A deep, read-only copy of a JSON-like value (already-frozen parts are shared).
+
+    This is the store's write path, so it is written for speed: scalars are
+    shared without a call, frozen containers are shared whole.
+    """
+    t = type(value)
+    if t is dict:
+        return FrozenDict({k: (v if type(v) in _SCALARS else freeze(v)) for k, v in value.items()})
+    if t is list:
+        return FrozenList([v if type(v) in _SCALARS else freeze(v) for v in value])
+    if t is FrozenDict or t is FrozenList or t in _SCALARS:
         return value
     if isinstance(value, dict):
         return FrozenDict({k: freeze(v) for k, v in value.items()})
@@ -95,6 +106,13 @@ def freeze(value: Any) -> Any:
 
 def thaw(value: Any) -> Any:
     """A deep, plain, mutable copy of a JSON-like value."""
+    t = type(value)
+    if t is dict or t is FrozenDict:
+        return {k: (v if type(v) in _SCALARS else thaw(v)) for k, v in value.items()}
+    if t is list or t is FrozenList:
+        return [v if type(v) in _SCALARS else thaw(v) for v in value]
+    if t in _SCALARS:
+        return value
     if isinstance(value, dict):
         return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -26,13 +26,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from volcano.api.frozen import FrozenDict, FrozenList, thaw
+from volcano.api.frozen import FrozenDict, FrozenList, freeze, thaw
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object, resolve_kind
 from volcano.api.selectors import SelectorError, parse_field_selector, parse_label_selector
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
-from volcano.apiserver.copying import frozen_copy, plain_copy
 from volcano.apiserver.deletion import check_preconditions, pod_grace_seconds
 from volcano.apiserver.errors import (
     ApiError,
@@ -152,7 +151,7 @@ class ApiServer:
     def _insert(self, info: KindInfo, new: dict[str, Any]) -> FrozenDict:
         rv = self._next_rv(new)
         meta = new["metadata"]
-        obj: FrozenDict = frozen_copy(new)
+        obj: FrozenDict = freeze(new)
         ns, name = meta.get("namespace", ""), meta["name"]
         bucket = self._bucket(info)
         names = bucket.get(ns)
@@ -168,7 +167,7 @@ class ApiServer:
     def _replace(self, info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> FrozenDict:
         rv = self._next_rv(new)
         meta = new["metadata"]
-        obj: FrozenDict = frozen_copy(new)
+        obj: FrozenDict = freeze(new)
         self._store[info.key][meta.get("namespace", "")][meta["name"]] = obj
         self._hub.append(info.key, rv, "MODIFIED", obj, old)
         self._gc.track(old, obj)
@@ -217,7 +216,7 @@ class ApiServer:
         the rest, so the caller's containers are never retained either way)."""
         chain = self.admission
         if chain.hooks(True, info.key, operation) or chain.hooks(False, info.key, operation):
-            out: dict[str, Any] = plain_copy(obj)
+            out: dict[str, Any] = thaw(obj)
             return out
         new = dict(obj)
         new["metadata"] = dict(obj["metadata"])
@@ -381,7 +380,7 @@ class ApiServer:
             if status is None:
                 request_obj.pop("status", None)
             else:
-                request_obj["status"] = plain_copy(status)
+                request_obj["status"] = thaw(status)
             self._admit("UPDATE", info, request_obj, old, "status")
             status = request_obj.get("status")
         new: dict[str, Any] = dict(old)
