@@ -111,7 +111,19 @@ class PredicatesPlugin(Plugin):
         self.taints = self.args.get_bool("predicate.TaintTolerationEnable", True)
         self.pod_affinity = self.args.get_bool("predicate.PodAffinityEnable", True)
         self.ssn = ssn
+        # Placed tasks that carry required anti-affinity terms (kept current by event
+        # handlers, so the symmetric check does not scan every node for every task).
+        self.anti: dict[str, TaskInfo] = {t.uid: t for n in ssn.nodes for t in n.tasks.values()
+                                          if t.spec.pod_anti_affinity}
         ssn.add_fn("predicate", self.predicate)
+        ssn.add_event_handler(allocate=self._placed, deallocate=self._removed)
+
+    def _placed(self, task: TaskInfo) -> None:
+        if task.spec.pod_anti_affinity:
+            self.anti[task.uid] = task
+
+    def _removed(self, task: TaskInfo) -> None:
+        self.anti.pop(task.uid, None)
 
     def _static(self, task: TaskInfo) -> Verdict:
         key = ("predicates.static", self.affinity, self.taints, task.spec.static_sig)
@@ -185,6 +197,8 @@ class PredicatesPlugin(Plugin):
 
     def _inter_pod(self, task: TaskInfo, v: Verdict) -> None:
         spec = task.spec
+        if not spec.pod_affinity and not spec.pod_anti_affinity and not self.anti:
+            return
         nodes = self.ssn.nodes
         for term in spec.pod_affinity:
             key = term.get("topologyKey") or ""
@@ -202,17 +216,16 @@ class PredicatesPlugin(Plugin):
             rows = self._matching_rows(term, spec.namespace, task)
             if rows:
                 v.fail(self._domain_mask(key, rows), "node(s) didn't match pod anti-affinity rules", False)
-        existing: set[int] = set()
         keys: list[tuple[str, set[int]]] = []
-        for node in nodes:
-            for t in node.tasks.values():
-                if t is task or not t.spec.pod_anti_affinity:
-                    continue
-                for term in t.spec.pod_anti_affinity:
-                    sel = label_selector_from_dict(term.get("labelSelector"))
-                    namespaces = set(term.get("namespaces") or [t.namespace])
-                    if spec.namespace in namespaces and sel.matches(spec.labels):
-                        keys.append((term.get("topologyKey") or "", {node.row}))
-                        existing.add(node.row)
+        by_name = self.ssn.table.by_name
+        for _, t in sorted(self.anti.items()):
+            host = by_name.get(t.node_name)
+            if t is task or host is None:
+                continue
+            for term in t.spec.pod_anti_affinity:
+                sel = label_selector_from_dict(term.get("labelSelector"))
+                namespaces = set(term.get("namespaces") or [t.namespace])
+                if spec.namespace in namespaces and sel.matches(spec.labels):
+                    keys.append((term.get("topologyKey") or "", {host.row}))
         for key, rows in keys:
             v.fail(self._domain_mask(key, rows), "node(s) didn't satisfy existing pods anti-affinity rules", False)
