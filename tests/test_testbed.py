@@ -169,9 +169,9 @@ def test_delete_and_evict(fake_cluster: FakeCluster) -> None:
     c = fake_cluster
     c.add_node("n")
     c.apply(POD)
-    c.apply(POD.replace("name: web", "name: web2"))
     c.server.bind("web", "default", "n")
     c.run(2)
+    c.apply(POD.replace("name: web", "name: web2"))  # created after the last scheduling cycle
     c.evict("web")
     assert c.get("Pod", "web")["metadata"]["deletionTimestamp"]
     c.delete("Pod", "web2")  # never bound: removed at once

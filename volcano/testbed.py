@@ -35,6 +35,7 @@ from volcano.apiserver import ApiError, ApiServer, EventRecorder
 from volcano.controllers import CONTROLLERS
 from volcano.informers import InformerFactory
 from volcano.kubelet import KubeletConfig, SimKubelet
+from volcano.scheduler import DefaultScheduler, Scheduler, load_scheduler_conf
 from volcano.sim import RandomStreams, SimClock, Trace
 
 __all__ = ["FakeCluster"]
@@ -104,6 +105,7 @@ class FakeCluster:
                  kubelet: KubeletConfig | None = None) -> None:
         self.seed = int(seed)
         self.scheduler_conf = scheduler_conf
+        self.scheduler_config = None if scheduler_conf is None else load_scheduler_conf(scheduler_conf)
         self.clock = SimClock()
         self.streams = RandomStreams(self.seed)
         self.trace = Trace()
@@ -116,7 +118,6 @@ class FakeCluster:
         self.kubelet = SimKubelet(self.client, self.informers, self.clock, self.streams, self.trace,
                                   kubelet or KubeletConfig(), recorder=self.recorder_for("kubelet"))
         self._start_components()
-        self._bootstrap_queues()
 
     # ------------------------------------------------------------------ wiring
 
@@ -129,7 +130,8 @@ class FakeCluster:
         3. the simulated kubelet;
         4. the Volcano scheduler (``self.scheduler_conf``) and the default scheduler.
 
-        The Volcano scheduler is added here as it lands.
+        The bootstrap queues are created (and opened) before the scheduler starts, so a new
+        cluster has them in state Open at once.
         """
         install_admission(self.server)
         self.controllers = [cls(self.client, self.informers, self.clock, streams=self.streams, trace=self.trace,
@@ -138,6 +140,13 @@ class FakeCluster:
         for controller in self.controllers:
             controller.start()
         self.kubelet.start()
+        self._bootstrap_queues()
+        self.scheduler = Scheduler(self.client, self.informers, self.clock, conf=self.scheduler_config,
+                                   streams=self.streams, trace=self.trace, recorder=self.recorder_for("volcano"))
+        self.default_scheduler = DefaultScheduler(self.client, self.informers, self.clock, trace=self.trace,
+                                                  recorder=self.recorder_for("default-scheduler"))
+        self.scheduler.start()
+        self.default_scheduler.start()
 
     def _bootstrap_queues(self) -> None:
         """Queues ``root`` and ``default`` in state Open, as Volcano's scheduler creates them

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from volcano.api.resources import PODS, Resources, node_allocatable, pod_requests
-from volcano.scheduler.framework.resources import POD_UNIT, ResourceSpace, Vec
+from volcano.api.resources import PODS, node_allocatable, pod_requests
+from volcano.scheduler.framework.resources import POD_UNIT, ResourceSpace, Vec, scheduler_resources
 
 __all__ = [
     "ALLOCATED_STATUSES",
@@ -322,11 +322,11 @@ class QueueInfo:
         self.creation: str = meta.get("creationTimestamp") or ""
         self.weight = int(spec.get("weight") or 1)
         self.priority = int(spec.get("priority") or 0)
-        self.capability = Resources.from_k8s(spec.get("capability"), field="spec.capability") \
+        self.capability = scheduler_resources(spec.get("capability"), field="spec.capability") \
             if spec.get("capability") else None
         gres = (spec.get("guarantee") or {}).get("resource")
-        self.guarantee = Resources.from_k8s(gres, field="spec.guarantee.resource") if gres else None
-        self.deserved = Resources.from_k8s(spec.get("deserved"), field="spec.deserved") \
+        self.guarantee = scheduler_resources(gres, field="spec.guarantee.resource") if gres else None
+        self.deserved = scheduler_resources(spec.get("deserved"), field="spec.deserved") \
             if spec.get("deserved") else None
         self.reclaimable = spec.get("reclaimable") is not False
         self.parent: str = spec.get("parent") or ""
@@ -351,7 +351,7 @@ class JobInfo:
         self.queue: str = spec.get("queue") or default_queue
         self.min_available = int(spec.get("minMember") or 0)
         self.min_task_member: dict[str, int] = {k: int(v) for k, v in (spec.get("minTaskMember") or {}).items()}
-        self.min_resources = Resources.from_k8s(spec.get("minResources"), field="spec.minResources") \
+        self.min_resources = scheduler_resources(spec.get("minResources"), field="spec.minResources") \
             if spec.get("minResources") is not None else None
         self.priority = priority
         self.creation: str = meta.get("creationTimestamp") or ""

@@ -15,15 +15,39 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from volcano.api.resources import CPU, MEMORY, PODS, Resources
+from volcano.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resources
 
-__all__ = ["POD_UNIT", "ResourceSpace", "Vec", "fmt_names"]
+__all__ = ["POD_UNIT", "ResourceSpace", "Vec", "fmt_names", "is_scheduler_resource", "scheduler_resources"]
 
 Vec = npt.NDArray[np.int64]
 """A resource vector (one int64 per column of a ``ResourceSpace``)."""
 
 POD_UNIT = 1000
 """One pod in the ``pods`` dimension (milli-units, like every other resource)."""
+
+
+def is_scheduler_resource(name: str) -> bool:
+    """Whether Volcano's ``NewResource`` keeps a ResourceList entry (reference §9.1).
+
+    Kept: cpu, memory, pods, ephemeral-storage, and Kubernetes' scalar resource
+    names (extended resources such as ``nvidia.com/gpu``, ``hugepages-*``,
+    ``attachable-volumes-*``, ``kubernetes.io/``-prefixed names). Dropped:
+    ``count/*`` quota keys and the ``requests.*`` / ``limits.*`` keys the Job
+    controller writes into ``minResources`` beside the plain names.
+    """
+    if name in (CPU, MEMORY, PODS, EPHEMERAL_STORAGE):
+        return True
+    if name.startswith(("count/", "requests.", "limits.")):
+        return False
+    return name.startswith(("hugepages-", "attachable-volumes-")) or "/" in name
+
+
+def scheduler_resources(mapping: Mapping[str, object] | None, *, field: str) -> Resources:
+    """A ResourceList (queue capability, PodGroup minResources, ...) as the scheduler reads it:
+    parsed exactly, keeping only the names ``is_scheduler_resource`` accepts. Bad quantities
+    raise ``QuantityError`` naming ``field``."""
+    kept = {k: v for k, v in (mapping or {}).items() if is_scheduler_resource(str(k))}
+    return Resources.from_k8s(kept, field=field)
 
 
 class ResourceSpace:
