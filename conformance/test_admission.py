@@ -199,6 +199,9 @@ def base_job(name: str) -> Obj:
 
 
 @pytest.mark.admission
+@pytest.mark.xfail(strict=True, reason="product bug: a webhook denial is reported as 403 Forbidden with the prefix "
+                   "'<resource> \"<name>\" is forbidden: '; Kubernetes reports 400 with the message starting "
+                   "'admission webhook \"<name>\" denied the request: '")
 def test_webhook_denial_is_a_bad_request_naming_the_webhook(cluster: Cluster) -> None:
     """A webhook denial is HTTP 400 whose message starts with the webhook's name, exactly as
     Kubernetes' webhook plugin reports an ``allowed: false`` answer carrying only a message."""
