@@ -16,13 +16,16 @@ def _need(*names: str) -> None:
 
 
 def allocate_conf():  # type: ignore[no-untyped-def]
-    return conf(["allocate"], [
-        opt("gang", "jobOrder", "jobReady", "jobPipelined", "jobStarving"),
-        opt("drf", "preemptable", "jobOrder"),
-        opt("proportion", "queueOrder", "reclaimable", "allocatable"),
-        opt("predicates", "predicate"),
-        opt("nodeorder", "nodeOrder"),
-    ])
+    return conf(
+        ["allocate"],
+        [
+            opt("gang", "jobOrder", "jobReady", "jobPipelined", "jobStarving"),
+            opt("drf", "preemptable", "jobOrder"),
+            opt("proportion", "queueOrder", "reclaimable", "allocatable"),
+            opt("predicates", "predicate"),
+            opt("nodeorder", "nodeOrder"),
+        ],
+    )
 
 
 def _no_nodeorder(c):  # type: ignore[no-untyped-def]
@@ -30,45 +33,91 @@ def _no_nodeorder(c):  # type: ignore[no-untyped-def]
     or equal nodes, ties to the first node)."""
     reg = default_registry()
     from volcano.scheduler.framework.conf import SchedulerConf, Tier
+
     return SchedulerConf(c.actions, tuple(Tier(tuple(p for p in t.plugins if p.name in reg)) for t in c.tiers))
 
 
 CASES = [
     pytest.param(
-        [node("n1", res(2, "4Gi", pods=10), {"nodeRole": "worker"})], [queue("c1")],
+        [node("n1", res(2, "4Gi", pods=10), {"nodeRole": "worker"})],
+        [queue("c1")],
         [pg("pg1", "c1", "c1", 1)],
-        [pod("c1", "p1", "", "Pending", res(1, "1G"), "pg1", {"volcano.sh/task-spec": "master"},
-             {"nodeRole": "master"}),
-         pod("c1", "p2", "", "Pending", res(1, "1G"), "pg1", {"volcano.sh/task-spec": "worker"},
-             {"nodeRole": "worker"})],
-        {"c1/p2": "n1"}, id="prepredicate failed: node selector does not match"),
+        [
+            pod(
+                "c1",
+                "p1",
+                "",
+                "Pending",
+                res(1, "1G"),
+                "pg1",
+                {"volcano.sh/task-spec": "master"},
+                {"nodeRole": "master"},
+            ),
+            pod(
+                "c1",
+                "p2",
+                "",
+                "Pending",
+                res(1, "1G"),
+                "pg1",
+                {"volcano.sh/task-spec": "worker"},
+                {"nodeRole": "worker"},
+            ),
+        ],
+        {"c1/p2": "n1"},
+        id="prepredicate failed: node selector does not match",
+    ),
     pytest.param(
         [node("n1", res(1, "2Gi"), {"nodeRole": "master"}), node("n2", res(1, "2Gi"), {"nodeRole": "worker"})],
-        [queue("c1")], [pg("pg1", "c1", "c1", 2, task_min={"master": 1, "worker": 1})],
-        [pod("c1", f"p{i}", "", "Pending", res(1, "1G"), "pg1", {"volcano.sh/task-spec": role}, {"nodeRole": role})
-         for i, role in enumerate(["master", "master", "worker", "worker"])],
-        {"c1/p0": "n1", "c1/p2": "n2"}, id="prepredicate failed and tasks are not used up"),
+        [queue("c1")],
+        [pg("pg1", "c1", "c1", 2, task_min={"master": 1, "worker": 1})],
+        [
+            pod("c1", f"p{i}", "", "Pending", res(1, "1G"), "pg1", {"volcano.sh/task-spec": role}, {"nodeRole": role})
+            for i, role in enumerate(["master", "master", "worker", "worker"])
+        ],
+        {"c1/p0": "n1", "c1/p2": "n2"},
+        id="prepredicate failed and tasks are not used up",
+    ),
     pytest.param(
         [node("n1", res(1, "2Gi"), {"nodeRole": "master"}), node("n2", res(2, "2Gi"), {"nodeRole": "worker"})],
-        [queue("c1")], [pg("pg1", "c1", "c1", 2, task_min={"master": 2, "worker": 0})],
-        [pod("c1", f"p{i}", "", "Pending", res(1, "1G"), "pg1", {"volcano.sh/task-spec": role}, {"nodeRole": role})
-         for i, role in enumerate(["master", "master", "worker", "worker"])],
-        {}, id="master's min member can not be allocated"),
+        [queue("c1")],
+        [pg("pg1", "c1", "c1", 2, task_min={"master": 2, "worker": 0})],
+        [
+            pod("c1", f"p{i}", "", "Pending", res(1, "1G"), "pg1", {"volcano.sh/task-spec": role}, {"nodeRole": role})
+            for i, role in enumerate(["master", "master", "worker", "worker"])
+        ],
+        {},
+        id="master's min member can not be allocated",
+    ),
     pytest.param(
-        [node("n1", res(2, "4Gi"))], [queue("c1")], [pg("pg1", "c1", "c1", 0)],
+        [node("n1", res(2, "4Gi"))],
+        [queue("c1")],
+        [pg("pg1", "c1", "c1", 0)],
         [pod("c1", "p1", "", "Pending", res(1, "1G"), "pg1"), pod("c1", "p2", "", "Pending", res(1, "1G"), "pg1")],
-        {"c1/p1": "n1", "c1/p2": "n1"}, id="one Job with two Pods on one node"),
+        {"c1/p1": "n1", "c1/p2": "n1"},
+        id="one Job with two Pods on one node",
+    ),
     pytest.param(
-        [node("n1", res(2, "4G"))], [queue("c1"), queue("c2")],
+        [node("n1", res(2, "4G"))],
+        [queue("c1"), queue("c2")],
         [pg("pg1", "c1", "c1", 0), pg("pg2", "c2", "c2", 0)],
-        [pod("c1", "pg1-p-1", "", "Pending", res(1, "1G"), "pg1"), pod("c1", "pg1-p-2", "", "Pending", res(1, "1G"), "pg1"),
-         pod("c2", "pg2-p-1", "", "Pending", res(1, "1G"), "pg2"), pod("c2", "pg2-p-2", "", "Pending", res(1, "1G"), "pg2")],
-        {"c1/pg1-p-1": "n1", "c2/pg2-p-1": "n1"}, id="two Jobs on one node"),
+        [
+            pod("c1", "pg1-p-1", "", "Pending", res(1, "1G"), "pg1"),
+            pod("c1", "pg1-p-2", "", "Pending", res(1, "1G"), "pg1"),
+            pod("c2", "pg2-p-1", "", "Pending", res(1, "1G"), "pg2"),
+            pod("c2", "pg2-p-2", "", "Pending", res(1, "1G"), "pg2"),
+        ],
+        {"c1/pg1-p-1": "n1", "c2/pg2-p-1": "n1"},
+        id="two Jobs on one node",
+    ),
     pytest.param(
-        [node("n1", res(2, "4G"))], [queue("c1"), queue("c2")],
+        [node("n1", res(2, "4G"))],
+        [queue("c1"), queue("c2")],
         [pg("pg1", "c1", "c1", 0), pg("pg2", "c1", "c2", 0)],
         [pod("c1", "p1", "", "Pending", res(3, "1G"), "pg1"), pod("c1", "p2", "", "Pending", res(1, "1G"), "pg2")],
-        {"c1/p2": "n1"}, id="high priority queue should not block others"),
+        {"c1/p2": "n1"},
+        id="high priority queue should not block others",
+    ),
 ]
 
 
@@ -80,45 +129,85 @@ def test_allocate(nodes, queues, pgs, pods, expected):  # type: ignore[no-untype
 
 
 def fair_conf():  # type: ignore[no-untyped-def]
-    return _no_nodeorder(conf(["allocate"], [
-        opt("drf", "preemptable", "jobOrder"),
-        opt("proportion", "queueOrder", "reclaimable"),
-        opt("predicates", "predicate"),
-        opt("nodeorder", "nodeOrder"),
-    ]))
+    return _no_nodeorder(
+        conf(
+            ["allocate"],
+            [
+                opt("drf", "preemptable", "jobOrder"),
+                opt("proportion", "queueOrder", "reclaimable"),
+                opt("predicates", "predicate"),
+                opt("nodeorder", "nodeOrder"),
+            ],
+        )
+    )
 
 
-@pytest.mark.parametrize(("pgs", "pods", "expected"), [
-    pytest.param([pg("pg-small-1", "c1", "q-1", 0, "Running"), pg("pg-large-1", "c1", "q-1", 0),
-                  pg("pg-large-2", "c1", "q-2", 0)],
-                 [pod("c1", "pod-small-1", "node-1", "Running", res(1, "1G"), "pg-small-1"),
-                  pod("c1", "pod-large-1", "", "Pending", res(2, "2G"), "pg-large-1"),
-                  pod("c1", "pod-large-2", "", "Pending", res(3, "2G"), "pg-large-2")],
-                 {"c1/pod-large-2": "node-1"}, id="low DRF share queue first"),
-    pytest.param([pg("pg-small-1", "c1", "q-1", 0, "Running"), pg("pg-large-1", "c1", "q-1", 0),
-                  pg("pg-small-2", "c1", "q-2", 0), pg("pg-large-2", "c1", "q-2", 0)],
-                 [pod("c1", "pod-small-1", "node-1", "Running", res(1, "1G"), "pg-small-1"),
-                  pod("c1", "pod-large-1", "", "Pending", res(2, "2G"), "pg-large-1"),
-                  pod("c1", "pod-small-2", "", "Pending", res(1, "1G"), "pg-small-2"),
-                  pod("c1", "pod-large-2", "", "Pending", res(2, "2G"), "pg-large-2")],
-                 {"c1/pod-large-1": "node-1", "c1/pod-large-2": "node-1"}, id="share updated before re-queue"),
-    pytest.param([pg("pg-1", "c1", "q-1", 0, "Running"), pg("pg-2", "c1", "q-1", 0)],
-                 [pod("c1", "pod-1", "node-1", "Running", res(1, "1G"), "pg-1"),
-                  pod("c1", "pod-2", "", "Pending", res(2, "2G"), "pg-2")],
-                 {"c1/pod-2": "node-1"}, id="job without pending tasks put back"),
-])
+@pytest.mark.parametrize(
+    ("pgs", "pods", "expected"),
+    [
+        pytest.param(
+            [
+                pg("pg-small-1", "c1", "q-1", 0, "Running"),
+                pg("pg-large-1", "c1", "q-1", 0),
+                pg("pg-large-2", "c1", "q-2", 0),
+            ],
+            [
+                pod("c1", "pod-small-1", "node-1", "Running", res(1, "1G"), "pg-small-1"),
+                pod("c1", "pod-large-1", "", "Pending", res(2, "2G"), "pg-large-1"),
+                pod("c1", "pod-large-2", "", "Pending", res(3, "2G"), "pg-large-2"),
+            ],
+            {"c1/pod-large-2": "node-1"},
+            id="low DRF share queue first",
+        ),
+        pytest.param(
+            [
+                pg("pg-small-1", "c1", "q-1", 0, "Running"),
+                pg("pg-large-1", "c1", "q-1", 0),
+                pg("pg-small-2", "c1", "q-2", 0),
+                pg("pg-large-2", "c1", "q-2", 0),
+            ],
+            [
+                pod("c1", "pod-small-1", "node-1", "Running", res(1, "1G"), "pg-small-1"),
+                pod("c1", "pod-large-1", "", "Pending", res(2, "2G"), "pg-large-1"),
+                pod("c1", "pod-small-2", "", "Pending", res(1, "1G"), "pg-small-2"),
+                pod("c1", "pod-large-2", "", "Pending", res(2, "2G"), "pg-large-2"),
+            ],
+            {"c1/pod-large-1": "node-1", "c1/pod-large-2": "node-1"},
+            id="share updated before re-queue",
+        ),
+        pytest.param(
+            [pg("pg-1", "c1", "q-1", 0, "Running"), pg("pg-2", "c1", "q-1", 0)],
+            [
+                pod("c1", "pod-1", "node-1", "Running", res(1, "1G"), "pg-1"),
+                pod("c1", "pod-2", "", "Pending", res(2, "2G"), "pg-2"),
+            ],
+            {"c1/pod-2": "node-1"},
+            id="job without pending tasks put back",
+        ),
+    ],
+)
 def test_fair_share_allocate(pgs, pods, expected):  # type: ignore[no-untyped-def]
     _need("drf", "proportion")
-    r = run(fair_conf(), nodes=[node("node-1", res(5, "5G", pods=10))], queues=[queue("q-1"), queue("q-2")],
-            podgroups=pgs, pods=pods)
+    r = run(
+        fair_conf(),
+        nodes=[node("node-1", res(5, "5G", pods=10))],
+        queues=[queue("q-1"), queue("q-2")],
+        podgroups=pgs,
+        pods=pods,
+    )
     assert r.binds == expected
 
 
 def test_gang_discard_message_and_phase() -> None:
     """Reference §14.1: a gang that cannot fit is discarded; the condition and pod messages."""
-    c = conf(["allocate"], [opt("priority", "jobOrder", "taskOrder"),
-                            opt("gang", "jobOrder", "jobReady", "jobPipelined", "jobStarving"),
-                            opt("predicates", "predicate")])
+    c = conf(
+        ["allocate"],
+        [
+            opt("priority", "jobOrder", "taskOrder"),
+            opt("gang", "jobOrder", "jobReady", "jobPipelined", "jobStarving"),
+            opt("predicates", "predicate"),
+        ],
+    )
     nodes = [node("n1", res(4)), node("n2", res(4)), node("n3", res(2))]
     pods = [pod("ns1", f"j-{i}", "", "Pending", res(3), "j", {"volcano.sh/task-spec": "worker"}) for i in range(3)]
     r = run(c, nodes=nodes, podgroups=[pg("j", "ns1", "default", 3)], pods=pods, queues=[queue("default")])
@@ -127,7 +216,8 @@ def test_gang_discard_message_and_phase() -> None:
     assert cond["message"] == (
         "1/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 3 minAvailable; "
         "Pending: 1 Unschedulable, 2 Schedulable. Origin reason is j-2: 0/3 nodes are unavailable: "
-        "3 Insufficient cpu.")
+        "3 Insufficient cpu."
+    )
     assert r.phase("ns1/j") == "Inqueue"
     msgs = {t.name: c["message"] for t, c, _ in r.outcome.pod_conditions}
     assert msgs["j-0"] == "Pod ns1/j-0 can possibly be assigned to n1, once minAvailable is satisfied"
@@ -141,8 +231,9 @@ def test_successful_gang_binds_and_stays_inqueue() -> None:
     """Reference §14.2 cycle 1: both pods bound, phase Inqueue, Scheduled condition."""
     c = conf(["allocate"], [opt("gang", "jobOrder", "jobReady", "jobPipelined"), opt("predicates", "predicate")])
     pods = [pod("ns", "a-0", "", "Pending", res(1), "a"), pod("ns", "a-1", "", "Pending", res(1), "a")]
-    r = run(c, nodes=[node("n1", res(4))], podgroups=[pg("a", "ns", "default", 2)], pods=pods,
-            queues=[queue("default")])
+    r = run(
+        c, nodes=[node("n1", res(4))], podgroups=[pg("a", "ns", "default", 2)], pods=pods, queues=[queue("default")]
+    )
     assert r.binds == {"ns/a-0": "n1", "ns/a-1": "n1"}
     assert r.phase("ns/a") == "Inqueue"
     st = r.outcome.statuses["ns/a"]

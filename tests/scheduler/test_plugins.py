@@ -14,8 +14,12 @@ from volcano.scheduler.plugins.gang import should_skip_unschedulable_for_releasi
 S = TaskStatus
 
 
-def _job(min_member: int, tasks: list[tuple[TaskStatus, str]], phase: str = "Running",
-         conditions: list[dict[str, str]] | None = None) -> JobInfo:
+def _job(
+    min_member: int,
+    tasks: list[tuple[TaskStatus, str]],
+    phase: str = "Running",
+    conditions: list[dict[str, str]] | None = None,
+) -> JobInfo:
     space = ResourceSpace()
     group = pg("j", "ns", "q", min_member, phase)
     if conditions:
@@ -27,15 +31,28 @@ def _job(min_member: int, tasks: list[tuple[TaskStatus, str]], phase: str = "Run
     return job
 
 
-@pytest.mark.parametrize(("min_member", "tasks", "skip"), [
-    pytest.param(2, [(S.Running, "node-1"), (S.Releasing, "node-2")], True, id="partial termination"),
-    pytest.param(2, [(S.Running, "node-1"), (S.Releasing, "node-2"), (S.Pending, "")], False,
-                 id="pending replacement still needs condition"),
-    pytest.param(2, [(S.Running, "node-1"), (S.Releasing, "node-2"), (S.Pipelined, "node-3")], False,
-                 id="pipelined replacement still needs condition"),
-    pytest.param(1, [(S.Releasing, "")], False, id="never scheduled releasing task is not counted"),
-    pytest.param(3, [(S.Running, "node-1"), (S.Releasing, "node-2")], False, id="scheduled tasks below minAvailable"),
-])
+@pytest.mark.parametrize(
+    ("min_member", "tasks", "skip"),
+    [
+        pytest.param(2, [(S.Running, "node-1"), (S.Releasing, "node-2")], True, id="partial termination"),
+        pytest.param(
+            2,
+            [(S.Running, "node-1"), (S.Releasing, "node-2"), (S.Pending, "")],
+            False,
+            id="pending replacement still needs condition",
+        ),
+        pytest.param(
+            2,
+            [(S.Running, "node-1"), (S.Releasing, "node-2"), (S.Pipelined, "node-3")],
+            False,
+            id="pipelined replacement still needs condition",
+        ),
+        pytest.param(1, [(S.Releasing, "")], False, id="never scheduled releasing task is not counted"),
+        pytest.param(
+            3, [(S.Running, "node-1"), (S.Releasing, "node-2")], False, id="scheduled tasks below minAvailable"
+        ),
+    ],
+)
 def test_should_skip_unschedulable_for_releasing(min_member, tasks, skip):  # type: ignore[no-untyped-def]
     assert should_skip_unschedulable_for_releasing(_job(min_member, tasks)) is skip
 
@@ -43,75 +60,151 @@ def test_should_skip_unschedulable_for_releasing(min_member, tasks, skip):  # ty
 UNSCHED = [{"type": "Unschedulable", "status": "True", "transitionID": "s1"}]
 
 
-@pytest.mark.parametrize(("min_member", "phase", "tasks", "conds", "expected"), [
-    pytest.param(1, "Running", [(S.Releasing, "node-1")], None, "Running", id="single pod terminating keeps Running"),
-    pytest.param(2, "Running", [(S.Running, "node-1"), (S.Releasing, "node-2")], None, "Running",
-                 id="multi pod partial terminating keeps Running"),
-    pytest.param(2, "Running", [(S.Releasing, "node-1"), (S.Releasing, "node-2")], None, "Running",
-                 id="all pods terminating keeps Running"),
-    pytest.param(2, "Pending", [(S.Releasing, ""), (S.Pending, "")], None, "Pending",
-                 id="never-scheduled pending pod deleted stays Pending"),
-    pytest.param(2, "Running", [(S.Succeeded, "n"), (S.Succeeded, "n")], None, "Completed",
-                 id="all scheduled tasks completed"),
-    pytest.param(2, "Running", [(S.Releasing, "node-1")], None, "Pending",
-                 id="scheduled releasing tasks below minMember fall to Pending"),
-    pytest.param(2, "Running", [(S.Running, "node-1"), (S.Pending, "")], UNSCHED, "Unknown",
-                 id="running and unschedulable is Unknown"),
-    pytest.param(2, "Inqueue", [(S.Pending, ""), (S.Pending, "")], None, "Inqueue", id="Inqueue is sticky"),
-    pytest.param(2, "Running", [(S.Running, "node-1"), (S.Pending, "")],
-                 [{"type": "Unschedulable", "status": "True", "transitionID": "older"}], "Pending",
-                 id="an older session's condition does not make it Unknown"),
-])
+@pytest.mark.parametrize(
+    ("min_member", "phase", "tasks", "conds", "expected"),
+    [
+        pytest.param(
+            1, "Running", [(S.Releasing, "node-1")], None, "Running", id="single pod terminating keeps Running"
+        ),
+        pytest.param(
+            2,
+            "Running",
+            [(S.Running, "node-1"), (S.Releasing, "node-2")],
+            None,
+            "Running",
+            id="multi pod partial terminating keeps Running",
+        ),
+        pytest.param(
+            2,
+            "Running",
+            [(S.Releasing, "node-1"), (S.Releasing, "node-2")],
+            None,
+            "Running",
+            id="all pods terminating keeps Running",
+        ),
+        pytest.param(
+            2,
+            "Pending",
+            [(S.Releasing, ""), (S.Pending, "")],
+            None,
+            "Pending",
+            id="never-scheduled pending pod deleted stays Pending",
+        ),
+        pytest.param(
+            2,
+            "Running",
+            [(S.Succeeded, "n"), (S.Succeeded, "n")],
+            None,
+            "Completed",
+            id="all scheduled tasks completed",
+        ),
+        pytest.param(
+            2,
+            "Running",
+            [(S.Releasing, "node-1")],
+            None,
+            "Pending",
+            id="scheduled releasing tasks below minMember fall to Pending",
+        ),
+        pytest.param(
+            2,
+            "Running",
+            [(S.Running, "node-1"), (S.Pending, "")],
+            UNSCHED,
+            "Unknown",
+            id="running and unschedulable is Unknown",
+        ),
+        pytest.param(2, "Inqueue", [(S.Pending, ""), (S.Pending, "")], None, "Inqueue", id="Inqueue is sticky"),
+        pytest.param(
+            2,
+            "Running",
+            [(S.Running, "node-1"), (S.Pending, "")],
+            [{"type": "Unschedulable", "status": "True", "transitionID": "older"}],
+            "Pending",
+            id="an older session's condition does not make it Unknown",
+        ),
+    ],
+)
 def test_pod_group_phase(min_member, phase, tasks, conds, expected):  # type: ignore[no-untyped-def]
     assert pod_group_phase(_job(min_member, tasks, phase, conds), "s1") == expected
 
 
 def test_priority_preempt_enabled() -> None:
     """priority TestPreempt case 1 (allocate + preempt; only priority)."""
-    c = conf(["allocate", "preempt"], [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined",
-                                           "jobStarving")])
+    c = conf(
+        ["allocate", "preempt"],
+        [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined", "jobStarving")],
+    )
     pre = {"volcano.sh/preemptable": "true"}
-    pods = [pod("ns1", "preemptee1", "node1", "Running", res(3, "3G"), "pg1", pre),
-            pod("ns1", "preemptee2", "node1", "Running", res(3, "3G"), "pg1", pre, priority=1000),
-            pod("ns2", "preemptor1", "", "Pending", res(3, "3G"), "pg2")]
-    r = run(c, nodes=[node("node1", res(6, "6G")), node("node2", res(2, "2G"))],
-            queues=[queue("q1", capability=res(6, "6G"))], pods=pods,
-            podgroups=[pg("pg1", "ns1", "q1", 1, pc_name="low"), pg("pg2", "ns2", "q1", 1, pc_name="high")],
-            pcs=[pc("low", 100), pc("high", 1000)])
+    pods = [
+        pod("ns1", "preemptee1", "node1", "Running", res(3, "3G"), "pg1", pre),
+        pod("ns1", "preemptee2", "node1", "Running", res(3, "3G"), "pg1", pre, priority=1000),
+        pod("ns2", "preemptor1", "", "Pending", res(3, "3G"), "pg2"),
+    ]
+    r = run(
+        c,
+        nodes=[node("node1", res(6, "6G")), node("node2", res(2, "2G"))],
+        queues=[queue("q1", capability=res(6, "6G"))],
+        pods=pods,
+        podgroups=[pg("pg1", "ns1", "q1", 1, pc_name="low"), pg("pg2", "ns2", "q1", 1, pc_name="high")],
+        pcs=[pc("low", 100), pc("high", 1000)],
+    )
     assert r.evicted == ["ns1/preemptee1"]
     assert r.pipelined("ns2/pg2") == ["node1"]
 
 
 def test_priority_preempt_disabled_victims() -> None:
     """priority TestPreempt case 2: the only candidate is not preemptable ⇒ nothing happens."""
-    c = conf(["allocate", "preempt"], [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined",
-                                           "jobStarving")])
-    pods = [pod("ns1", "preemptee1", "node1", "Running", res(3, "3G"), "pg1", {"volcano.sh/preemptable": "true"}),
-            pod("ns1", "preemptee2", "node2", "Running", res(3, "3G"), "pg1", {"volcano.sh/preemptable": "false"}),
-            pod("ns2", "preemptor1", "", "Pending", res(3, "3G"), "pg2")]
-    r = run(c, nodes=[node("node1", res(3, "3G")), node("node2", res(3, "3G"))], queues=[queue("q1")], pods=pods,
-            podgroups=[pg("pg1", "ns1", "q1", 1, pc_name="high"), pg("pg2", "ns2", "q1", 1, pc_name="low")],
-            pcs=[pc("low", 100), pc("high", 1000)])
+    c = conf(
+        ["allocate", "preempt"],
+        [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined", "jobStarving")],
+    )
+    pods = [
+        pod("ns1", "preemptee1", "node1", "Running", res(3, "3G"), "pg1", {"volcano.sh/preemptable": "true"}),
+        pod("ns1", "preemptee2", "node2", "Running", res(3, "3G"), "pg1", {"volcano.sh/preemptable": "false"}),
+        pod("ns2", "preemptor1", "", "Pending", res(3, "3G"), "pg2"),
+    ]
+    r = run(
+        c,
+        nodes=[node("node1", res(3, "3G")), node("node2", res(3, "3G"))],
+        queues=[queue("q1")],
+        pods=pods,
+        podgroups=[pg("pg1", "ns1", "q1", 1, pc_name="high"), pg("pg2", "ns2", "q1", 1, pc_name="low")],
+        pcs=[pc("low", 100), pc("high", 1000)],
+    )
     assert r.evicted == []
     assert r.pipelined("ns2/pg2") == []
 
 
-ANTI = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-    {"labelSelector": {"matchLabels": {"role": "worker"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+ANTI = {
+    "podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"role": "worker"}}, "topologyKey": "kubernetes.io/hostname"}
+        ]
+    }
+}
 
 
 def test_predicates_event_handler_rolls_back() -> None:
     """predicates TestEventHandler: pg1's tentative worker-1 is rolled back, pg2's pod takes node1."""
-    c = conf(["allocate"], [opt("predicates", "predicate"), opt("gang", "jobReady", "jobPipelined"),
-                            opt("priority", "jobOrder")])
+    c = conf(
+        ["allocate"],
+        [opt("predicates", "predicate"), opt("gang", "jobReady", "jobPipelined"), opt("priority", "jobOrder")],
+    )
     lab = {"role": "worker"}
-    pods = [pod("ns1", "worker-1", "", "Pending", res(3, "3k"), "pg1", lab, {"selector": "worker"}, affinity=ANTI),
-            pod("ns1", "worker-2", "", "Pending", res(5, "5k"), "pg1", lab, affinity=ANTI),
-            pod("ns1", "worker-3", "", "Pending", res(4, "4k"), "pg2", lab, affinity=ANTI)]
-    r = run(c, nodes=[node("node1", res(14, "14k", pods=10), {"selector": "worker"}), node("node2", res(3, "3k"))],
-            queues=[queue("q1", 0)], pods=pods,
-            podgroups=[pg("pg1", "ns1", "q1", 2, pc_name="p2"), pg("pg2", "ns1", "q1", 1, pc_name="p1")],
-            pcs=[pc("p1", 1), pc("p2", 2)])
+    pods = [
+        pod("ns1", "worker-1", "", "Pending", res(3, "3k"), "pg1", lab, {"selector": "worker"}, affinity=ANTI),
+        pod("ns1", "worker-2", "", "Pending", res(5, "5k"), "pg1", lab, affinity=ANTI),
+        pod("ns1", "worker-3", "", "Pending", res(4, "4k"), "pg2", lab, affinity=ANTI),
+    ]
+    r = run(
+        c,
+        nodes=[node("node1", res(14, "14k", pods=10), {"selector": "worker"}), node("node2", res(3, "3k"))],
+        queues=[queue("q1", 0)],
+        pods=pods,
+        podgroups=[pg("pg1", "ns1", "q1", 2, pc_name="p2"), pg("pg2", "ns1", "q1", 1, pc_name="p1")],
+        pcs=[pc("p1", 1), pc("p2", 2)],
+    )
     assert r.binds == {"ns1/worker-3": "node1"}
 
 
@@ -120,23 +213,33 @@ def test_predicates_anti_affinity_blocks_preemption_that_cannot_help() -> None:
     resolve the conflict with high-priority worker-1 ⇒ no eviction, nothing pipelined."""
     c = conf(["allocate", "preempt"], [opt("predicates", "predicate"), opt("priority", "preemptable", "jobStarving")])
     lab = {"role": "worker"}
-    pods = [pod("c1", "worker-1", "n1", "Running", res(3, "3G"), "pg1", lab, affinity=ANTI, priority=100000),
-            pod("c1", "worker-2", "n1", "Running", res(3, "3G"), "pg1", lab, priority=10),
-            pod("c1", "worker-3", "", "Pending", res(3, "3G"), "pg2", lab, affinity=ANTI, priority=100000)]
-    r = run(c, nodes=[node("n1", res(12, "12G", pods=2))], queues=[queue("q1", capability=res(9, "9G"))], pods=pods,
-            podgroups=[pg("pg1", "c1", "q1", 0, "Running", pc_name="low"), pg("pg2", "c1", "q1", 1, pc_name="high")],
-            pcs=[pc("low", 10), pc("high", 100000)])
+    pods = [
+        pod("c1", "worker-1", "n1", "Running", res(3, "3G"), "pg1", lab, affinity=ANTI, priority=100000),
+        pod("c1", "worker-2", "n1", "Running", res(3, "3G"), "pg1", lab, priority=10),
+        pod("c1", "worker-3", "", "Pending", res(3, "3G"), "pg2", lab, affinity=ANTI, priority=100000),
+    ]
+    r = run(
+        c,
+        nodes=[node("n1", res(12, "12G", pods=2))],
+        queues=[queue("q1", capability=res(9, "9G"))],
+        pods=pods,
+        podgroups=[pg("pg1", "c1", "q1", 0, "Running", pc_name="low"), pg("pg2", "c1", "q1", 1, pc_name="high")],
+        pcs=[pc("low", 10), pc("high", 100000)],
+    )
     assert r.evicted == []
     assert r.pipelined("c1/pg2") == []
 
 
-@pytest.mark.parametrize(("taints", "tolerations", "selector", "unsched", "reason"), [
-    ([{"key": "k", "value": "v", "effect": "NoSchedule"}], [], None, False, "node(s) had untolerated taint {k: v}"),
-    ([{"key": "k", "value": "v", "effect": "NoSchedule"}], [{"key": "k", "operator": "Exists"}], None, False, None),
-    ([{"key": "k", "value": "v", "effect": "PreferNoSchedule"}], [], None, False, None),
-    ([], [], {"zone": "a"}, False, "node(s) didn't match Pod's node affinity/selector"),
-    ([], [], None, True, "node(s) were unschedulable"),
-])
+@pytest.mark.parametrize(
+    ("taints", "tolerations", "selector", "unsched", "reason"),
+    [
+        ([{"key": "k", "value": "v", "effect": "NoSchedule"}], [], None, False, "node(s) had untolerated taint {k: v}"),
+        ([{"key": "k", "value": "v", "effect": "NoSchedule"}], [{"key": "k", "operator": "Exists"}], None, False, None),
+        ([{"key": "k", "value": "v", "effect": "PreferNoSchedule"}], [], None, False, None),
+        ([], [], {"zone": "a"}, False, "node(s) didn't match Pod's node affinity/selector"),
+        ([], [], None, True, "node(s) were unschedulable"),
+    ],
+)
 def test_predicates_static_filters(taints, tolerations, selector, unsched, reason):  # type: ignore[no-untyped-def]
     c = conf(["allocate"], [opt("predicates", "predicate")])
     p = pod("ns", "p", "", "Pending", res(1), "g", selector=selector)
@@ -157,8 +260,13 @@ def test_predicates_host_port_conflict() -> None:
     p2 = pod("ns", "b", "", "Pending", res(1), "h")
     for p in (p1, p2):
         p["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 8080}]
-    r = run(c, nodes=[node("n1", res(4)), node("n2", res(4))], queues=[queue("q")], pods=[p1, p2],
-            podgroups=[pg("g", "ns", "q", 1, "Running"), pg("h", "ns", "q", 1)])
+    r = run(
+        c,
+        nodes=[node("n1", res(4)), node("n2", res(4))],
+        queues=[queue("q")],
+        pods=[p1, p2],
+        podgroups=[pg("g", "ns", "q", 1, "Running"), pg("h", "ns", "q", 1)],
+    )
     assert r.binds == {"ns/b": "n2"}
 
 

@@ -104,25 +104,39 @@ def test_helm_flags_and_defaults() -> None:
 
 
 def test_configmap_form() -> None:
-    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "volcano-scheduler-configmap"},
-          "data": {"volcano-scheduler.conf": HELM_SCHEDULER_CONF_TEXT}}
+    cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "volcano-scheduler-configmap"},
+        "data": {"volcano-scheduler.conf": HELM_SCHEDULER_CONF_TEXT},
+    }
     assert load_scheduler_conf(cm).tiers[1].plugins[-1].name == "binpack"
 
 
-@pytest.mark.parametrize(("text", "fragment"), [
-    ('actions: "enqueue, alocate"\ntiers: []', "unknown action 'alocate'"),
-    ('actions: "shuffle"\ntiers: []', "action 'shuffle' is not yet supported"),
-    ('actions: ""\ntiers: []', "unknown action ''"),
-    ('actions: "allocate"\ntiers:\n- plugins:\n  - name: gangg', "unknown plugin 'gangg'"),
-    ('actions: "allocate"\ntiers:\n- plugins:\n  - name: tdm', "plugin 'tdm' is not yet supported"),
-    ('actions: "allocate"\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.Foo: 1}',
-     "unknown argument 'predicate.Foo'"),
-    ('actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n    enableJobRedy: true', "unknown field 'enableJobRedy'"),
-    ('actions: "allocate"\nconfigurations:\n- name: allocate\n  arguments: {bogus: 1}', "unknown argument 'bogus'"),
-    ('actions: "allocate"\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: true\n  - name: proportion',
-     "proportion and drf with hierarchy enabled conflicts"),
-    ("actions: [allocate]", "must be a comma-separated string"),
-])
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ('actions: "enqueue, alocate"\ntiers: []', "unknown action 'alocate'"),
+        ('actions: "shuffle"\ntiers: []', "action 'shuffle' is not yet supported"),
+        ('actions: ""\ntiers: []', "unknown action ''"),
+        ('actions: "allocate"\ntiers:\n- plugins:\n  - name: gangg', "unknown plugin 'gangg'"),
+        ('actions: "allocate"\ntiers:\n- plugins:\n  - name: tdm', "plugin 'tdm' is not yet supported"),
+        (
+            'actions: "allocate"\ntiers:\n- plugins:\n  - name: predicates\n    arguments: {predicate.Foo: 1}',
+            "unknown argument 'predicate.Foo'",
+        ),
+        (
+            'actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n    enableJobRedy: true',
+            "unknown field 'enableJobRedy'",
+        ),
+        ('actions: "allocate"\nconfigurations:\n- name: allocate\n  arguments: {bogus: 1}', "unknown argument 'bogus'"),
+        (
+            'actions: "allocate"\ntiers:\n- plugins:\n  - name: drf\n    enableHierarchy: true\n  - name: proportion',
+            "proportion and drf with hierarchy enabled conflicts",
+        ),
+        ("actions: [allocate]", "must be a comma-separated string"),
+    ],
+)
 def test_conf_errors_name_the_culprit(text: str, fragment: str) -> None:
     with pytest.raises(SchedulerConfError, match=None) as info:
         load_scheduler_conf(text)

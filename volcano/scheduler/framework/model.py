@@ -338,7 +338,7 @@ class JobInfo:
 
     __slots__ = ("allocated", "conditions", "creation", "fit_errors", "job_fit_errors", "min_available",
                  "min_resources", "min_task_member", "name", "namespace", "phase", "podgroup", "preemptable",
-                 "priority", "queue", "status_counts", "tasks", "uid")
+                 "priority", "queue", "status_counts", "tasks", "uid", "_be_pending")
 
     def __init__(self, podgroup: Mapping[str, Any], default_queue: str, priority: int, space: ResourceSpace) -> None:
         meta = podgroup.get("metadata") or {}
@@ -362,6 +362,7 @@ class JobInfo:
         self.conditions: list[dict[str, Any]] = [dict(c) for c in status.get("conditions") or []]
         self.tasks: dict[str, TaskInfo] = {}
         self.status_counts: Counter[TaskStatus] = Counter()
+        self._be_pending = 0
         self.allocated = space.zeros()
         self.fit_errors: dict[str, FitErrors] = {}
         self.job_fit_errors = ""
@@ -372,6 +373,8 @@ class JobInfo:
         task.job = self
         self.tasks[task.uid] = task
         self.status_counts[task.status] += 1
+        if task.status == S.Pending and task.spec.best_effort:
+            self._be_pending += 1
         if task.status in ALLOCATED_STATUSES:
             self.allocated = self.allocated + task.vec
 
@@ -382,6 +385,8 @@ class JobInfo:
             return
         self.status_counts[old] -= 1
         self.status_counts[status] += 1
+        if task.spec.best_effort:
+            self._be_pending += (status == S.Pending) - (old == S.Pending)
         was, now = old in ALLOCATED_STATUSES, status in ALLOCATED_STATUSES
         if was and not now:
             self.allocated = self.allocated - task.vec
@@ -392,7 +397,10 @@ class JobInfo:
     def count(self, statuses: Iterable[TaskStatus]) -> int:
         """Number of tasks in any of ``statuses``."""
         counts = self.status_counts
-        return sum(counts[s] for s in statuses)
+        total = 0
+        for s in statuses:
+            total += counts[s]
+        return total
 
     def tasks_in(self, *statuses: TaskStatus) -> list[TaskInfo]:
         """Tasks with one of ``statuses``, in insertion order."""
@@ -401,7 +409,8 @@ class JobInfo:
     # -- gang arithmetic (Volcano job_info.go) ---------------------------------------------
     def ready_task_num(self) -> int:
         """#tasks in Bound, Binding, Running, Allocated, Succeeded."""
-        return self.count(READY_STATUSES)
+        c = self.status_counts
+        return c[S.Bound] + c[S.Binding] + c[S.Running] + c[S.Allocated] + c[S.Succeeded]
 
     def waiting_task_num(self) -> int:
         """#tasks Pipelined."""
@@ -409,9 +418,7 @@ class JobInfo:
 
     def pending_best_effort_num(self) -> int:
         """#Pending tasks without requests."""
-        if not self.status_counts[S.Pending]:
-            return 0
-        return sum(1 for t in self.tasks.values() if t.status == S.Pending and t.best_effort)
+        return self._be_pending
 
     def valid_task_num(self) -> int:
         """#tasks in a valid status."""
