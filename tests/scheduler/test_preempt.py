@@ -239,7 +239,7 @@ def test_same_queue_priority_preemption_worked_example() -> None:
     )
     assert r.evicted == ["ns/l-worker-1"]
     assert r.pipelined("ns/h") == ["n1"]
-    task, cond, nominated = next(x for x in r.outcome.pod_conditions if x[0].name == "h-worker-0")
+    _task, cond, nominated = next(x for x in r.outcome.pod_conditions if x[0].name == "h-worker-0")
     assert cond["message"] == (
         "Pod ns/h-worker-0 can possibly be assigned to n1, once resource is released and minAvailable is satisfied"
     )

@@ -336,9 +336,27 @@ class QueueInfo:
 class JobInfo:
     """A PodGroup and its member tasks in one session."""
 
-    __slots__ = ("allocated", "conditions", "creation", "fit_errors", "job_fit_errors", "min_available",
-                 "min_resources", "min_task_member", "name", "namespace", "phase", "podgroup", "preemptable",
-                 "priority", "queue", "status_counts", "tasks", "uid", "_be_pending")
+    __slots__ = (
+        "_be_pending",
+        "allocated",
+        "conditions",
+        "creation",
+        "fit_errors",
+        "job_fit_errors",
+        "min_available",
+        "min_resources",
+        "min_task_member",
+        "name",
+        "namespace",
+        "phase",
+        "podgroup",
+        "preemptable",
+        "priority",
+        "queue",
+        "status_counts",
+        "tasks",
+        "uid",
+    )
 
     def __init__(self, podgroup: Mapping[str, Any], default_queue: str, priority: int, space: ResourceSpace) -> None:
         meta = podgroup.get("metadata") or {}
