@@ -112,8 +112,7 @@ def test_same_seed_same_trace() -> None:
 def test_default_scheduler_deadlocks_gangs() -> None:
     c = FakeCluster(seed=0)
     c.add_node("n0", cpu="4", memory="8Gi")
-    ds = DefaultScheduler(c.client, c.informers, c.clock, trace=c.trace)
-    ds.start()
+    assert isinstance(c.default_scheduler, DefaultScheduler)  # the cluster runs the baseline
     # two 3-pod "gangs" that each need all 3 pods running to make progress; 4 cpus only
     for job in ("x", "y"):
         for i in range(3):
@@ -123,3 +122,17 @@ def test_default_scheduler_deadlocks_gangs() -> None:
     bound = {p["metadata"]["name"] for p in c.list("Pod") if p["spec"].get("nodeName")}
     assert len(bound) == 4
     assert {"x-0", "x-1", "x-2"} <= bound and len(bound & {"y-0", "y-1", "y-2"}) == 1
+
+
+def test_default_scheduler_places_in_arrival_order_within_a_second() -> None:
+    """Pods created in the same second, interleaved between two jobs, are placed in arrival
+    order (not by name), as kube-scheduler's queue does: each job gets 2 of the 4 slots."""
+    c = FakeCluster(seed=0)
+    c.add_node("n0", cpu="4", memory="8Gi")
+    for i in range(3):
+        for job in ("x", "y"):
+            c.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"{job}-{i}", "namespace": "default"},
+                     "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}})
+    c.run(5)
+    bound = {p["metadata"]["name"] for p in c.list("Pod") if p["spec"].get("nodeName")}
+    assert bound == {"x-0", "y-0", "x-1", "y-1"}

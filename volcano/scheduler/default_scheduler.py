@@ -1,7 +1,9 @@
 """A kube-scheduler-like baseline for pods of ``default-scheduler`` (or no schedulerName).
 
 Every period, pending unbound pods are placed one at a time in priority, then
-creation, then namespace/name order: filter nodes on unschedulable, taints
+arrival order (when the scheduler first saw the pod, as kube-scheduler's active
+queue orders by the time a pod was queued; ``creationTimestamp`` has only
+second precision and cannot order pods created in the same second): filter nodes on unschedulable, taints
 (NoSchedule/NoExecute), nodeSelector and required node affinity, and resource
 fit (requests, including the pod slot, against allocatable minus every bound,
 non-terminated pod); score least-allocated (mean over cpu and memory of free
@@ -48,6 +50,17 @@ class DefaultScheduler:
         self._pods = informers.informer("Pod")
         self._nodes = informers.informer("Node")
         self._timer: TimerHandle | None = None
+        self._arrival: dict[str, int] = {}
+        self._arrivals = 0
+        self._pods.add_handler(self._on_pod)
+
+    def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
+        uid = pod["metadata"].get("uid", "")
+        if event == "DELETED":
+            self._arrival.pop(uid, None)
+        elif uid not in self._arrival:
+            self._arrivals += 1
+            self._arrival[uid] = self._arrivals
 
     def start(self) -> None:
         """Run a cycle every period."""
@@ -74,9 +87,9 @@ class DefaultScheduler:
             elif (spec.get("schedulerName") or "default-scheduler") == "default-scheduler" and \
                     not (pod.get("metadata") or {}).get("deletionTimestamp"):
                 pending.append(pod)
+        arrival = self._arrival
         pending.sort(key=lambda p: (-int((p.get("spec") or {}).get("priority") or 0),
-                                    p["metadata"].get("creationTimestamp") or "",
-                                    p["metadata"].get("namespace") or "", p["metadata"]["name"]))
+                                    arrival.get(p["metadata"].get("uid", ""), 0)))
         specs = [NodeSpec(n) for n in nodes]
         bound = 0
         for pod in pending:
