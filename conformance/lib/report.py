@@ -41,11 +41,11 @@ class ConformanceReport:
                 item.user_properties.append(("upstream", " / ".join(str(a) for a in up.args)))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = dict(report.user_properties)
+        props = {str(k): v for k, v in report.user_properties}
         if "area" not in props:
             return
-        if report.when == "call" or (report.when != "call" and report.outcome != "passed"):
-            self.results[props["area"]][report.outcome] += 1
+        if report.when == "call" or report.outcome != "passed":
+            self.results[str(props["area"])][report.outcome] += 1
             if report.when == "call" and report.outcome == "passed" and "upstream" in props:
                 self.upstream_passed += 1
 
