@@ -593,13 +593,16 @@ class NodeTable:
     (the predicates plugin's pod-number check)."""
 
     def __init__(self, specs: list[NodeSpec], space: ResourceSpace) -> None:
+        # Vectorising registers every allocatable name first, so the columns are
+        # sized for all of them (a node may bring a name no task has used yet).
+        vecs = [space.vector(s.allocatable) for s in specs]
         n, r = len(specs), len(space)
         self.space = space
         self.nodes = [NodeInfo(s, i) for i, s in enumerate(specs)]
         self.by_name = {node.name: node for node in self.nodes}
         self.alloc = np.zeros((n, r), dtype=np.int64)
-        for i, s in enumerate(specs):
-            self.alloc[i] = space.fit(space.vector(s.allocatable))
+        for i, vec in enumerate(vecs):
+            self.alloc[i, : vec.shape[0]] = vec
         self.used = np.zeros((n, r), dtype=np.int64)
         self.releasing = np.zeros((n, r), dtype=np.int64)
         self.pipelined = np.zeros((n, r), dtype=np.int64)

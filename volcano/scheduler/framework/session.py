@@ -86,21 +86,26 @@ class Session:
         self.conf = conf
         self.trace = trace
         self.component = component
-        self.space = snapshot.space
-        self.table = NodeTable(snapshot.nodes, self.space)
+        self.space = space = snapshot.space
+        # Every resource name must be registered before any session-wide vector
+        # is sized: task requests first (vectorising registers), then the node
+        # table (which registers allocatable names before sizing its columns).
+        # The width is fixed from here on; vectors made narrower are padded.
+        task_vecs = [spec.vec(space) for spec in snapshot.tasks]
+        self.table = NodeTable(snapshot.nodes, space)
         self.nodes: list[NodeInfo] = self.table.nodes
         self.queues: dict[str, QueueInfo] = {q.name: q for q in snapshot.queues}
         self.default_queue = snapshot.default_queue
         self.jobs: dict[str, JobInfo] = {}
         for pg, priority in snapshot.podgroups:
-            job = JobInfo(pg, snapshot.default_queue, priority, self.space)
+            job = JobInfo(pg, snapshot.default_queue, priority, space)
             if job.queue in self.queues:
                 self.jobs[job.uid] = job
-        space = self.space
         by_name = self.table.by_name
-        for spec in snapshot.tasks:
+        fit = space.fit
+        for spec, vec in zip(snapshot.tasks, task_vecs, strict=True):
             over = snapshot.overrides.get(spec.uid)
-            task = TaskInfo(spec, space.fit(spec.vec(space)), *(over or (None, None)))
+            task = TaskInfo(spec, fit(vec), *(over or (None, None)))
             owner = self.jobs.get(spec.job_id) if spec.job_id else None
             if owner is not None:
                 owner.add_task(task)
