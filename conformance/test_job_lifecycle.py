@@ -24,10 +24,10 @@ from conformance.lib.waits import (
     pg_name,
     pod_group_of,
     wait_job_phase,
-    wait_job_phases,
     wait_job_unschedulable,
     wait_tasks_ready,
 )
+from conformance.test_job_sequence import wait_job_phases
 from volcano.api.quantity import parse_quantity
 from volcano.api.resources import Resources
 
@@ -372,6 +372,8 @@ def _wait_any_pod_running(cluster: Cluster) -> None:
 
 @pytest.mark.podgroup_status
 @pytest.mark.upstream(SUITE, "Create volcano rc, pg controller process")
+@pytest.mark.xfail(strict=True, reason="product gap: the in-memory cluster has no ReplicationController kind or "
+                   "controller (apply fails: unknown kind 'ReplicationController' in apiVersion 'v1')")
 def test_volcano_rc_gets_podgroup(cluster: Cluster) -> None:
     cluster.apply(_replication_controller("rc-volcano", "pod-volcano", {"schedulerName": "volcano"}, "volcano"))
     _wait_any_pod_running(cluster)
@@ -383,6 +385,8 @@ def test_volcano_rc_gets_podgroup(cluster: Cluster) -> None:
 
 @pytest.mark.podgroup_status
 @pytest.mark.upstream(SUITE, "Create default-scheduler rc, pg controller don't process")
+@pytest.mark.xfail(strict=True, reason="product gap: the in-memory cluster has no ReplicationController kind or "
+                   "controller (apply fails: unknown kind 'ReplicationController' in apiVersion 'v1')")
 def test_default_scheduler_rc_gets_no_podgroup(cluster: Cluster) -> None:
     cluster.apply(_replication_controller("rc-default-scheduler", "pod-default-scheduler", {"a": "b"}, None))
     _wait_any_pod_running(cluster)

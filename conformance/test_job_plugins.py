@@ -17,7 +17,8 @@ import pytest
 from conformance.backends.base import Cluster
 from conformance.lib.builders import Task, job
 from conformance.lib.sizing import idle_by_node
-from conformance.lib.waits import wait_job_phases, wait_tasks_ready
+from conformance.lib.waits import wait_tasks_ready
+from conformance.test_job_sequence import wait_job_phases
 from volcano.api.resources import Resources
 
 __all__: list[str] = []
@@ -186,6 +187,8 @@ def test_pytorch_plugin_job(cluster: Cluster) -> None:
 
 
 @pytest.mark.upstream(SUITE, "Ray Plugin E2E Test: Will Start in pending state and  get running phase")
+@pytest.mark.xfail(strict=True, reason="product gap: the job controller has no ray plugin (job sync is requeued "
+                   "with 'failed to get plugin ray'; no Service ray-cluster-job is created)")
 def test_ray_plugin_job(cluster: Cluster) -> None:
     name = "ray-cluster-job"
     tasks = [Task(name="head", rep=1, min=1, req={"cpu": "1"}, image=RAY_IMAGE),
