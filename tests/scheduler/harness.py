@@ -157,7 +157,7 @@ def run(configuration: SchedulerConf, *, nodes: Iterable[Obj] = (), pods: Iterab
     space = ResourceSpace()
     classes = {p["metadata"]["name"]: int(p["value"]) for p in pcs}
     default = next((int(p["value"]) for p in pcs if p.get("globalDefault")), 0)
-    groups = []
+    groups: list[tuple[Mapping[str, Any], int]] = []
     for g in podgroups:
         name = g["spec"].get("priorityClassName") or ""
         groups.append((g, classes.get(name, default)))

@@ -53,9 +53,8 @@ def test_rejection_event_and_inqueue_accumulation() -> None:
     # Reference §14.5: total cpu 4, nothing used, minResources cpu 6 -> idle 4.8 -> rejected on cpu.
     ssn = _session([_pg("big", {"cpu": "6"}), _pg("a", {"cpu": "2"}), _pg("b", {"cpu": "2"}),
                     _pg("c", {"cpu": "1"})], [("n1", "4", "8Gi")])
-    events: list[tuple[str, str, str, str]] = []
-    ssn.podgroup_event = lambda job, kind, reason, msg: events.append((job.uid, kind, reason, msg))  # type: ignore[attr-defined]
     assert not ssn.job_enqueueable(ssn.jobs["ns1/big"])
+    events = [(job.uid, kind, reason, msg) for job, kind, reason, msg in ssn.job_events]
     assert events == [("ns1/big", "Normal", "Unschedulable", "resource in cluster is overused: overused cpu")]
     a, b, c = (ssn.jobs[f"ns1/{n}"] for n in "abc")
     assert ssn.job_enqueueable(a)

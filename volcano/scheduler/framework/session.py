@@ -122,6 +122,7 @@ class Session:
         self.cache: dict[Any, Any] = {}
         self.shared: dict[Any, Any] = snapshot.shared
         self.observations: dict[str, Any] = {}
+        self.job_events: list[tuple[JobInfo, str, str, str]] = []
         self._fns: dict[str, list[list[Callable[..., Any]]]] = {
             name: [[] for _ in conf.tiers] for name in CATALOGUE}
         self._current: tuple[int, PluginOption] | None = None
@@ -176,6 +177,16 @@ class Session:
         """Append a decision to the trace (if any)."""
         if self.trace is not None:
             self.trace.record(self.now_ms, self.component, event, obj, detail)
+
+    def podgroup_event(self, job: JobInfo, type: str, reason: str, message: str) -> None:
+        """Record an event on ``job``'s PodGroup (``type`` ``Normal``/``Warning``).
+
+        Plugins call this where Volcano's ``ssn.RecordPodGroupEvent`` does (e.g.
+        an enqueue rejection); the events are returned by session close, in the
+        order recorded, and written through the scheduler's event recorder (which
+        aggregates repeats into ``count``). The decision is traced as well."""
+        self.job_events.append((job, type, reason, message))
+        self.record(reason, job.uid, message)
 
     # -- orderings -------------------------------------------------------------------------
     def job_less(self, left: JobInfo, right: JobInfo) -> bool:

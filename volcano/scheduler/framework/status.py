@@ -108,6 +108,8 @@ def close_session(ssn: Session) -> SessionOutcome:
     """Run plugin close hooks and compute every status write (see module docstring)."""
     ssn.close()
     out = SessionOutcome()
+    for job, etype, reason, message in ssn.job_events:
+        out.events.append(Event("PodGroup", job.namespace, job.name, etype, reason, message))
     for job in ssn.jobs.values():
         new = job_status(job, ssn.uid)
         out.statuses[job.uid] = new

@@ -421,12 +421,8 @@ def job_reserved(job: JobInfo, names: Sequence[str]) -> dict[str, Num]:
 
 
 def podgroup_event(ssn: Session, job: JobInfo, reason: str, message: str) -> None:
-    """Record a Normal event on the job's PodGroup (through the session when it offers one, else the trace)."""
-    record = getattr(ssn, "podgroup_event", None)
-    if callable(record):
-        record(job, "Normal", reason, message)
-    else:
-        ssn.record(reason, job.uid, message)
+    """Record a Normal event on the job's PodGroup (written at session close; reference §7.6)."""
+    ssn.podgroup_event(job, "Normal", reason, message)
 
 
 @dataclass
