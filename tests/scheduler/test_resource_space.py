@@ -74,7 +74,7 @@ def test_any_order_of_new_names_gives_one_width(items: list[tuple[str, str]]) ->
     nodes, pods = [node("base", res(64, "64Gi"))], []
     for i, (what, name) in enumerate(items):
         if what == "node":
-            nodes.append(node(f"n{i}", res(4, "8Gi", **{name: 4})))
+            nodes.append(node(f"n{i}", res(64, "64Gi", **{name: 100})))
         elif what == "running":
             pods.append(pod("ns", f"r{i}", "base", "Running", res(1, "1Gi", **{name: 1}), "pg1"))
         else:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -50,6 +52,7 @@ def test_deserved_capped_by_real_capability_and_raised_to_guarantee() -> None:
 def test_reclaim_victims_upstream_cases() -> None:
     pod = {"pods": 1000}
     # case2: q3 deserved (2, 4Gi) holds (4, 8Gi): its (2, 4Gi) task is a victim.
+    attrs: dict[str, tuple[dict[str, int], dict[str, int], dict[str, int]]]
     attrs = {"q3": (r(4, 8) | {"pods": 2000}, r(2, 4), {})}
     assert reclaim_victims(r(2, 4) | pod, [("q3", r(2, 4) | pod)], attrs) == [0]
     # case5: q11 deserves nothing -> immediate victim.
@@ -57,7 +60,8 @@ def test_reclaim_victims_upstream_cases() -> None:
     # case8: reclaimer (1 cpu, gpu 1); q17 deserves (2, 2Gi) and holds (1, 4Gi, gpu 1):
     # memory-only task shares nothing with the reclaimer, cpu task does not exceed, gpu task is immediate.
     attrs = {"q17": (r(1, 4, gpu=1) | {"pods": 3000}, r(2, 2), {})}
-    tasks = [("q17", r(0, 4) | pod), ("q17", r(1) | pod), ("q17", r(gpu=1) | pod)]
+    tasks: list[tuple[str, Mapping[str, int | Fraction]]] = [
+        ("q17", r(0, 4) | pod), ("q17", r(1) | pod), ("q17", r(gpu=1) | pod)]
     assert reclaim_victims(r(1, gpu=1) | pod, tasks, attrs) == [2]
     # case9: q19 deserves gpu 1 only and holds exactly that -> not a victim for a cpu/memory reclaimer.
     attrs = {"q19": (r(4, 4, gpu=1) | pod, r(gpu=1), {})}
@@ -83,8 +87,9 @@ def _session(queues: list[dict[str, Any]], pgs: list[tuple[str, str, str]], pods
              flags: dict[str, bool] | None = None) -> Session:
     nodes = [{"metadata": {"name": n}, "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}}
              for n in ("n1", "n2")]
-    pg_objs = [({"metadata": {"name": n, "namespace": "ns1"}, "spec": {"queue": q, "minMember": 1},
-                 "status": {"phase": ph}}, 0) for n, q, ph in pgs]
+    pg_objs: list[tuple[Mapping[str, Any], int]] = [
+        ({"metadata": {"name": n, "namespace": "ns1"}, "spec": {"queue": q, "minMember": 1},
+          "status": {"phase": ph}}, 0) for n, q, ph in pgs]
     conf = SchedulerConf(actions=("allocate",), tiers=(Tier((PluginOption("capacity", flags or {}),)),))
     snap = Snapshot(space=ResourceSpace(), nodes=[NodeSpec(n) for n in nodes], podgroups=pg_objs,
                     tasks=[TaskSpec(p) for p in pods], queues=[QueueInfo(q) for q in queues])
@@ -139,3 +144,19 @@ def test_queue_priority_order_and_closed_queue() -> None:
 def test_hierarchy_flag_is_rejected() -> None:
     with pytest.raises(ValueError, match="enableHierarchy"):
         _session([_queue("q1")], [], [], {"enableHierarchy": True})
+
+
+def test_reclaimable_walks_reclaimees_in_victim_order() -> None:
+    # q2 deserves 2 cpu and holds 4 (r-0..r-3, one cpu each): two victims bring it back to
+    # deserved. Victims are taken in the victim order (same job: the task ordered last goes
+    # first), not in the order the action lists them, so r-3 and r-2 are chosen.
+    q1 = {"metadata": {"name": "q1"}, "spec": {"deserved": {"cpu": "2", "memory": "4Gi"}}, "status": {"state": "Open"}}
+    q2 = {"metadata": {"name": "q2"}, "spec": {"deserved": {"cpu": "2", "memory": "4Gi"}}, "status": {"state": "Open"}}
+    running = [_pod(f"r-{i}", "pg2", "1", "1Gi", "n1" if i < 2 else "n2", "Running") for i in range(4)]
+    ssn = _session([q1, q2], [("pg1", "q1", "Inqueue"), ("pg2", "q2", "Running")],
+                   [_pod("w-0", "pg1", "1", "1Gi"), *running], {"enableReclaimable": True})
+    reclaimer = next(iter(ssn.jobs["ns1/pg1"].tasks.values()))
+    reclaimees = sorted(ssn.jobs["ns1/pg2"].tasks.values(), key=lambda t: t.name)
+    assert [t.name for t in ssn.victim_order(reclaimer, reclaimees)] == ["r-3", "r-2", "r-1", "r-0"]
+    victims = ssn.reclaimable(reclaimer, reclaimees)
+    assert sorted(t.name for t in victims) == ["r-2", "r-3"]

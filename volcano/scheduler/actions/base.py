@@ -39,24 +39,5 @@ def pending_tasks(job: JobInfo) -> list[TaskInfo]:
 
 
 def victim_less(ssn: Session, preemptor: TaskInfo) -> Callable[[TaskInfo, TaskInfo], bool]:
-    """Volcano's victim heap order (first evicted first) for ``preemptor``."""
-    pjob = ssn.job_of(preemptor)
-
-    def less(left: TaskInfo, right: TaskInfo) -> bool:
-        lj, rj = ssn.job_of(left), ssn.job_of(right)
-        if lj is not None and lj is rj:
-            return not ssn.task_less(left, right)
-        if (lj is None) != (rj is None):
-            return lj is None
-        if lj is None or rj is None:
-            return not ssn.task_less(left, right)
-        if pjob is None or lj.queue == rj.queue:
-            c = ssn.job_compare(lj, rj)
-            if c > 0:
-                return True
-            if c < 0:
-                return False
-            return not ssn.task_less(left, right)
-        return ssn.victim_queue_less(ssn.queues[lj.queue], ssn.queues[rj.queue], ssn.queues[pjob.queue])
-
-    return less
+    """Volcano's victim heap order (first evicted first) for ``preemptor``: ``Session.victim_less``."""
+    return ssn.victim_less(preemptor)

@@ -39,6 +39,7 @@ from volcano.scheduler.framework.model import (
 from volcano.scheduler.framework.plugin import Arguments, Plugin, PluginRegistry
 from volcano.scheduler.framework.points import CATALOGUE, Verdict
 from volcano.scheduler.framework.resources import ResourceSpace, Vec
+from volcano.scheduler.framework.util import PriorityQueue
 from volcano.sim.trace import Trace
 
 __all__ = ["EPOCH", "EventHandler", "Session", "Snapshot", "rfc3339"]
@@ -224,6 +225,42 @@ class Session:
         if j:
             return j < 0
         return not self.queue_less(left, right)
+
+    def victim_less(self, preemptor: TaskInfo) -> Callable[[TaskInfo, TaskInfo], bool]:
+        """Volcano's victim order for ``preemptor`` (``BuildVictimsPriorityQueue``,
+        reference §4.6): ``less(l, r)`` is True when ``l`` is evicted first.
+
+        Same job: the task ordered later goes first. A victim whose job is not in
+        the session goes before one whose job is. Same queue (or a preemptor
+        without a session job): the job ordered later goes first, ties by the
+        reversed task order. Different queues: ``VictimQueueOrderFn``."""
+        pjob = self.job_of(preemptor)
+
+        def less(left: TaskInfo, right: TaskInfo) -> bool:
+            lj, rj = self.job_of(left), self.job_of(right)
+            if lj is not None and lj is rj:
+                return not self.task_less(left, right)
+            if (lj is None) != (rj is None):
+                return lj is None
+            if lj is None or rj is None:
+                return not self.task_less(left, right)
+            if pjob is None or lj.queue == rj.queue:
+                c = self.job_compare(lj, rj)
+                if c > 0:
+                    return True
+                if c < 0:
+                    return False
+                return not self.task_less(left, right)
+            return self.victim_queue_less(self.queues[lj.queue], self.queues[rj.queue], self.queues[pjob.queue])
+
+        return less
+
+    def victim_order(self, preemptor: TaskInfo, victims: Iterable[TaskInfo]) -> list[TaskInfo]:
+        """``victims`` in the pop order of Volcano's victim heap for ``preemptor``
+        (first evicted first; see ``victim_less``). Plugins that walk candidates in
+        that order (capacity's reclaimable) use this."""
+        heap: PriorityQueue[TaskInfo] = PriorityQueue(self.victim_less(preemptor), victims)
+        return [heap.pop() for _ in range(len(heap))]
 
     def sort_tasks(self, tasks: Iterable[TaskInfo]) -> list[TaskInfo]:
         """Tasks in task order (the pop order of Volcano's task heap)."""

@@ -191,8 +191,11 @@ class CapacityPlugin(Plugin):
         return compare_queue_shares(la.share, is_empty(la.quota.deserved), ra.share, is_empty(ra.quota.deserved))
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
-        """Victims by ``reclaim_victims``."""
+        """Victims by ``reclaim_victims``, walking the reclaimees in the session's victim
+        order (reference §5.5: upstream pops them from ``BuildVictimsPriorityQueue``), so
+        the running allocation copy drops in the order the evictions would happen."""
         attrs = {q: (a.allocated, a.quota.deserved, a.quota.guarantee) for q, a in self.attrs.items()}
+        reclaimees = self._ssn.victim_order(reclaimer, reclaimees)
         pairs: list[tuple[str, Vec]] = []
         for task in reclaimees:
             job = self._ssn.job_of(task)
