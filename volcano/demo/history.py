@@ -65,6 +65,17 @@ class PodHistory:
             life.ended = now
             life.succeeded = phase == "Succeeded"
 
+    def progressing(self) -> bool:
+        """Whether some job now runs at least as many pods as it needs (it can make progress)."""
+        running: dict[str, int] = {}
+        needs: dict[str, int] = {}
+        for lf in self.pods.values():
+            if lf.running_since is not None:
+                running[lf.job] = running.get(lf.job, 0) + 1
+            if lf.ended is None or not lf.succeeded:
+                needs[lf.job] = max(needs.get(lf.job, 1), lf.needs)
+        return any(count >= needs.get(job, 1) for job, count in running.items())
+
     def close(self, now: float) -> None:
         """End every open interval at ``now``."""
         for life in self.pods.values():
@@ -111,7 +122,10 @@ def job_metrics(history: PodHistory, end: float, expected_pods: dict[str, int]) 
         done = [lf for lf in lives if lf.succeeded]
         finished = max(lf.ended or 0.0 for lf in done) if len(done) >= expected_pods[job] else None
         running = _merge([(s, +1) for lf in lives for s, _ in lf.intervals]
-                         + [(e if e is not None else end, -1) for lf in lives for _, e in lf.intervals])
+                         + [(e if e is not None else end, -1) for lf in lives for _, e in lf.intervals]
+                         # what the job needs changes when pods appear or succeed: evaluate there too
+                         + [(lf.created, 0) for lf in lives] + [(lf.ended, 0) for lf in lives if lf.ended]
+                         + [(end, 0)])
         wasted = 0.0
         hours: dict[str, float] = {}
         for (t0, level), (t1, _) in itertools.pairwise(running):

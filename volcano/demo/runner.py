@@ -14,6 +14,8 @@ from volcano.testbed import FakeCluster
 __all__ = ["RunResult", "run_demo", "run_scenario"]
 
 STEP_S = 60.0
+STALL_S = 600.0
+"""A run stops as deadlocked once no job has been able to progress for this long."""
 
 
 @dataclass
@@ -25,6 +27,7 @@ class RunResult:
     end: float
     jobs: list[JobMetrics]
     history: PodHistory
+    deadlocked: bool = False
 
     @property
     def finished(self) -> int:
@@ -63,33 +66,43 @@ def run_scenario(scenario: Scenario, scheduler: str, *, seed: int = 0, out: Text
     history = PodHistory()
     cluster.client.watch("Pod", lambda ev: history.observe(cluster.now, ev.type, ev.object))
     expected = scenario.submit(cluster, scheduler)
-    last_report = -1.0
+    last_report, last_progress, deadlocked = -1.0, 0.0, False
     while cluster.now < scenario.horizon_s:
         cluster.run(STEP_S)
+        if history.progressing():
+            last_progress = cluster.now
         done = job_metrics(history, cluster.now, expected)
         finished = sum(1 for j in done if j.finished_at is not None)
-        if out is not None and (cluster.now - last_report >= 900 or finished == len(expected)):
+        deadlocked = finished < len(expected) and cluster.now - last_progress >= STALL_S
+        if out is not None and (cluster.now - last_report >= 900 or finished == len(expected) or deadlocked):
             last_report = cluster.now
             running = sum(1 for lf in history.pods.values() if lf.running_since is not None)
             out.write(f"\r  {scenario.key:<12} {scheduler:<18} t={cluster.now / 60:6.0f} min  "
                       f"running pods {running:3d}  jobs finished {finished}/{len(expected)}   ")
             out.flush()
-        if finished == len(expected):
+        if finished == len(expected) or deadlocked:
             break
     if out is not None:
-        out.write("\n")
+        out.write("  DEADLOCKED: no job can progress\n" if deadlocked else "\n")
     history.close(cluster.now)
-    return RunResult(scenario, scheduler, cluster.now, job_metrics(history, cluster.now, expected), history)
+    return RunResult(scenario, scheduler, cluster.now, job_metrics(history, cluster.now, expected), history,
+                     deadlocked)
 
 
 def _fmt_time(seconds: float | None) -> str:
     return "never" if seconds is None else f"{seconds / 60:.0f} min"
 
 
+def _outcome(r: RunResult) -> str:
+    if r.deadlocked:
+        return f"deadlocked (stopped at {_fmt_time(r.end)})"
+    return _fmt_time(r.makespan)
+
+
 def _row(r: RunResult) -> str:
     res = r.wasted_resource_hours()
     wasted = ", ".join(f"{h:.1f} {('GPU' if 'gpu' in k else 'CPU')}-h" for k, h in sorted(res.items())) or "0"
-    return (f"| {r.scenario.key} | {r.scheduler} | {r.finished}/{len(r.jobs)} | {_fmt_time(r.makespan)} | "
+    return (f"| {r.scenario.key} | {r.scheduler} | {r.finished}/{len(r.jobs)} | {_outcome(r)} | "
             f"{r.wasted_pod_hours():.1f} | {wasted} |")
 
 

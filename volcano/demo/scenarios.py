@@ -154,20 +154,25 @@ def _fair_nodes(c: FakeCluster) -> None:
 
 
 def _fair_submit(c: FakeCluster, scheduler: str) -> dict[str, int]:
-    jobs = {**{f"alice-{i}": 4 for i in range(1, 9)}, **{f"bob-{i}": 4 for i in range(1, 3)}}
+    """alice submits 8 jobs (durations 10..24 min, so they end one by one); bob submits 2 a
+    minute later, when alice already holds the cluster."""
+    alice = {f"alice-{i}": f"{8 + 2 * i}m" for i in range(1, 9)}
+    bob = {f"bob-{i}": "10m" for i in range(1, 3)}
     req = {"cpu": "1", "memory": "2Gi"}
     if scheduler == VOLCANO:
         for user in ("alice", "bob"):
             c.apply({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": user},
                      "spec": {"weight": 1, "reclaimable": True}})
         c.run(2)  # the queue controller opens the queues
-        for job in jobs:
-            c.apply(_volcano_job(job, [("task", 4, req)], "10m", queue=job.split("-")[0], gang=False))
-    else:
-        for job in jobs:  # alice submitted first, then bob: plain FIFO
-            for i in range(4):
-                c.apply(_pod(f"{job}-{i}", job, 1, req, BASELINE, "10m", gang=False))
-    return jobs
+    for jobs in (alice, bob):
+        for job, duration in jobs.items():
+            if scheduler == VOLCANO:
+                c.apply(_volcano_job(job, [("task", 4, req)], duration, queue=job.split("-")[0], gang=False))
+            else:
+                for i in range(4):
+                    c.apply(_pod(f"{job}-{i}", job, 1, req, BASELINE, duration, gang=False))
+        c.run(60)
+    return dict.fromkeys([*alice, *bob], 4)
 
 
 SCENARIOS: tuple[Scenario, ...] = (
@@ -185,7 +190,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("ps-worker-5", "5 jobs of 2 ps + 4 workers on 8 CPUs",
              "pod by pod, jobs deadlock and waste resources; gang scheduling finishes all five",
              _psw_nodes, _psw_submit(5), 6 * 3600),
-    Scenario("fair-share", "Fair share: alice submits 8 jobs, bob 2 (4 x 1 CPU each) on 16 CPUs",
-             "FIFO gives alice the cluster; Volcano's queues share it by weight (1:1) so bob runs at once",
+    Scenario("fair-share", "Fair share: alice submits 8 jobs, bob 2 a minute later (4 x 1 CPU each) on 16 CPUs",
+             "FIFO serves alice's backlog first; with queues of equal weight Volcano gives bob the next free CPUs",
              _fair_nodes, _fair_submit, 3 * 3600),
 )

@@ -14,6 +14,7 @@ from typing import Any
 
 from volcano.api.frozen import thaw
 from volcano.apiserver import ApiError
+from volcano.demo.history import GANG_LABEL as NEEDS_LABEL
 from volcano.sim import Priority
 from volcano.testbed import FakeCluster
 
@@ -60,6 +61,7 @@ class SparkDrivers:
                 "apiVersion": "v1", "kind": "Pod",
                 "metadata": {"name": name, "namespace": meta["namespace"], "annotations": annotations,
                              "labels": {**meta.get("labels", {}), ROLE_LABEL: "executor",
+                                        NEEDS_LABEL: str(self.executors + 1),
                                         "demo.volcano.sh/driver": meta["name"]},
                              "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": meta["name"],
                                                   "uid": meta["uid"], "controller": True}]},
