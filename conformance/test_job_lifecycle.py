@@ -24,10 +24,10 @@ from conformance.lib.waits import (
     pg_name,
     pod_group_of,
     wait_job_phase,
+    wait_job_phases,
     wait_job_unschedulable,
     wait_tasks_ready,
 )
-from conformance.test_job_sequence import wait_job_phases
 from volcano.api.quantity import parse_quantity
 from volcano.api.resources import Resources
 

@@ -17,8 +17,7 @@ import pytest
 from conformance.backends.base import Cluster
 from conformance.lib.builders import Task, job
 from conformance.lib.sizing import idle_by_node
-from conformance.lib.waits import wait_tasks_ready
-from conformance.test_job_sequence import wait_job_phases
+from conformance.lib.waits import wait_job_phases, wait_tasks_ready
 from volcano.api.resources import Resources
 
 __all__: list[str] = []

@@ -17,7 +17,7 @@ import pytest
 from conformance.backends.base import Cluster
 from conformance.lib.builders import Task, job, pod, pod_group, priority_class, queue
 from conformance.lib.sizing import cluster_node_number, cluster_size
-from conformance.lib.waits import count_phase, job_phase, pg_name, wait_pg_phase, wait_tasks_ready
+from conformance.lib.waits import count_phase, pg_name, wait_job_phases, wait_pg_phase, wait_tasks_ready
 
 __all__ = ["wait_job_phases"]
 
@@ -31,52 +31,6 @@ UNSCHEDULABLE_TAINT = {"key": "unschedulable-taint-key", "value": "unschedulable
 
 def _plain(obj: Any) -> Any:
     return json.loads(json.dumps(obj))
-
-
-def _written_phases(before: list[str], now: list[str]) -> list[str]:
-    """Phases the controller wrote between two readings of ``status.conditions``.
-
-    The controller appends a condition for every phase it sets, first removing an older entry with the
-    same phase, so a new reading is the old one with the phases written since moved (or added) to the
-    end: what follows the longest prefix of ``now`` that is an ordered subsequence of ``before``."""
-    it = iter(before)
-    kept = 0
-    for status in now:
-        if any(status == b for b in it):
-            kept += 1
-        else:
-            break
-    return now[kept:]
-
-
-def _conditions(cluster: Cluster, job: str) -> list[str]:
-    obj = cluster.try_get("Job", job)
-    return [str(c.get("status")) for c in ((obj or {}).get("status") or {}).get("conditions") or []]
-
-
-def wait_job_phases(cluster: Cluster, job: str, phases: list[str], timeout: float = 600) -> list[str]:
-    """The Job passes through ``phases`` in order (upstream ``WaitJobPhases``, which watches every
-    update). Each reading takes the phase and the phases the controller wrote since the previous
-    reading (from ``status.conditions``), so a phase entered and left between two readings, as
-    ``Restarting`` often is, still counts; phases written before the call do not. Returns the
-    sequence of distinct phases seen."""
-    seen: list[str] = []
-    last: list[list[str]] = [_conditions(cluster, job)]  # what was written before the wait is history
-
-    def observe() -> bool:
-        conds = _conditions(cluster, job)
-        for ph in [*_written_phases(last[0], conds), job_phase(cluster, job) or ""]:
-            if ph and (not seen or seen[-1] != ph):
-                seen.append(ph)
-        last[0] = conds
-        it = iter(seen)
-        return all(p in it for p in phases)
-
-    try:
-        cluster.wait_until(observe, timeout, f"job {job} phases {phases}")
-    except AssertionError as err:
-        raise type(err)(f"{err} (seen: {seen})") from None
-    return seen
 
 
 def _policy(action: str, event: str | None = None, **extra: Any) -> Obj:

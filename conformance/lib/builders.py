@@ -36,8 +36,7 @@ def _work(duration: str | None, exit_code: int, gang: bool = False) -> tuple[lis
     if duration is None and exit_code == 0:
         return None, annotations  # runs until deleted (nginx)
     seconds = _seconds(duration) if duration is not None else 0
-    if duration is not None:
-        annotations["sim.volcano.sh/duration"] = duration
+    annotations["sim.volcano.sh/duration"] = duration if duration is not None else "0s"
     if exit_code:
         annotations["sim.volcano.sh/exit-code"] = str(exit_code)
     if gang:
