@@ -16,7 +16,7 @@ from collections import deque
 
 from volcano.scheduler.actions.base import Action, is_pending
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskStatus
-from volcano.scheduler.framework.select import feasible, fits, prioritize
+from volcano.scheduler.framework.select import fits, select_node
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.statement import Statement
 from volcano.scheduler.framework.util import PriorityQueue
@@ -47,17 +47,12 @@ def allocate_for_tasks(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: dequ
             if job.need_continue_allocating():
                 continue
             break
-        rows, fe = feasible(ssn, task)
-        if len(rows) == 0:
-            job.fit_errors[task.uid] = fe
+        best, no_fit = select_node(ssn, task)
+        if no_fit is not None:
+            job.fit_errors[task.uid] = no_fit
             if job.need_continue_allocating():
                 continue
             break
-        nominated = table.by_name.get(task.spec.nominated_node) if task.spec.nominated_node else None
-        if nominated is not None and nominated.row in rows:
-            best: int | None = nominated.row
-        else:
-            best = prioritize(ssn, task, rows)
         if best is None:
             continue
         node = ssn.nodes[best]

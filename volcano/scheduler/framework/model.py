@@ -148,6 +148,7 @@ class TaskSpec:
         "priority_class",
         "requests",
         "role",
+        "sched_sig",
         "scheduler_name",
         "static_sig",
         "status",
@@ -207,6 +208,13 @@ class TaskSpec:
         node_aff = (affinity.get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         self.static_sig = json.dumps([spec.get("nodeSelector") or {}, node_aff or {}, self.tolerations],
                                      sort_keys=True, default=str)
+        preferred = (affinity.get("nodeAffinity") or {}).get("preferredDuringSchedulingIgnoredDuringExecution")
+        self.sched_sig: tuple[Any, ...] = (
+            self.static_sig, json.dumps(preferred, sort_keys=True, default=str) if preferred else "",
+            tuple(sorted(self.requests.items())), self.host_ports)
+        """Everything a row-local predicate or score reads from the task: selectors, node
+        affinity (required and preferred), tolerations, requests and host ports. Tasks
+        with equal signatures get equal row-local verdicts and scores."""
         self._vec: Vec | None = None
         self._vec_key = -1
 
@@ -610,6 +618,10 @@ class NodeTable:
         self.fidle = self.alloc.copy()
         self.pods = np.zeros(n, dtype=np.int64)
         self.max_pods = self.alloc[:, space.index[PODS]] // POD_UNIT
+        self.changes: list[int] = []
+        """Every row whose accounting changed, in order (appended by ``add_task`` /
+        ``remove_task``): caches of row-local results re-evaluate only the rows
+        changed since they were last synced."""
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -617,6 +629,7 @@ class NodeTable:
     def add_task(self, node: NodeInfo, task: TaskInfo) -> None:
         """Account ``task`` (by its current status) on ``node``."""
         row, vec = node.row, task.vec
+        self.changes.append(row)
         if task.status == S.Pipelined:
             self.pipelined[row] += vec
             self.fidle[row] -= vec
@@ -635,6 +648,7 @@ class NodeTable:
         if node.tasks.pop(task.uid, None) is None:
             return
         row, vec = node.row, task.vec
+        self.changes.append(row)
         if task.status == S.Pipelined:
             self.pipelined[row] -= vec
             self.fidle[row] += vec

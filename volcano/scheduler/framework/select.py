@@ -7,6 +7,12 @@ determinism: every node is examined (Volcano samples a rotating subset of
 large clusters in parallel), nodes stay in node order, and equal best scores
 go to the first node in node order (Volcano picks at random). A node records
 one reason (the first failing check), where Volcano may list several.
+
+``select_node`` is the allocate path: when every predicate and score is
+row-local for the task (``Session.rows_local``), it keeps, per task signature
+(``TaskSpec.sched_sig``), which rows pass, which fit Idle, and their scores,
+and re-evaluates only rows the node table changed since (``NodeTable.changes``);
+the choice is the same as ``feasible`` + ``prioritize`` would make.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import numpy.typing as npt
 from volcano.scheduler.framework.model import FitErrors, TaskInfo
 from volcano.scheduler.framework.session import Session
 
-__all__ = ["feasible", "fit_rows", "fits", "prioritize"]
+__all__ = ["feasible", "fit_rows", "fits", "prioritize", "select_node"]
 
 _BASE = np.array([0, 1, 2], dtype=np.intp)
 
@@ -106,3 +112,77 @@ def prioritize(ssn: Session, task: TaskInfo, rows: npt.NDArray[np.intp]) -> int 
     if best is not None:
         return int(best)
     return int(grad[int(np.argmax(scores))])
+
+
+_STATES = "select.states"
+_FULL_RESYNC = 4
+"""Re-evaluate every row when more than 1/_FULL_RESYNC of them changed."""
+
+
+class _SigState:
+    """Row-local results for one task signature, synced up to ``pos`` in ``NodeTable.changes``."""
+
+    __slots__ = ("idle", "ok", "pos", "scores")
+
+    def __init__(self, n: int) -> None:
+        self.pos = 0
+        self.ok = np.zeros(n, dtype=np.bool_)
+        self.idle = np.zeros(n, dtype=np.bool_)
+        self.scores = np.zeros(n, dtype=np.float64)
+
+
+def _synced(ssn: Session, task: TaskInfo) -> _SigState:
+    table = ssn.table
+    n = len(table)
+    states: dict[object, _SigState] = ssn.cache.setdefault(_STATES, {})
+    changes = table.changes
+    st = states.get(task.spec.sched_sig)
+    if st is None:
+        st = states[task.spec.sched_sig] = _SigState(n)
+        rows = np.arange(n, dtype=np.intp)
+    else:
+        todo = len(changes) - st.pos
+        if todo == 0:
+            return st
+        if todo == 1:
+            rows = np.array(changes[st.pos:], dtype=np.intp)
+        elif todo * _FULL_RESYNC > n:
+            rows = np.arange(n, dtype=np.intp)
+        else:
+            rows = np.unique(np.array(changes[st.pos:], dtype=np.intp))
+    st.pos = len(changes)
+    d = _dims(task)
+    need = task.vec[d]
+    st.ok[rows] = ssn.predicate_rows(task, rows) & np.all(table.fidle[rows][:, d] >= need, axis=1)
+    st.idle[rows] = np.all(table.idle[rows][:, d] >= need, axis=1)
+    st.scores[rows] = ssn.node_scores(task, rows)
+    return st
+
+
+def select_node(ssn: Session, task: TaskInfo) -> tuple[int | None, FitErrors | None]:
+    """The row allocate places ``task`` on, or (None, fit errors) when no node passes.
+
+    The task's nominated node wins when it passes; otherwise ``prioritize`` over
+    the passing rows. (None, None) means passing rows exist but none fits."""
+    table = ssn.table
+    nominated = table.by_name.get(task.spec.nominated_node) if task.spec.nominated_node else None
+    if len(table) == 0 or not ssn.rows_local(task):
+        rows, fe = feasible(ssn, task)
+        if len(rows) == 0:
+            return None, fe
+        if nominated is not None and nominated.row in rows:
+            return nominated.row, None
+        return prioritize(ssn, task, rows), None
+    st = _synced(ssn, task)
+    ok = st.ok
+    if nominated is not None and ok[nominated.row]:
+        return nominated.row, None
+    cand = ok & st.idle
+    if not cand.any():
+        if not ok.any():
+            return None, feasible(ssn, task)[1]
+        cand = ok
+    best = int(np.argmax(np.where(cand, st.scores, -np.inf)))
+    if not cand[best]:  # every candidate scored -inf: the first candidate, as prioritize picks
+        best = int(np.argmax(cand))
+    return best, None

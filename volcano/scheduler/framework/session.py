@@ -127,6 +127,7 @@ class Session:
         self._fns: dict[str, list[list[Callable[..., Any]]]] = {
             name: [[] for _ in conf.tiers] for name in CATALOGUE}
         self._current: tuple[int, PluginOption] | None = None
+        self._locality: list[bool | Callable[[TaskInfo], bool]] = []
         for ti, tier in enumerate(conf.tiers):
             for opt in tier.plugins:
                 cls = registry.get(opt.name)
@@ -139,15 +140,34 @@ class Session:
         self._current = None
 
     # -- registration --------------------------------------------------------------------
-    def add_fn(self, point: str, fn: Callable[..., Any]) -> None:
+    def add_fn(self, point: str, fn: Callable[..., Any], *,
+               row_local: bool | Callable[[TaskInfo], bool] = False) -> None:
         """Register ``fn`` for ``point`` on behalf of the plugin being opened
-        (ignored when that plugin's entry disables the point's flag)."""
+        (ignored when that plugin's entry disables the point's flag).
+
+        ``row_local`` (``predicate`` and ``node_order`` only) promises that the
+        answer for a node row depends only on that row's node and accounting and
+        on the task's ``spec.sched_sig`` (a callable decides per task). A row-local
+        predicate must also accept ``fn(task, rows)`` and answer for those rows
+        only. When every callback is row-local for a task, node selection keeps
+        per-signature results and re-evaluates only rows changed since
+        (``volcano.scheduler.framework.select``)."""
         if self._current is None:
             raise RuntimeError("add_fn is only valid inside Plugin.open")
         spec = CATALOGUE[point]
         tier, opt = self._current
         if opt.enabled(spec.flag):
             self._fns[point][tier].append(fn)
+            if point in ("predicate", "node_order") and row_local is not True:
+                self._locality.append(row_local)
+
+    def rows_local(self, task: TaskInfo) -> bool:
+        """Whether every predicate and node-order callback is row-local for ``task``
+        and no BestNode callback participates (see ``add_fn``)."""
+        for cond in self._locality:
+            if not callable(cond) or not cond(task):
+                return False
+        return not self.has("best_node")
 
     def add_event_handler(self, allocate: EventHandler | None = None,
                           deallocate: EventHandler | None = None) -> None:
@@ -322,6 +342,16 @@ class Session:
     def predicate(self, task: TaskInfo) -> Verdict:
         """Predicates over every node row (first failing plugin per node)."""
         return self.call("predicate", len(self.table), task)
+
+    def predicate_rows(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+        """Which of ``rows`` pass every predicate (only valid when ``rows_local(task)``)."""
+        ok = np.ones(len(rows), dtype=np.bool_)
+        for tier in self._fns["predicate"]:
+            for fn in tier:
+                v = fn(task, rows)
+                if v is not None:
+                    ok &= v.ok
+        return ok
 
     def node_scores(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         """Summed node-order scores of ``rows``."""

@@ -104,7 +104,7 @@ class BinpackPlugin(Plugin):
         self.weights = parse_binpack_arguments(self.args)
         self._ssn = ssn
         if self.weights.weight != 0:
-            ssn.add_fn("node_order", self.score)
+            ssn.add_fn("node_order", self.score, row_local=True)  # reads only the row and the requests
 
     def score(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         """Scores of node ``rows`` for ``task``."""

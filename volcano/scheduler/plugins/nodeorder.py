@@ -118,7 +118,10 @@ class NodeorderPlugin(Plugin):
         index = ssn.space.index
         self._fit_cols = [index["cpu"], index["memory"]]
         self._balanced_names: Sequence[str] = ("cpu", "memory", "nvidia.com/gpu")
-        ssn.add_fn("node_order", self.score)
+        # Row-local: each scorer reads only the row's allocatable/used and the task's
+        # requests. A scorer normalised over all nodes (Kubernetes' NormalizeScore)
+        # would not be, and must register without ``row_local``.
+        ssn.add_fn("node_order", self.score, row_local=True)
 
     def score(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> FloatVec:
         """The weighted sum of the enabled scorers for node ``rows``."""

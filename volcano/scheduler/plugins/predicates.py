@@ -115,8 +115,16 @@ class PredicatesPlugin(Plugin):
         # handlers, so the symmetric check does not scan every node for every task).
         self.anti: dict[str, TaskInfo] = {t.uid: t for n in ssn.nodes for t in n.tasks.values()
                                           if t.spec.pod_anti_affinity}
-        ssn.add_fn("predicate", self.predicate)
+        ssn.add_fn("predicate", self.predicate, row_local=self._row_local)
         ssn.add_event_handler(allocate=self._placed, deallocate=self._removed)
+
+    def _row_local(self, task: TaskInfo) -> bool:
+        """Row-local unless inter-pod affinity applies (the task's own terms, or a
+        placed pod's anti-affinity: those look at other nodes' pods)."""
+        if not self.pod_affinity:
+            return True
+        spec = task.spec
+        return not (spec.pod_affinity or spec.pod_anti_affinity or self.anti)
 
     def _placed(self, task: TaskInfo) -> None:
         if task.spec.pod_anti_affinity:
@@ -153,29 +161,37 @@ class PredicatesPlugin(Plugin):
         self.ssn.shared[key] = v
         return v
 
-    def predicate(self, task: TaskInfo) -> Verdict:
-        """Per-node verdict for ``task``."""
+    def predicate(self, task: TaskInfo, rows: npt.NDArray[np.intp] | None = None) -> Verdict:
+        """Per-node verdict for ``task`` over every row, or over ``rows`` only (the
+        row-local checks; inter-pod affinity needs every row)."""
         table = self.ssn.table
-        v = Verdict(len(table))
-        v.merge(self._static(task))
-        v.fail(table.pods >= table.max_pods, "node(s) pod number exceeded", False)
+        static = self._static(task)
+        v = Verdict(len(table) if rows is None else len(rows))
+        v.codes = static.codes.copy() if rows is None else static.codes[rows]
+        v.reasons, v.unresolvable = list(static.reasons), list(static.unresolvable)
+        if rows is None:
+            v.fail(table.pods >= table.max_pods, "node(s) pod number exceeded", False)
+        else:
+            v.fail(table.pods[rows] >= table.max_pods[rows], "node(s) pod number exceeded", False)
         if self.ports and task.spec.host_ports:
-            v.fail(self._port_conflicts(task), "node(s) didn't have free ports for the requested pod ports", False)
-        if self.pod_affinity:
+            v.fail(self._port_conflicts(task, rows),
+                   "node(s) didn't have free ports for the requested pod ports", False)
+        if self.pod_affinity and rows is None:
             self._inter_pod(task, v)
         return v
 
-    def _port_conflicts(self, task: TaskInfo) -> npt.NDArray[np.bool_]:
+    def _port_conflicts(self, task: TaskInfo, rows: npt.NDArray[np.intp] | None = None) -> npt.NDArray[np.bool_]:
         want = task.spec.host_ports
-        bad = np.zeros(len(self.ssn.table), dtype=np.bool_)
-        for node in self.ssn.nodes:
+        nodes = self.ssn.nodes if rows is None else [self.ssn.nodes[int(r)] for r in rows]
+        bad = np.zeros(len(nodes), dtype=np.bool_)
+        for i, node in enumerate(nodes):
             for t in node.tasks.values():
                 if t is task:
                     continue
                 for proto, port, ip in t.spec.host_ports:
                     for wp, wport, wip in want:
                         if proto == wp and port == wport and (ip == wip or "0.0.0.0" in (ip, wip)):
-                            bad[node.row] = True
+                            bad[i] = True
         return bad
 
     def _domain_mask(self, key: str, rows: set[int]) -> npt.NDArray[np.bool_]:
