@@ -259,6 +259,7 @@ class JobActions:
                     if exc.code != 409:
                         errors.append(f"failed to create pod {new_pod['metadata']['name']}, err: {exc.message}")
                     continue
+                self.cache.pod_written(created)
                 _count(created, counts, task_counts, str(task.get("name", "")))
         if errors:
             self.recorder.event(job_obj, "Warning", "FailedCreate", f"Error creating pods: {errors}")
@@ -267,11 +268,10 @@ class JobActions:
         del_errors: list[str] = []
         for pod in to_delete:
             try:
-                self.client.delete("Pod", pod["metadata"]["name"], ns)
+                self._delete_pod(pod)
             except ApiError as exc:
-                if exc.code != 404:
-                    del_errors.append(f"failed to delete pod {pod['metadata']['name']}, err {exc.message}")
-                    continue
+                del_errors.append(f"failed to delete pod {pod['metadata']['name']}, err {exc.message}")
+                continue
             counts["terminating"] += 1
         if del_errors:
             self.recorder.event(job_obj, "Warning", "FailedDelete", f"Error deleting pods: {del_errors}")
@@ -378,7 +378,8 @@ class JobActions:
         pg = self.cache.podgroup(ns, podgroup_name(job)) or self.cache.podgroup(ns, str(job["metadata"]["name"]))
         if pg is None:
             try:
-                self.client.create(build_podgroup(job, self.cache.priority))
+                created = self.client.create(build_podgroup(job, self.cache.priority))
+                self.cache.podgroup_written(created, self._key(job))
                 self.trace.record(self.clock.now_ms, "job-controller", "CreatePodGroup", self._key(job),
                                   podgroup_name(job))
             except ApiError as exc:
@@ -389,7 +390,7 @@ class JobActions:
         if new_spec is not None:
             updated = thaw(pg)
             updated["spec"] = new_spec
-            self.client.update(updated)
+            self.cache.podgroup_written(self.client.update(updated), self._key(job))
 
     def _record_podgroup_event(self, job: dict[str, Any], pg: Mapping[str, Any]) -> None:
         true = [c for c in (pg.get("status") or {}).get("conditions") or [] if c.get("status") == "True"]
@@ -429,6 +430,20 @@ class JobActions:
                     cs.get("ready") for cs in status.get("containerStatuses") or [])):
                 ready += 1
         return ready >= int(task["minAvailable"])
+
+    def _delete_pod(self, pod: Obj) -> None:
+        """Delete one pod and record what the store did (NotFound counts as gone); other errors raise."""
+        meta = pod["metadata"]
+        try:
+            left = self.client.delete("Pod", str(meta["name"]), str(meta.get("namespace", "default")))
+        except ApiError as exc:
+            if exc.code != 404:
+                raise
+            left = None
+        if left is None:
+            self.cache.pod_removed(pod)
+        else:
+            self.cache.pod_written(left)
 
     # ------------------------------------------------------------------- kill
     def kill_pods(self, job_obj: Obj, retain: frozenset[str], target: Target | None,
@@ -475,8 +490,9 @@ class JobActions:
         for pname in sorted(to_kill):
             pod = to_kill[pname]
             try:
-                self.client.patch("Pod", pname, {"metadata": {"annotations": {ANN_CONTROLLER_OUT_OF_SYNC: "true"}}},
-                                  ns)
+                marked = self.client.patch("Pod", pname,
+                                           {"metadata": {"annotations": {ANN_CONTROLLER_OUT_OF_SYNC: "true"}}}, ns)
+                self.cache.pod_written(marked)
             except ApiError as exc:
                 if exc.code != 404:
                     errors.append(f"failed to mark pod {pname} out of sync, err {exc.message}")
@@ -485,13 +501,12 @@ class JobActions:
                 counts["terminating"] += 1
                 continue
             try:
-                self.client.delete("Pod", pname, ns)
+                self._delete_pod(pod)
             except ApiError as exc:
-                if exc.code != 404:
-                    errors.append(f"failed to delete pod {pname}, err {exc.message}")
-                    _count(pod, counts, task_counts,
-                           str((pod["metadata"].get("annotations") or {}).get(ANN_TASK_SPEC, "")))
-                    continue
+                errors.append(f"failed to delete pod {pname}, err {exc.message}")
+                _count(pod, counts, task_counts,
+                       str((pod["metadata"].get("annotations") or {}).get(ANN_TASK_SPEC, "")))
+                continue
             counts["terminating"] += 1
         if errors:
             self.recorder.event(job_obj, "Warning", "FailedDelete", f"Error deleting pods: {errors}")
@@ -514,11 +529,18 @@ class JobActions:
             if self.cache.podgroup(ns, name) is not None:
                 names.append(name)  # the legacy name of PodGroups made before Volcano 1.5
             for pg_name in names:
+                known = self.cache.podgroup(ns, pg_name)
                 try:
-                    self.client.delete("PodGroup", pg_name, ns)
+                    left = self.client.delete("PodGroup", pg_name, ns)
                 except ApiError as exc:
                     if exc.code != 404:
                         raise
+                    if known is not None:
+                        self.cache.podgroup_removed(known, self._key(job))
                     continue
+                if left is not None:
+                    self.cache.podgroup_written(left, self._key(job))
+                elif known is not None:
+                    self.cache.podgroup_removed(known, self._key(job))
                 self.trace.record(self.clock.now_ms, "job-controller", "DeletePodGroup", self._key(job), pg_name)
                 break

@@ -10,6 +10,12 @@ the controller's own last write.
 Pods are indexed by ``<namespace>/<job name>`` for pods whose controller
 ownerReference is a Volcano Job and that carry the job-name, job-version
 (integer) and task-spec annotations, as Volcano filters them.
+
+The controller's own pod and PodGroup writes (creations, out-of-sync marks,
+deletions) are laid over the informers (``overlay.WriteOverlay``) until the
+informers deliver them: a pod the controller just deleted reads as terminating
+or gone, a PodGroup it just deleted reads as absent, one it just created reads
+as present, even for a request processed in the same instant.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import Any, Protocol
 
 from volcano.apiserver.client import Obj
 from volcano.controllers.job.constants import ANN_JOB_NAME, ANN_JOB_VERSION, ANN_TASK_SPEC, JOB_API_VERSION, JOB_KIND
+from volcano.controllers.job.overlay import WriteOverlay
 
 __all__ = ["POD_INDEX", "InformerLike", "JobCache", "controller_of", "job_pod_keys", "parse_rfc3339_ms", "rfc3339",
            "rv_int"]
@@ -30,6 +37,8 @@ _EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 
 class InformerLike(Protocol):
     """The part of an informer this cache uses."""
+
+    resource_version: str
 
     def get(self, name: str, namespace: str | None = None) -> Obj | None:
         """Cached object or None."""
@@ -101,6 +110,8 @@ class JobCache:
         self._queues = queues
         self._pcs = priority_classes
         self._written: dict[str, Obj] = {}
+        self._pod_writes = WriteOverlay(pods)
+        self._pg_writes = WriteOverlay(podgroups)
 
     def job(self, namespace: str, name: str) -> Obj | None:
         """The freshest known copy of a Job, or None when it is gone."""
@@ -121,22 +132,58 @@ class JobCache:
     def forget(self, key: str) -> None:
         """Drop what is remembered about a deleted Job."""
         self._written.pop(key, None)
+        self._pod_writes.forget_group(key)
+        self._pg_writes.forget_group(key)
 
     def pods(self, namespace: str, name: str) -> dict[str, dict[str, Obj]]:
-        """The Job's pods: task name -> pod name -> pod (names sorted)."""
+        """The Job's pods as the controller knows them: task name -> pod name -> pod (names sorted).
+
+        The informer's pods with the controller's not yet delivered pod writes laid over them."""
+        group = f"{namespace}/{name}"
+        found: dict[str, Obj] = {}
+        for pod in self._pods.by_index(POD_INDEX, group):
+            found[pod["metadata"]["name"]] = pod
+        for pod_name in self._pod_writes.group_names(group):
+            mine = self._pod_writes.resolve(namespace, pod_name, found.get(pod_name) or
+                                            self._pods.get(pod_name, namespace))
+            if mine is None or job_pod_keys(mine) != [group]:
+                found.pop(pod_name, None)
+            else:
+                found[pod_name] = mine
         out: dict[str, dict[str, Obj]] = {}
-        for pod in self._pods.by_index(POD_INDEX, f"{namespace}/{name}"):
-            task = pod["metadata"]["annotations"][ANN_TASK_SPEC]
-            out.setdefault(task, {})[pod["metadata"]["name"]] = pod
+        for pod_name in sorted(found):
+            pod = found[pod_name]
+            out.setdefault(pod["metadata"]["annotations"][ANN_TASK_SPEC], {})[pod_name] = pod
         return out
 
     def pod(self, namespace: str, name: str) -> Obj | None:
-        """One cached pod."""
-        return self._pods.get(name, namespace)
+        """One pod as the controller knows it."""
+        return self._pod_writes.get(name, namespace)
+
+    def pod_written(self, pod: Obj) -> None:
+        """Record a pod as the store returned it after one of the controller's writes."""
+        self._pod_writes.wrote(pod, self._pod_group(pod))
+
+    def pod_removed(self, pod: Obj) -> None:
+        """Record that the store removed ``pod`` after the controller deleted it."""
+        self._pod_writes.removed(pod, self._pod_group(pod))
+
+    @staticmethod
+    def _pod_group(pod: Obj) -> str:
+        keys = job_pod_keys(pod)
+        return keys[0] if keys else ""
 
     def podgroup(self, namespace: str, name: str) -> Obj | None:
-        """A cached PodGroup."""
-        return self._podgroups.get(name, namespace)
+        """A PodGroup as the controller knows it (informer copy, or the controller's newer write)."""
+        return self._pg_writes.get(name, namespace)
+
+    def podgroup_written(self, pg: Obj, job_key: str) -> None:
+        """Record a PodGroup as the store returned it after the controller created or updated it."""
+        self._pg_writes.wrote(pg, job_key)
+
+    def podgroup_removed(self, pg: Obj, job_key: str) -> None:
+        """Record that the store removed the PodGroup ``pg`` after the controller deleted it."""
+        self._pg_writes.removed(pg, job_key)
 
     def queue(self, name: str) -> Obj | None:
         """A cached Queue."""
