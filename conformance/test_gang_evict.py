@@ -35,9 +35,7 @@ GP = {"gp-high-pri": 100, "gp-med-pri": 50, "gp-low-pri": 10}
 SLOTS = {"workers": 4, "cpu": "1", "memory": "1Gi"}
 KWOK_TAINT = {"key": "kwok.x-k8s.io/node", "value": "fake", "effect": "NoSchedule"}
 
-pytestmark = [pytest.mark.scheduler_conf(GANG_EVICT_CONF), pytest.mark.cluster(**SLOTS),
-              pytest.mark.xfail(strict=True, reason="product gap: the gangreclaim and gangpreempt actions (and the "
-                                                    "suite's configuration using them) are not supported yet")]
+pytestmark = [pytest.mark.scheduler_conf(GANG_EVICT_CONF), pytest.mark.cluster(**SLOTS)]
 
 
 def _kwok_nodes(cluster: Cluster) -> None:

@@ -20,10 +20,10 @@ caller passes them (upstream re-sorts them by its victim order first).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from volcano.scheduler.framework.plugin import Plugin
-from volcano.scheduler.framework.points import PERMIT
+from volcano.scheduler.framework.points import CATALOGUE, PERMIT
 from volcano.scheduler.plugins.proportion import (
     Num,
     QueueAttr,
@@ -179,6 +179,8 @@ class CapacityPlugin(Plugin):
         ssn.add_fn("allocatable", self.allocatable)
         ssn.add_fn("job_enqueueable", self.job_enqueueable)
         ssn.add_fn("job_enqueued", self.job_enqueued)
+        if "unified_evictable" in CATALOGUE:
+            ssn.add_fn("unified_evictable", self.unified_evictable)
         ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
 
     def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
@@ -202,6 +204,30 @@ class CapacityPlugin(Plugin):
             pairs.append((job.queue if job is not None else "", task.spec.requests))
         chosen = reclaim_victims(reclaimer.spec.requests, pairs, attrs)
         return [reclaimees[i] for i in chosen], PERMIT
+
+    def unified_evictable(self, ctx: Any, candidates: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        """UnifiedEvictable for the gang actions: every candidate for ``gangpreempt``; for
+        ``gangreclaim`` the candidates (in the order given) whose queue keeps its guarantee
+        and either is not entitled to what they use or exceeds its deserved on a dimension
+        they use (Volcano skips the resource-intersection test here)."""
+        if getattr(ctx, "kind", "") != "gangreclaim":
+            return list(candidates), PERMIT
+        working: dict[str, dict[str, Num]] = {}
+        victims: list[TaskInfo] = []
+        for task in candidates:
+            job = self._ssn.job_of(task)
+            attr = self.attrs.get(job.queue) if job is not None else None
+            if job is None or attr is None:
+                continue
+            allocated = working.setdefault(job.queue, dict(attr.allocated))
+            request = task.spec.requests
+            if not vector_le_tolerant(attr.quota.guarantee, sub(allocated, request)):
+                continue
+            immediate = not (set(resource_names(request)) & set(resource_names(attr.quota.deserved)))
+            if immediate or greater_on_relevant_dims(allocated, attr.quota.deserved, request):
+                working[job.queue] = sub(allocated, request)
+                victims.append(task)
+        return victims, PERMIT
 
     def preemptive(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
         """Open, within real capability after the tasks, and within deserved on some requested dimension."""
