@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from volcano.api.resources import Resources, node_allocatable, pod_requests
-
 from conformance.backends.base import Cluster
+from volcano.api.resources import Resources, node_allocatable, pod_requests
 
 __all__ = ["cluster_node_number", "cluster_size", "idle_by_node"]
 
