@@ -372,8 +372,6 @@ def _wait_any_pod_running(cluster: Cluster) -> None:
 
 @pytest.mark.podgroup_status
 @pytest.mark.upstream(SUITE, "Create volcano rc, pg controller process")
-@pytest.mark.xfail(strict=True, reason="product gap: the in-memory cluster has no ReplicationController kind or "
-                   "controller (apply fails: unknown kind 'ReplicationController' in apiVersion 'v1')")
 def test_volcano_rc_gets_podgroup(cluster: Cluster) -> None:
     cluster.apply(_replication_controller("rc-volcano", "pod-volcano", {"schedulerName": "volcano"}, "volcano"))
     _wait_any_pod_running(cluster)
@@ -385,8 +383,6 @@ def test_volcano_rc_gets_podgroup(cluster: Cluster) -> None:
 
 @pytest.mark.podgroup_status
 @pytest.mark.upstream(SUITE, "Create default-scheduler rc, pg controller don't process")
-@pytest.mark.xfail(strict=True, reason="product gap: the in-memory cluster has no ReplicationController kind or "
-                   "controller (apply fails: unknown kind 'ReplicationController' in apiVersion 'v1')")
 def test_default_scheduler_rc_gets_no_podgroup(cluster: Cluster) -> None:
     cluster.apply(_replication_controller("rc-default-scheduler", "pod-default-scheduler", {"a": "b"}, None))
     _wait_any_pod_running(cluster)

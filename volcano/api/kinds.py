@@ -54,6 +54,7 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo("", "v1", "Secret", "secrets", namespaced=True, has_status=False),
     KindInfo("", "v1", "Event", "events", namespaced=True, has_status=False),
     KindInfo("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True),
+    KindInfo("", "v1", "ReplicationController", "replicationcontrollers", namespaced=True),
     KindInfo("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", namespaced=False,
              has_status=False),
     KindInfo("apps", "v1", "ReplicaSet", "replicasets", namespaced=True),

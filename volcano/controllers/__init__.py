@@ -11,6 +11,7 @@ order a cluster starts them.
 from volcano.controllers.builtin.batchjob import BatchJobController
 from volcano.controllers.builtin.deployment import DeploymentController
 from volcano.controllers.builtin.replicaset import ReplicaSetController
+from volcano.controllers.builtin.replicationcontroller import ReplicationControllerController
 from volcano.controllers.gc import GarbageCollector
 from volcano.controllers.job.controller import JobController
 from volcano.controllers.podgroup import PodGroupController
@@ -25,6 +26,7 @@ __all__ = [
     "PodGroupController",
     "QueueController",
     "ReplicaSetController",
+    "ReplicationControllerController",
 ]
 
 CONTROLLERS: tuple[tuple[type, str], ...] = (
@@ -34,5 +36,6 @@ CONTROLLERS: tuple[tuple[type, str], ...] = (
     (GarbageCollector, "vc-controller-manager"),
     (DeploymentController, "deployment-controller"),
     (ReplicaSetController, "replicaset-controller"),
+    (ReplicationControllerController, "replication-controller"),
     (BatchJobController, "job-controller"),
 )

@@ -57,7 +57,20 @@ _NAME_ATTEMPTS = 5
 
 
 class ReplicaSetController:
-    """Reconciles apps/v1 ReplicaSets (see the module docstring)."""
+    """Reconciles apps/v1 ReplicaSets (see the module docstring).
+
+    The owner kind is a class attribute, so that a controller of the same shape
+    (core/v1 ReplicationController) subclasses it and changes only ``KIND``,
+    ``API_VERSION``, ``COMPONENT`` and ``NAME_STREAM``."""
+
+    KIND = "ReplicaSet"
+    """The owner kind reconciled (also the informer and the status subresource addressed)."""
+    API_VERSION = "apps/v1"
+    """The owner's apiVersion, written into the pods' controller ownerReference."""
+    COMPONENT = COMPONENT
+    """The trace component name."""
+    NAME_STREAM = "controller.replicaset"
+    """The random stream the pod name suffixes come from."""
 
     def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
                  streams: RandomStreams, trace: Trace | None = None,
@@ -67,17 +80,18 @@ class ReplicaSetController:
         self.clock = clock
         self.trace = trace
         self.recorder = recorder
-        self.names = NameGenerator(streams.stream("controller.replicaset"))
+        self.names = NameGenerator(streams.stream(self.NAME_STREAM))
         self.expectations = Expectations()
-        self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
+        self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=self.COMPONENT,
+                                             priority=Priority.CONTROLLER)
         self._started = False
 
     def start(self) -> None:
-        """Register the ReplicaSet and Pod handlers (idempotent)."""
+        """Register the owner-kind and Pod handlers (idempotent)."""
         if self._started:
             return
         self._started = True
-        self._replicasets = self.informers.informer("ReplicaSet")
+        self._replicasets = self.informers.informer(self.KIND)
         self._pods = self.informers.informer("Pod")
         ensure_index(self._pods, _INDEX, controller_uid_index)
         self._replicasets.add_handler(self._on_replicaset)
@@ -92,7 +106,8 @@ class ReplicaSetController:
 
     def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
         ref = controller_ref(pod)
-        if ref is None or ref.get("kind") != "ReplicaSet" or not str(ref.get("apiVersion", "")).startswith("apps/"):
+        if ref is None or ref.get("kind") != self.KIND or \
+                str(ref.get("apiVersion", "")).partition("/")[0] != self.API_VERSION.partition("/")[0]:
             return
         key = f"{meta(pod).get('namespace', '')}/{ref.get('name', '')}"
         self.expectations.observed(key, str(meta(pod).get("name", "")), event)
@@ -130,7 +145,7 @@ class ReplicaSetController:
     def _create_pod(self, key: str, rs: Mapping[str, Any]) -> None:
         rs_meta = meta(rs)
         template = (rs.get("spec") or {}).get("template") or {}
-        owner = controller_ref_to(rs, "apps/v1", "ReplicaSet")
+        owner = controller_ref_to(rs, self.API_VERSION, self.KIND)
         for attempt in range(_NAME_ATTEMPTS):
             pod_name = self.names.name(f"{rs_meta['name']}-")
             pod = pod_from_template(template, name=pod_name, namespace=str(rs_meta.get("namespace", "")),
@@ -142,7 +157,8 @@ class ReplicaSetController:
                     continue
                 raise
             self.expectations.expect_create(key, pod_name)
-            self._record("CreatePod", f"{rs_meta.get('namespace')}/{pod_name}", f"replicaset {rs_meta['name']}")
+            self._record("CreatePod", f"{rs_meta.get('namespace')}/{pod_name}",
+                         f"{self.KIND.lower()} {rs_meta['name']}")
             return
 
     def _delete_pod(self, key: str, pod: Mapping[str, Any]) -> None:
@@ -171,9 +187,9 @@ class ReplicaSetController:
         current = rs.get("status") or {}
         if all(current.get(k) == v for k, v in status.items()):
             return
-        self.client.patch("ReplicaSet", str(meta(rs)["name"]), {"status": status}, meta(rs).get("namespace"),
+        self.client.patch(self.KIND, str(meta(rs)["name"]), {"status": status}, meta(rs).get("namespace"),
                           subresource="status")
 
     def _record(self, event: str, obj: str, detail: str = "") -> None:
         if self.trace is not None:
-            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)
+            self.trace.record(self.clock.now_ms, self.COMPONENT, event, obj, detail)

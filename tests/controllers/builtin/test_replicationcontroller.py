@@ -1,0 +1,102 @@
+"""Tests for the minimal core/v1 ReplicationController controller."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Any
+
+from volcano.apiserver import ApiError, ApiServer
+from volcano.controllers import CONTROLLERS
+from volcano.controllers.builtin.replicationcontroller import ReplicationControllerController
+from volcano.informers import InformerFactory
+from volcano.sim import RandomStreams, SimClock, Trace
+
+
+class _Env:
+    def __init__(self, seed: int = 0) -> None:
+        self.clock = SimClock()
+        self.streams = RandomStreams(seed)
+        self.trace = Trace()
+        self.server = ApiServer(self.clock, self.streams, trace=self.trace)
+        self.informers = InformerFactory(self.server, self.clock)
+        with contextlib.suppress(ApiError):
+            self.server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
+        ReplicationControllerController(self.server, self.informers, self.clock, streams=self.streams,
+                                        trace=self.trace).start()
+
+    def settle(self, ms: int = 100) -> None:
+        self.clock.run(self.clock.now_ms + ms)
+
+    def pods(self) -> list[dict[str, Any]]:
+        return list(self.server.list("Pod", "default")["items"])
+
+
+def _rc(name: str = "rc", replicas: int | None = 2, scheduler: str | None = "volcano") -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "nginx"}]}
+    if scheduler:
+        spec["schedulerName"] = scheduler
+    rc_spec: dict[str, Any] = {"selector": {"app": name},
+                               "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}
+    if replicas is not None:
+        rc_spec["replicas"] = replicas
+    return {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": name, "namespace": "default"},
+            "spec": rc_spec}
+
+
+def test_is_registered_with_the_cluster_controllers() -> None:
+    assert (ReplicationControllerController, "replication-controller") in CONTROLLERS
+
+
+def test_creates_pods_owned_by_the_replication_controller() -> None:
+    env = _Env()
+    rc = env.server.create(_rc())
+    env.settle()
+    pods = env.pods()
+    assert len(pods) == 2
+    for pod in pods:
+        assert re.fullmatch(r"rc-[bcdfghjklmnpqrstvwxz2456789]{5}", pod["metadata"]["name"])
+        assert pod["metadata"]["labels"] == {"app": "rc"}
+        assert pod["spec"]["schedulerName"] == "volcano"
+        assert pod["metadata"]["ownerReferences"] == [{
+            "apiVersion": "v1", "kind": "ReplicationController", "name": "rc", "uid": rc["metadata"]["uid"],
+            "controller": True, "blockOwnerDeletion": True}]
+    status = env.server.get("ReplicationController", "rc", "default")["status"]
+    assert status["replicas"] == 2 and status["fullyLabeledReplicas"] == 2 and status["readyReplicas"] == 0
+
+
+def test_default_replicas_is_one_and_finished_pods_are_replaced() -> None:
+    env = _Env()
+    env.server.create(_rc(replicas=None))
+    env.settle()
+    (first,) = env.pods()
+    env.server.update_status({**first, "status": {"phase": "Failed"}})
+    env.settle()
+    names = sorted(p["metadata"]["name"] for p in env.pods() if p["status"].get("phase") != "Failed")
+    assert len(names) == 1 and names[0] != first["metadata"]["name"]
+
+
+def test_scale_down_deletes_surplus_and_ignores_replica_set_pods() -> None:
+    env = _Env()
+    env.server.create(_rc(replicas=3))
+    env.server.create({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                       "metadata": {"name": "rs", "namespace": "default"},
+                       "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "rs"}},
+                                "template": {"metadata": {"labels": {"app": "rs"}},
+                                             "spec": {"containers": [{"name": "c", "image": "x"}]}}}})
+    env.settle()
+    assert len(env.pods()) == 3  # no ReplicaSet controller runs: its pods are not ours to make
+    env.server.patch("ReplicationController", "rc", {"spec": {"replicas": 1}}, "default")
+    env.settle()
+    assert len(env.pods()) == 1
+    assert env.server.get("ReplicationController", "rc", "default")["status"]["replicas"] == 1
+
+
+def test_same_seed_same_pod_names() -> None:
+    names = []
+    for _ in range(2):
+        env = _Env(seed=5)
+        env.server.create(_rc(replicas=3))
+        env.settle()
+        names.append(sorted(p["metadata"]["name"] for p in env.pods()))
+    assert names[0] == names[1]
