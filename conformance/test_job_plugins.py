@@ -186,8 +186,6 @@ def test_pytorch_plugin_job(cluster: Cluster) -> None:
 
 
 @pytest.mark.upstream(SUITE, "Ray Plugin E2E Test: Will Start in pending state and  get running phase")
-@pytest.mark.xfail(strict=True, reason="product gap: the job controller has no ray plugin (job sync is requeued "
-                   "with 'failed to get plugin ray'; no Service ray-cluster-job is created)")
 def test_ray_plugin_job(cluster: Cluster) -> None:
     name = "ray-cluster-job"
     tasks = [Task(name="head", rep=1, min=1, req={"cpu": "1"}, image=RAY_IMAGE),

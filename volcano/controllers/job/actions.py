@@ -32,7 +32,7 @@ from volcano.controllers.job.constants import (
     LABEL_PARTITION_ID,
     PHASE_PENDING,
 )
-from volcano.controllers.job.plugins import JobPlugin, PluginContext, UnknownPluginError, build_plugins
+from volcano.controllers.job.plugins import JobPlugin, PluginContext, PluginError, UnknownPluginError, build_plugins
 from volcano.controllers.job.podgroup import build_podgroup, podgroup_name, podgroup_spec_update
 from volcano.controllers.job.pods import build_pod, pod_name
 from volcano.controllers.job.state import KILL_JOB, RETAIN_NONE, RETAIN_SOFT, SYNC, UpdateFn, transition
@@ -236,7 +236,10 @@ class JobActions:
                 if pod is None:
                     new_pod = build_pod(job, task, i, job_forwarding=forwarding, random_suffix=self._suffix)
                     for plugin in plugins:
-                        plugin.on_pod_create(new_pod, job)
+                        try:
+                            plugin.on_pod_create(new_pod, job)
+                        except PluginError as exc:
+                            raise JobSyncError(str(exc)) from exc
                     new_pods.append(new_pod)
                     continue
                 if (pod["metadata"]).get("deletionTimestamp"):

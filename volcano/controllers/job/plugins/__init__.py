@@ -1,4 +1,4 @@
-"""Volcano's job plugins (``spec.plugins``): env, svc, ssh, pytorch, tensorflow, mpi.
+"""Volcano's job plugins (``spec.plugins``): env, svc, ssh, pytorch, tensorflow, mpi, ray.
 
 ``PLUGINS`` maps each name to its class; ``build_plugins(job, ctx)`` instantiates
 the Job's plugins in sorted name order (Volcano iterates a Go map, whose order
@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, parse_flags, task_hosts
+from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, PluginError, parse_flags, task_hosts
 from volcano.controllers.job.plugins.env import EnvPlugin
 from volcano.controllers.job.plugins.mpi import MpiPlugin
 from volcano.controllers.job.plugins.pytorch import PytorchPlugin
+from volcano.controllers.job.plugins.ray import RayPlugin
 from volcano.controllers.job.plugins.ssh import SshPlugin
 from volcano.controllers.job.plugins.svc import SvcPlugin
 from volcano.controllers.job.plugins.tensorflow import TensorflowPlugin
@@ -25,7 +26,9 @@ __all__ = [
     "JobPlugin",
     "MpiPlugin",
     "PluginContext",
+    "PluginError",
     "PytorchPlugin",
+    "RayPlugin",
     "SshPlugin",
     "SvcPlugin",
     "TensorflowPlugin",
@@ -42,6 +45,7 @@ PLUGINS: dict[str, type[JobPlugin]] = {
     "pytorch": PytorchPlugin,
     "tensorflow": TensorflowPlugin,
     "mpi": MpiPlugin,
+    "ray": RayPlugin,
 }
 
 

@@ -6,7 +6,8 @@ A ``JobPlugin`` is built per Job sync from the arguments in
 
 * ``on_job_add(job)`` once per initiation; records ``status.controlledResources
   ["plugin-<name>"] = <name>`` in the (mutable) job it is given;
-* ``on_pod_create(pod, job)`` edits a pod before it is created;
+* ``on_pod_create(pod, job)`` edits a pod before it is created (``PluginError``
+  fails the sync);
 * ``on_job_update(job)`` on every later sync;
 * ``on_job_delete(job)`` on every kill; removes the plugin's key.
 
@@ -22,11 +23,16 @@ from typing import Any
 from volcano.apiserver.client import Client
 from volcano.sim.rand import RandomStreams
 
-__all__ = ["FlagError", "JobPlugin", "PluginContext", "parse_flags", "task_hosts"]
+__all__ = ["FlagError", "JobPlugin", "PluginContext", "PluginError", "parse_flags", "task_hosts"]
 
 
 class FlagError(ValueError):
     """A plugin argument could not be parsed (Volcano logs it and keeps the flags parsed so far)."""
+
+
+class PluginError(Exception):
+    """A plugin hook failed for a reason of the Job's own (e.g. a task the plugin needs is missing);
+    the controller's sync fails with this message and is retried."""
 
 
 @dataclass(frozen=True, slots=True)
