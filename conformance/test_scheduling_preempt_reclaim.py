@@ -200,9 +200,6 @@ def _term(labels: dict[str, str]) -> list[Obj]:
 
 @pytest.mark.preemption
 @pytest.mark.scheduler_conf(TOPOLOGY_PREEMPT_CONF)
-@pytest.mark.xfail(strict=True, reason="product bug: the high-priority job (required anti-affinity to app=blocker) "
-                                       "never gets its rep-1 pods; preempt does not evict the blocker pods whose "
-                                       "presence fails the preemptor's anti-affinity")
 @pytest.mark.upstream(SUITE, "should preempt low priority pod with anti-affinity constraint")
 def test_preempt_anti_affinity_victims(cluster: Cluster) -> None:
     make_priority_classes(cluster, PRIORITIES)

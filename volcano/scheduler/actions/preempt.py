@@ -6,24 +6,37 @@ between tasks of one job (commit per task, stop at the first failure). Per
 candidate node (highest score first): preemptees that pass the filter, victims
 from Preemptable, a victim heap, evictions in a per-node statement until
 Allocatable, FutureIdle fit and the predicates hold; then the preemptor is
-pipelined there. Topology-aware preemption is not implemented.
+pipelined there.
+
+With ``enableTopologyAwarePreemption`` the per-node search is Kubernetes'
+dry run instead (``topology_aware_preempt``): on each candidate node every
+Preemptable victim is removed in victim order until the preemptor fits
+(Allocatable, FutureIdle, predicates), then victims are reprieved highest
+priority first whenever the preemptor still fits with them back; among the
+candidate nodes the one whose victims have the lowest top priority, then the
+lowest priority sum, then the fewest victims, then the latest start wins.
+Deviations for determinism: the candidate scan starts at the first node in
+node order (Volcano starts at a random offset and checks nodes in parallel)
+and remaining ties go to the earlier node.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from volcano.scheduler.actions.base import Action, is_pending, pending_tasks, victim_less
-from volcano.scheduler.framework.model import PREEMPTABLE_STATUSES, JobInfo, QueueInfo, TaskInfo
+from volcano.scheduler.framework.model import PREEMPTABLE_STATUSES, JobInfo, NodeInfo, QueueInfo, TaskInfo
 from volcano.scheduler.framework.select import feasible, fits
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.statement import Statement
 from volcano.scheduler.framework.util import PriorityQueue
 
-__all__ = ["Preempt", "candidate_rows", "preempt_task"]
+__all__ = ["Preempt", "TopologyOptions", "candidate_rows", "pick_candidate", "preempt_task",
+           "select_victims_on_node", "topology_aware_preempt"]
 
 
 def candidate_rows(ssn: Session, task: TaskInfo) -> np.ndarray:
@@ -48,9 +61,134 @@ def _eligible(ssn: Session, task: TaskInfo) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class TopologyOptions:
+    """Arguments of topology-aware preemption (Volcano's defaults)."""
+
+    min_percentage: int = 10
+    min_absolute: int = 1
+    max_absolute: int = 100
+
+    def num_candidates(self, n: int) -> int:
+        """How many candidate nodes the dry run collects among ``n``."""
+        k = max(n * self.min_percentage // 100, self.min_absolute)
+        return min(k, self.max_absolute, n)
+
+
+def _pod_priority(task: TaskInfo) -> int:
+    return int((task.spec.pod.get("spec") or {}).get("priority") or 0)
+
+
+def _fits_on(ssn: Session, queue: QueueInfo, preemptor: TaskInfo, row: int) -> bool:
+    return (ssn.allocatable(queue, preemptor) and fits(preemptor, ssn.table.fidle[row])
+            and bool(ssn.predicate(preemptor).codes[row] == 0))
+
+
+def _lift(ssn: Session, node: NodeInfo, task: TaskInfo) -> None:
+    """Take ``task`` off ``node`` for a dry run (accounting and event handlers only)."""
+    ssn.table.remove_task(node, task)
+    for fn in ssn.on_deallocate:
+        fn(task)
+
+
+def _put_back(ssn: Session, node: NodeInfo, task: TaskInfo) -> None:
+    ssn.table.add_task(node, task)
+    for fn in ssn.on_allocate:
+        fn(task)
+
+
+def select_victims_on_node(ssn: Session, preemptor: TaskInfo, queue: QueueInfo, node: NodeInfo,
+                           keep: Callable[[TaskInfo], bool]) -> list[TaskInfo]:
+    """Kubernetes-style minimal victims on ``node`` (highest priority first), or []
+    when the preemptor cannot fit there. The session is left unchanged."""
+    row = node.row
+    preemptees = [t for t in node.tasks.values() if keep(t)]
+    victims_all = ssn.preemptable(preemptor, preemptees)
+    if not victims_all:
+        return []
+    room = ssn.table.fidle[row].copy()
+    for v in victims_all:
+        room += v.vec
+    if not fits(preemptor, room):
+        return []
+    heap: PriorityQueue[TaskInfo] = PriorityQueue(victim_less(ssn, preemptor), victims_all)
+    lifted: list[TaskInfo] = []
+    try:
+        while heap:
+            task = heap.pop()
+            _lift(ssn, node, task)
+            lifted.append(task)
+            if _fits_on(ssn, queue, preemptor, row):
+                break
+        if not lifted or ssn.predicate(preemptor).codes[row] != 0:
+            return []
+        victims: list[TaskInfo] = []
+        for task in reversed(lifted):
+            _put_back(ssn, node, task)
+            if not _fits_on(ssn, queue, preemptor, row):
+                _lift(ssn, node, task)
+                victims.append(task)
+        return victims
+    finally:
+        for task in lifted:
+            if task.uid not in node.tasks:
+                _put_back(ssn, node, task)
+
+
+def pick_candidate(candidates: list[tuple[int, list[TaskInfo]]]) -> tuple[int, list[TaskInfo]]:
+    """Kubernetes' ``pickOneNodeForPreemption`` over (row, victims highest priority
+    first): lowest top victim priority, lowest priority sum, fewest victims, latest
+    earliest start among the top-priority victims; then the first candidate."""
+    def start_key(victims: list[TaskInfo]) -> str:
+        top = max(_pod_priority(v) for v in victims)
+        return min(str((v.spec.pod.get("status") or {}).get("startTime") or "")
+                   for v in victims if _pod_priority(v) == top)
+
+    scores = [
+        lambda vs: -_pod_priority(vs[0]),
+        lambda vs: -sum(_pod_priority(v) + 2**31 for v in vs),
+        lambda vs: -len(vs),
+    ]
+    pool = list(candidates)
+    for score in scores:
+        best = max(score(vs) for _, vs in pool)
+        pool = [c for c in pool if score(c[1]) == best]
+        if len(pool) == 1:
+            return pool[0]
+    latest = max(start_key(vs) for _, vs in pool)
+    return next(c for c in pool if start_key(c[1]) == latest)
+
+
+def topology_aware_preempt(ssn: Session, stmt: Statement, preemptor: TaskInfo, keep: Callable[[TaskInfo], bool],
+                           rows: list[int], options: TopologyOptions) -> bool:
+    """The dry-run preemption (see the module docstring); True when pipelined."""
+    job = preemptor.job
+    assert job is not None
+    queue = ssn.queues[job.queue]
+    wanted = options.num_candidates(len(rows))
+    candidates: list[tuple[int, list[TaskInfo]]] = []
+    for row in rows:
+        victims = select_victims_on_node(ssn, preemptor, queue, ssn.nodes[row], keep)
+        if victims:
+            candidates.append((row, victims))
+            if len(candidates) >= wanted:
+                break
+    if not candidates:
+        return False
+    row, victims = pick_candidate(candidates)
+    node_stmt = Statement(ssn)
+    for v in victims:
+        node_stmt.evict(v, "preempt")
+    node_stmt.pipeline(preemptor, ssn.nodes[row], True)
+    stmt.merge(node_stmt)
+    return True
+
+
 def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo,
-                 keep: Callable[[TaskInfo], bool], metrics: dict[str, int] | None = None) -> bool:
-    """Try to make room for ``preemptor``; True when it was pipelined somewhere."""
+                 keep: Callable[[TaskInfo], bool], metrics: dict[str, int] | None = None,
+                 topology: TopologyOptions | None = None) -> bool:
+    """Try to make room for ``preemptor``; True when it was pipelined somewhere.
+    With ``topology`` the dry-run (topology-aware) algorithm is used."""
     if not _eligible(ssn, preemptor) or ssn.pre_predicate(preemptor):
         return False
     job = preemptor.job
@@ -59,6 +197,10 @@ def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo,
     rows = candidate_rows(ssn, preemptor)
     if len(rows) == 0:
         return False
+    if topology is not None:
+        if metrics is not None:
+            metrics["attempts"] = metrics.get("attempts", 0) + 1
+        return topology_aware_preempt(ssn, stmt, preemptor, keep, rows.tolist(), topology)
     scores = ssn.node_scores(preemptor, rows)
     order = rows[np.argsort(-scores, kind="stable")]
     table = ssn.table
@@ -107,6 +249,12 @@ class Preempt(Action):
     def __init__(self, args: object = None) -> None:
         super().__init__(args)  # type: ignore[arg-type]
         self.metrics: dict[str, int] = {}
+        a = self.args
+        self.topology: TopologyOptions | None = None
+        if a.get_bool("enableTopologyAwarePreemption", False):
+            self.topology = TopologyOptions(a.get_int("minCandidateNodesPercentage", 10),
+                                            a.get_int("minCandidateNodesAbsolute", 1),
+                                            a.get_int("maxCandidateNodesAbsolute", 100))
 
     def execute(self, ssn: Session) -> None:
         """Preempt within queues (phase A across jobs, phase B within jobs)."""
@@ -135,7 +283,7 @@ class Preempt(Action):
                 todo = list(task_lists[job.uid])
                 while ssn.job_starving(job) and todo:
                     p = todo.pop(0)
-                    preempt_task(ssn, stmt, p, self._other_job_filter(ssn, p), self.metrics)
+                    preempt_task(ssn, stmt, p, self._other_job_filter(ssn, p), self.metrics, self.topology)
                 if ssn.job_pipelined(job):
                     self._commit(stmt)
                 else:
@@ -143,7 +291,7 @@ class Preempt(Action):
             for job in starving[queue.name]:
                 for p in ssn.sort_tasks(pending_tasks(job)):
                     stmt = Statement(ssn)
-                    if not preempt_task(ssn, stmt, p, self._same_job_filter(p), self.metrics):
+                    if not preempt_task(ssn, stmt, p, self._same_job_filter(p), self.metrics, self.topology):
                         stmt.discard()
                         break
                     self._commit(stmt)
