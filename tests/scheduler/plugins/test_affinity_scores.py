@@ -194,3 +194,37 @@ def test_row_local_when_every_scorer_is_flat() -> None:
     tainted = [*ZONES[:2], node("n3", res(8, "16Gi"), taints=[_taint("k", "v", "PreferNoSchedule")])]
     ssn = _session(tainted, [_pod_with("p")])
     assert not AffinityScorers(ssn, WEIGHTS).row_local(_task(ssn, "p"))
+
+
+# -- through nodeorder in a full allocate ----------------------------------------------------------
+
+ALLOC = conf(["enqueue", "allocate"],
+             [opt("priority", "jobOrder", "taskOrder"), opt("gang", "jobReady", "jobPipelined")],
+             [opt("predicates", "predicate"), opt("nodeorder", "nodeOrder")])
+
+
+def _alloc(nodes: list[dict[str, Any]], pods: list[dict[str, Any]]) -> dict[str, str]:
+    return run(ALLOC, nodes=nodes, pods=pods, podgroups=[pg("pg", "ns", "q", 1)], queues=[queue("q")]).binds
+
+
+def test_allocate_avoids_prefer_no_schedule_taint() -> None:
+    # n0 would win on node order (first row); its PreferNoSchedule taint sends the pod to n1.
+    nodes = [node("n0", res(4, "8Gi"), taints=[_taint("spot", "true", "PreferNoSchedule")]), node("n1", res(4, "8Gi"))]
+    assert _alloc(nodes, [_pod_with("p")]) == {"ns/p": "n1"}
+    tolerant = _pod_with("p", tolerations=[{"key": "spot", "operator": "Exists"}])
+    assert _alloc(nodes, [tolerant]) == {"ns/p": "n0"}
+
+
+def test_allocate_follows_preferred_node_affinity() -> None:
+    aff = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_term(10, ("disk", "In", ["ssd"]))]}}
+    nodes = [node("n0", res(4, "8Gi")), node("n1", res(4, "8Gi"), {"disk": "ssd"})]
+    assert _alloc(nodes, [_pod_with("p", aff)]) == {"ns/p": "n1"}
+
+
+def test_allocate_follows_preferred_pod_affinity() -> None:
+    aff = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_pod_term(10, "zone", {"app": "db"})]}}
+    nodes = [node("n0", res(8, "16Gi"), {"zone": "z1"}), node("n1", res(8, "16Gi"), {"zone": "z2"})]
+    pods = [_pod_with("db", labels={"app": "db"}, node_name="n1"), _pod_with("p", aff)]
+    # without the preference the emptier n0 wins on least-allocated
+    assert _alloc(nodes, pods) == {"ns/p": "n1"}
+    assert _alloc(nodes, [pods[0], _pod_with("p")]) == {"ns/p": "n0"}

@@ -54,6 +54,7 @@ __all__ = [
     "PodAffinityScorer",
     "default_normalize",
     "has_pod_affinity",
+    "has_preferred_pod_terms",
     "intolerable_prefer_no_schedule",
     "minmax_normalize",
     "preferred_node_affinity",
@@ -260,6 +261,13 @@ def preferred_pod_terms(spec: TaskSpec) -> tuple[list[_Term], list[_Term]]:
     return out[0], out[1]
 
 
+def has_preferred_pod_terms(spec: TaskSpec) -> bool:
+    """Whether the pod has preferred pod affinity or anti-affinity terms."""
+    affinity = (spec.pod.get("spec") or {}).get("affinity") or {}
+    return any((affinity.get(kind) or {}).get("preferredDuringSchedulingIgnoredDuringExecution")
+               for kind in ("podAffinity", "podAntiAffinity"))
+
+
 def has_pod_affinity(spec: TaskSpec) -> bool:
     """Whether the pod carries any pod affinity or anti-affinity (kube-scheduler's PodsWithAffinity)."""
     affinity = (spec.pod.get("spec") or {}).get("affinity") or {}
@@ -361,46 +369,50 @@ class AffinityScorers:
         self.w_taint = int(weights.get("tainttoleration.weight", 0))
         self.w_pod = int(weights.get("podaffinity.weight", 0))
         self.pods = PodAffinityScorer(labels, ssn.nodes) if self.w_pod else None
+        self._memo: dict[Any, tuple[IntVec | None, IntVec | None]] = {}
         if self.pods is not None:
             table = ssn.table
             pods = self.pods
             ssn.add_event_handler(allocate=lambda t: pods.place(t, table.by_name[t.node_name].row),
                                   deallocate=pods.remove)
 
-    def _node_raw(self, task: TaskInfo) -> IntVec | None:
-        return preferred_node_affinity(self.labels, task.spec.pod, self.shared) if self.w_node else None
+    def _static(self, task: TaskInfo) -> tuple[IntVec | None, IntVec | None]:
+        """(node-affinity raw, taint raw or None when no node has an untolerated taint),
+        memoised per scheduling signature (which covers tolerations and preferred node
+        affinity)."""
+        sig = task.spec.sched_sig
+        got = self._memo.get(sig)
+        if got is None:
+            node = preferred_node_affinity(self.labels, task.spec.pod, self.shared) if self.w_node else None
+            taint = None
+            if self.w_taint:
+                raw = intolerable_prefer_no_schedule(self.specs, task.spec.tolerations, self.shared)
+                taint = raw if raw.any() else None
+            got = self._memo[sig] = (node, taint)
+        return got
 
-    def _taint_raw(self, task: TaskInfo) -> IntVec | None:
-        if not self.w_taint:
-            return None
-        return intolerable_prefer_no_schedule(self.specs, task.spec.tolerations, self.shared)
+    def _pods_flat(self, task: TaskInfo) -> bool:
+        return self.pods is None or not (has_preferred_pod_terms(task.spec) or self.pods.affinity_pool())
 
     def row_local(self, task: TaskInfo) -> bool:
         """True when every scorer is the same on all nodes for ``task`` (so its total
         does not depend on which rows are scored): no preferred node-affinity term, no
         untolerated PreferNoSchedule taint anywhere, no preferred pod-affinity term and
         no placed pod carrying affinity."""
-        if self._node_raw(task) is not None:
-            return False
-        taint = self._taint_raw(task)
-        if taint is not None and taint.any():
-            return False
-        if self.pods is not None:
-            aff, anti = preferred_pod_terms(task.spec)
-            if aff or anti or self.pods.affinity_pool():
-                return False
-        return True
+        node, taint = self._static(task)
+        return node is None and taint is None and self._pods_flat(task)
 
     def score(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         """The weighted normalised scores of ``rows`` (normalised over ``rows``)."""
-        total = np.zeros(len(rows), dtype=np.float64)
-        raw = self._node_raw(task)
-        if raw is not None:
-            total += default_normalize(raw[rows]) * self.w_node
-        raw = self._taint_raw(task)
-        if raw is not None:
-            total += default_normalize(raw[rows], reverse=True) * self.w_taint
-        if self.pods is not None:
+        node, taint = self._static(task)
+        flat = float(MAX_NODE_SCORE * self.w_taint) if taint is None else 0.0
+        total = np.full(len(rows), flat, dtype=np.float64)
+        if node is not None:
+            total += default_normalize(node[rows]) * self.w_node
+        if taint is not None:
+            total += default_normalize(taint[rows], reverse=True) * self.w_taint
+        if not self._pods_flat(task):
+            assert self.pods is not None
             raw = self.pods.raw(task)
             if raw is not None:
                 total += minmax_normalize(raw[rows]) * self.w_pod

@@ -17,9 +17,15 @@ of 0 disables the scorer):
 Kubernetes counts 100m cpu / 200Mi memory for containers that request none
 (for Least/MostAllocated); here the incoming task gets those defaults when it
 requests no cpu or memory, while the node's existing pods count with their
-actual requests. Node affinity, pod affinity, taint toleration, image
-locality and topology spread scores are not implemented yet; their weight
-arguments are accepted and ignored.
+actual requests.
+
+``nodeaffinity.weight`` (2), ``tainttoleration.weight`` (3) and
+``podaffinity.weight`` (2) add kube-scheduler's NodeAffinity (preferred
+terms), TaintToleration (PreferNoSchedule) and InterPodAffinity (preferred
+terms) scores, each normalised over the scored nodes
+(``volcano.scheduler.plugins.affinity_scores``). Image locality and topology
+spread scores are not implemented yet; their weight arguments are accepted
+and ignored.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from volcano.scheduler.framework.plugin import Plugin
+from volcano.scheduler.plugins.affinity_scores import AffinityScorers
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.model import TaskInfo
@@ -118,10 +125,11 @@ class NodeorderPlugin(Plugin):
         index = ssn.space.index
         self._fit_cols = [index["cpu"], index["memory"]]
         self._balanced_names: Sequence[str] = ("cpu", "memory", "nvidia.com/gpu")
-        # Row-local: each scorer reads only the row's allocatable/used and the task's
-        # requests. A scorer normalised over all nodes (Kubernetes' NormalizeScore)
-        # would not be, and must register without ``row_local``.
-        ssn.add_fn("node_order", self.score, row_local=True)
+        self._prefs = AffinityScorers(ssn, self.weights)
+        # Row-local when the normalised scorers (node affinity, taint toleration, pod
+        # affinity) are flat for the task: the resource scorers read only the row's
+        # allocatable/used and the task's requests.
+        ssn.add_fn("node_order", self.score, row_local=self._prefs.row_local)
 
     def score(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> FloatVec:
         """The weighted sum of the enabled scorers for node ``rows``."""
@@ -146,4 +154,5 @@ class NodeorderPlugin(Plugin):
             incoming = np.array([req.get(table.space.names[c], 0) for c in cols], dtype=np.int64)
             requested = table.used[rows][:, cols] + incoming
             total += balanced_allocation(requested, table.alloc[rows][:, cols]) * wb
+        total += self._prefs.score(task, rows)
         return total
