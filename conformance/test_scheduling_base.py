@@ -184,9 +184,6 @@ def test_v1_job(cluster: Cluster) -> None:
 
 
 @pytest.mark.scheduling_base
-@pytest.mark.xfail(strict=True, reason="product bug: a batch/v1 Job whose pod template has no restartPolicy "
-                                       "(defaulted to Always) is accepted; Kubernetes rejects it (422, "
-                                       "spec.template.spec.restartPolicy must be OnFailure or Never)")
 @pytest.mark.upstream(SUITE, "Schedule v1.Job type using Volcano scheduler with error case")
 def test_v1_job_error_case(cluster: Cluster) -> None:
     # A batch/v1 Job's pods may not use restartPolicy Always (the default when unset).

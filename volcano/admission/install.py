@@ -10,7 +10,8 @@ mutating
   3. Volcano's mutating webhooks: ``mutatejob``, ``mutatepodgroup``,
      ``mutatequeue`` (CREATE).
 validating
-  1. CRD structural-schema validation (422 Invalid);
+  1. Kubernetes' API validation of built-in kinds (batch/v1 Job, see
+     ``k8s_validation``) and CRD structural-schema validation (422 Invalid);
   2. PriorityClass validation;
   3. Volcano's validating webhooks: ``validatejob`` (CREATE, UPDATE),
      ``validatepodgroup`` (CREATE), ``validatequeue`` (CREATE, UPDATE,
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING
 from volcano.admission.defaults import default_pod
 from volcano.admission.errors import schema_invalid, webhook_denied
 from volcano.admission.job import mutate_job, validate_job_create, validate_job_update
+from volcano.admission.k8s_validation import validate_batch_job
 from volcano.admission.lookup import ClientView
 from volcano.admission.pod import validate_pod_create
 from volcano.admission.podgroup import mutate_podgroup, validate_podgroup_create
@@ -53,6 +55,7 @@ JOB = "Job.batch.volcano.sh"
 PODGROUP = "PodGroup.scheduling.volcano.sh"
 QUEUE = "Queue.scheduling.volcano.sh"
 PRIORITY_CLASS = "PriorityClass.scheduling.k8s.io"
+BATCH_JOB = "Job.batch"
 
 ALL_WEBHOOKS = ("/jobs/mutate", "/jobs/validate", "/podgroups/mutate", "/podgroups/validate", "/pods/validate",
                 "/queues/mutate", "/queues/validate")
@@ -140,6 +143,13 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
         chain.register_mutating(QUEUE, ("CREATE",), _main_resource(
             excluded, lambda req: mutate_queue(req.obj)), "mutatequeue.volcano.sh")
 
+    def batch_job(req: AdmissionRequest) -> None:
+        if req.subresource is None:
+            causes = validate_batch_job(req.obj)
+            if causes:
+                raise invalid(req.kind.key, req.name, causes)
+
+    chain.register_validating(BATCH_JOB, ("CREATE", "UPDATE"), batch_job, "k8s-validation")
     for kind in (JOB, PODGROUP, QUEUE):
         chain.register_validating(kind, ("CREATE", "UPDATE"), crd_schema, "crd-schema")
 
