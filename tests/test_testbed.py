@@ -59,7 +59,7 @@ def test_add_node_shape(fake_cluster: FakeCluster) -> None:
     node = fake_cluster.add_node("n1", cpu="8", memory="16Gi", pods=20, gpu=2, labels={"zone": "a"},
                                  taints=["dedicated=ml:NoSchedule", {"key": "x", "effect": "NoExecute"}])
     assert node["status"]["capacity"] == node["status"]["allocatable"] == {
-        "cpu": "8", "memory": "16Gi", "pods": "20", "nvidia.com/gpu": "2"}
+        "cpu": "8", "memory": "16Gi", "pods": "20", "nvidia.com/gpu": "2", "ephemeral-storage": "100Gi"}
     assert node["metadata"]["labels"]["kubernetes.io/hostname"] == "n1"
     assert node["metadata"]["labels"]["zone"] == "a"
     assert node["spec"]["taints"] == [{"key": "dedicated", "value": "ml", "effect": "NoSchedule"},
@@ -71,8 +71,10 @@ def test_add_node_shape(fake_cluster: FakeCluster) -> None:
 
 def test_add_node_defaults_have_no_gpu(fake_cluster: FakeCluster) -> None:
     node = fake_cluster.add_node("n")
-    assert node["status"]["capacity"] == {"cpu": "4", "memory": "8Gi", "pods": "110"}
+    assert node["status"]["capacity"] == {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "100Gi"}
     assert "taints" not in node["spec"]
+    bare = fake_cluster.add_node("bare", ephemeral_storage=None)
+    assert "ephemeral-storage" not in bare["status"]["capacity"]
 
 
 @pytest.mark.parametrize(("kwargs", "needle"), [

@@ -174,10 +174,13 @@ class FakeCluster:
 
     def add_node(self, name: str, cpu: str | int | float = "4", memory: str | int = "8Gi", pods: int = 110,
                  gpu: int = 0, labels: Mapping[str, str] | None = None,
-                 taints: Iterable[Mapping[str, Any] | str] | None = None) -> dict[str, Any]:
+                 taints: Iterable[Mapping[str, Any] | str] | None = None,
+                 ephemeral_storage: str | None = "100Gi") -> dict[str, Any]:
         """Create a Ready node with capacity = allocatable = the given resources
-        (``gpu`` > 0 adds ``nvidia.com/gpu``). ``labels`` add to ``kubernetes.io/hostname``
-        and friends; ``taints`` are dicts or ``key[=value]:Effect`` strings. Returns the node."""
+        (``gpu`` > 0 adds ``nvidia.com/gpu``; every real node also reports
+        ``ephemeral-storage``, None leaves it out). ``labels`` add to
+        ``kubernetes.io/hostname`` and friends; ``taints`` are dicts or
+        ``key[=value]:Effect`` strings. Returns the node."""
         if not isinstance(name, str) or not name:
             raise ValueError(f"name: a node needs a non-empty name, got {name!r}")
         capacity = {"cpu": _quantity_text(cpu, "cpu"), "memory": _quantity_text(memory, "memory")}
@@ -188,6 +191,8 @@ class FakeCluster:
             raise ValueError(f"gpu: must be an integer >= 0, got {gpu!r}")
         if gpu:
             capacity["nvidia.com/gpu"] = str(gpu)
+        if ephemeral_storage is not None:
+            capacity["ephemeral-storage"] = _quantity_text(ephemeral_storage, "ephemeral_storage")
         node_labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
         for key, value in (labels or {}).items():
             if not isinstance(key, str) or not isinstance(value, str):
