@@ -16,7 +16,7 @@ import pytest
 
 from conformance.backends.base import Cluster
 from conformance.lib.builders import Task, job
-from conformance.lib.sizing import idle_by_node
+from conformance.lib.sizing import compute_node
 from conformance.lib.waits import (
     bound,
     count_phase,
@@ -29,7 +29,6 @@ from conformance.lib.waits import (
     wait_tasks_ready,
 )
 from volcano.api.quantity import parse_quantity
-from volcano.api.resources import Resources
 
 __all__: list[str] = []
 
@@ -48,20 +47,6 @@ def _plain(obj: Any) -> Any:
 
 def _live(pods: list[Obj]) -> list[Obj]:
     return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
-
-
-def compute_node(cluster: Cluster, req: dict[str, str]) -> tuple[str, int]:
-    """Upstream ``ComputeNode``: the first untainted node with room for ``req``, and how many
-    ``req``-sized pods fit on it."""
-    want = Resources.from_k8s(req)
-    for name, free in sorted(idle_by_node(cluster).items()):
-        slots = 0
-        while want.fits_in(free):
-            free = free - want
-            slots += 1
-        if slots:
-            return name, slots
-    raise AssertionError(f"no node has room for {req}")
 
 
 def delete_and_wait_cleaned_up(cluster: Cluster, name: str, timeout: float = 300) -> None:

@@ -16,9 +16,8 @@ import pytest
 
 from conformance.backends.base import Cluster
 from conformance.lib.builders import Task, job
-from conformance.lib.sizing import idle_by_node
+from conformance.lib.sizing import compute_node
 from conformance.lib.waits import wait_job_phases, wait_tasks_ready
-from volcano.api.resources import Resources
 
 __all__: list[str] = []
 
@@ -34,20 +33,6 @@ pytestmark = pytest.mark.job_plugins
 
 
 # -- helpers -----------------------------------------------------------------------------------------
-
-def compute_node(cluster: Cluster, req: dict[str, str]) -> tuple[str, int]:
-    """Upstream ``ComputeNode``: the first untainted node with room for ``req``, and how many
-    ``req``-sized pods fit on it."""
-    want = Resources.from_k8s(req)
-    for name, free in sorted(idle_by_node(cluster).items()):
-        slots = 0
-        while want.fits_in(free):
-            free = free - want
-            slots += 1
-        if slots:
-            return name, slots
-    raise AssertionError(f"no node has room for {req}")
-
 
 def _wait_job_ready(cluster: Cluster, name: str, timeout: float = 300) -> None:
     need = int(cluster.get("Job", name)["spec"].get("minAvailable") or 0)

@@ -15,7 +15,7 @@ import pytest
 
 from conformance.backends.base import Cluster
 from conformance.lib.builders import BUSYBOX, Task, deployment, job, pod, pod_group
-from conformance.lib.sizing import cluster_node_number, cluster_size, idle_by_node
+from conformance.lib.sizing import cluster_node_number, cluster_size, compute_node
 from conformance.lib.waits import (
     bound,
     hold_unbound,
@@ -36,7 +36,6 @@ from conformance.test_scheduling_support import (
     taint_all_nodes,
     untaint_all_nodes,
 )
-from volcano.api.resources import Resources
 
 SUITE = "schedulingaction"
 Obj = dict[str, Any]
@@ -219,19 +218,6 @@ def test_guarantee_reserves_part_of_cluster(cluster: Cluster) -> None:
 
 # -- predicates.go --------------------------------------------------------------------------------
 
-def _compute_node(cluster: Cluster, req: dict[str, str]) -> tuple[str, int]:
-    """Upstream ``ComputeNode``: the first untainted node with room for ``req`` and its slots."""
-    want = Resources.from_k8s(req)
-    for name, free in idle_by_node(cluster).items():
-        slots = 0
-        while want.fits_in(free):
-            free = free - want
-            slots += 1
-        if slots:
-            return name, slots
-    raise AssertionError(f"no node has room for {req}")
-
-
 @pytest.mark.scheduling_base
 @pytest.mark.upstream(SUITE, "Hostport")
 def test_hostport(cluster: Cluster) -> None:
@@ -246,7 +232,7 @@ def test_hostport(cluster: Cluster) -> None:
 @pytest.mark.scheduling_base
 @pytest.mark.upstream(SUITE, "NodeAffinity")
 def test_node_affinity(cluster: Cluster) -> None:
-    node, slots = _compute_node(cluster, ONE_CPU)
+    node, slots = compute_node(cluster, ONE_CPU)
     affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
         {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
     cluster.apply(job("na-job", [Task(req=ONE_CPU, min=1, rep=slots, affinity=affinity)]))
@@ -257,7 +243,7 @@ def test_node_affinity(cluster: Cluster) -> None:
 @pytest.mark.scheduling_base
 @pytest.mark.upstream(SUITE, "Pod Affinity")
 def test_pod_affinity(cluster: Cluster) -> None:
-    _, slots = _compute_node(cluster, {"cpu": "500m"})
+    _, slots = compute_node(cluster, {"cpu": "500m"})
     labels = {"foo": "bar"}
     affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": labels}, "topologyKey": HOSTNAME}]}}
