@@ -1,4 +1,5 @@
-"""Volcano's job plugins (``spec.plugins``): env, svc, ssh, pytorch, tensorflow, mpi, ray.
+"""Volcano's job plugins (``spec.plugins``): env, svc, ssh, pytorch, tensorflow, mpi,
+ray, hcclrank.
 
 ``PLUGINS`` maps each name to its class; ``build_plugins(job, ctx)`` instantiates
 the Job's plugins in sorted name order (Volcano iterates a Go map, whose order
@@ -13,6 +14,7 @@ from typing import Any
 
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, PluginError, parse_flags, task_hosts
 from volcano.controllers.job.plugins.env import EnvPlugin
+from volcano.controllers.job.plugins.hcclrank import HcclRankPlugin
 from volcano.controllers.job.plugins.mpi import MpiPlugin
 from volcano.controllers.job.plugins.pytorch import PytorchPlugin
 from volcano.controllers.job.plugins.ray import RayPlugin
@@ -23,6 +25,7 @@ from volcano.controllers.job.plugins.tensorflow import TensorflowPlugin
 __all__ = [
     "PLUGINS",
     "EnvPlugin",
+    "HcclRankPlugin",
     "JobPlugin",
     "MpiPlugin",
     "PluginContext",
@@ -46,6 +49,7 @@ PLUGINS: dict[str, type[JobPlugin]] = {
     "tensorflow": TensorflowPlugin,
     "mpi": MpiPlugin,
     "ray": RayPlugin,
+    "hcclrank": HcclRankPlugin,
 }
 
 
