@@ -56,6 +56,8 @@ class BenchResult:
     rss_before: int = 0
     rss_after: int = 0
     cycles: int = 0
+    cpu_s: float = 0.0
+    """Process CPU time over the measured window (robust to other load on the machine)."""
 
     @property
     def pods_per_s(self) -> float:
@@ -78,7 +80,8 @@ class BenchResult:
                 "setup_s": round(self.setup_s, 3), "rss_mib": round(self.rss_after / 2**20, 1),
                 "rss_growth_mib": round((self.rss_after - self.rss_before) / 2**20, 1),
                 "sim_s_per_wall_s": round(self.sim_s / self.wall_s, 2) if self.wall_s else 0.0,
-                "scheduler_cycles": self.cycles}
+                "scheduler_cycles": self.cycles, "cpu_s": round(self.cpu_s, 3),
+                "pods_per_cpu_s": round(self.bound / self.cpu_s, 1) if self.cpu_s > 0 else 0.0}
 
 
 class _BindCounter:
@@ -159,6 +162,11 @@ def _setup(w: Workload, size: Size) -> FakeCluster:
     return c
 
 
+def _cycles(c: FakeCluster) -> int:
+    scheduler = getattr(c, "scheduler", None)
+    return int(getattr(scheduler, "cycles", 0))
+
+
 def run_workload(w: Workload, size: Size, *, sample_every_s: float = 1.0) -> BenchResult:
     """Set the cluster up (not measured), then create the measured pods and run until they are bound."""
     gc.collect()
@@ -169,6 +177,7 @@ def run_workload(w: Workload, size: Size, *, sample_every_s: float = 1.0) -> Ben
     counter = _BindCounter(c, "measured")
     sim_start = c.clock.now_ms
     start = time.perf_counter()
+    cpu_start, cycles_start = time.process_time(), _cycles(c)
     _submit(c, w, size.measured, "measured", priority="high" if w.shape == "preempt" else None)
     samples: list[float] = []
     next_sample, last_count = start + sample_every_s, 0
@@ -181,5 +190,7 @@ def run_workload(w: Workload, size: Size, *, sample_every_s: float = 1.0) -> Ben
             samples.append((len(counter.bound) - last_count) / (now - next_sample + sample_every_s))
             last_count, next_sample = len(counter.bound), now + sample_every_s
     wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
     return BenchResult(w.name, size.nodes, size.measured, len(counter.bound), wall,
-                       (c.clock.now_ms - sim_start) / 1000, samples, setup_s, rss_before, rss_bytes())
+                       (c.clock.now_ms - sim_start) / 1000, samples, setup_s, rss_before, rss_bytes(),
+                       cycles=_cycles(c) - cycles_start, cpu_s=cpu)

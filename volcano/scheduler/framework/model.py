@@ -346,6 +346,7 @@ class JobInfo:
 
     __slots__ = (
         "_be_pending",
+        "_ready",
         "allocated",
         "conditions",
         "creation",
@@ -389,6 +390,7 @@ class JobInfo:
         self.tasks: dict[str, TaskInfo] = {}
         self.status_counts: Counter[TaskStatus] = Counter()
         self._be_pending = 0
+        self._ready = 0
         self.allocated = space.zeros()
         self.fit_errors: dict[str, FitErrors] = {}
         self.job_fit_errors = ""
@@ -401,6 +403,8 @@ class JobInfo:
         self.status_counts[task.status] += 1
         if task.status == S.Pending and task.spec.best_effort:
             self._be_pending += 1
+        if task.status in READY_STATUSES:
+            self._ready += 1
         if task.status in ALLOCATED_STATUSES:
             self.allocated = self.allocated + task.vec
 
@@ -413,6 +417,7 @@ class JobInfo:
         self.status_counts[status] += 1
         if task.spec.best_effort:
             self._be_pending += (status == S.Pending) - (old == S.Pending)
+        self._ready += (status in READY_STATUSES) - (old in READY_STATUSES)
         was, now = old in ALLOCATED_STATUSES, status in ALLOCATED_STATUSES
         if was and not now:
             self.allocated = self.allocated - task.vec
@@ -434,9 +439,9 @@ class JobInfo:
 
     # -- gang arithmetic (Volcano job_info.go) ---------------------------------------------
     def ready_task_num(self) -> int:
-        """#tasks in Bound, Binding, Running, Allocated, Succeeded."""
-        c = self.status_counts
-        return c[S.Bound] + c[S.Binding] + c[S.Running] + c[S.Allocated] + c[S.Succeeded]
+        """#tasks in Bound, Binding, Running, Allocated, Succeeded (kept current by
+        ``add_task`` / ``set_status``)."""
+        return self._ready
 
     def waiting_task_num(self) -> int:
         """#tasks Pipelined."""
@@ -452,7 +457,7 @@ class JobInfo:
 
     def is_ready(self) -> bool:
         """ReadyTaskNum + PendingBestEffort >= minAvailable."""
-        return self.ready_task_num() + self.pending_best_effort_num() >= self.min_available
+        return self._ready + self._be_pending >= self.min_available
 
     def is_pipelined(self) -> bool:
         """Waiting + Ready + PendingBestEffort >= minAvailable."""

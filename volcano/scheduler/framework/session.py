@@ -53,6 +53,7 @@ def rfc3339(ms: int) -> str:
     return (EPOCH + timedelta(milliseconds=ms)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 S = TaskStatus
+_COMBINERS = {name: p.combiner for name, p in CATALOGUE.items()}
 EventHandler = Callable[[TaskInfo], None]
 
 
@@ -188,7 +189,7 @@ class Session:
 
     def call(self, point: str, *args: Any) -> Any:
         """Dispatch ``point`` through its combiner."""
-        return CATALOGUE[point].combiner(self._fns[point], *args)
+        return _COMBINERS[point](self._fns[point], *args)
 
     def timestamp(self) -> str:
         """RFC 3339 time of this session (simulated epoch 2024-01-01T00:00:00Z + now)."""

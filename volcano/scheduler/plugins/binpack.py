@@ -62,34 +62,49 @@ def parse_binpack_arguments(args: Arguments) -> BinpackWeights:
     return BinpackWeights(weight, resources)
 
 
-def binpack_scores(request: Mapping[str, int], names: Sequence[str], alloc: npt.NDArray[np.int64],
-                   used: npt.NDArray[np.int64], weights: BinpackWeights) -> npt.NDArray[np.float64]:
-    """Binpack scores of the node rows of ``alloc``/``used`` (columns named by ``names``) for ``request``."""
-    n = alloc.shape[0]
-    score = np.zeros(n, dtype=np.float64)
-    overflow = np.zeros(n, dtype=np.bool_)
-    weight_sum = 0
+_Plan = tuple[list[tuple[int | None, int, int]], int]
+"""(column or None, request, weight) per scored resource in summation order, and the weight sum."""
+
+
+def _plan(request: Mapping[str, int], names: Sequence[str], weights: BinpackWeights) -> _Plan:
     index = {name: i for i, name in enumerate(names)}
+    parts: list[tuple[int | None, int, int]] = []
+    weight_sum = 0
     for name in ordered_names(k for k, v in request.items() if v >= tolerance(k)):
-        req = request[name]
         w = weights.resources.get(name)
         if w is None:
             continue
-        col = index.get(name)
-        cap = alloc[:, col] if col is not None else np.zeros(n, dtype=np.int64)
-        node_used = used[:, col] if col is not None else np.zeros(n, dtype=np.int64)
-        after = node_used + req
-        counted = (cap != 0) & (w != 0)
+        parts.append((index.get(name), request[name], w))
+        weight_sum += w
+    return parts, weight_sum
+
+
+def _scores(plan: _Plan, alloc: npt.NDArray[np.int64], used: npt.NDArray[np.int64],
+            weights: BinpackWeights) -> npt.NDArray[np.float64]:
+    n = alloc.shape[0]
+    score = np.zeros(n, dtype=np.float64)
+    overflow = np.zeros(n, dtype=np.bool_)
+    parts, weight_sum = plan
+    for col, req, w in parts:
+        if col is None or w == 0:  # the node has none of it (or no weight): adds nothing
+            continue
+        cap = alloc[:, col]
+        after = used[:, col] + req
+        counted = cap != 0
         overflow |= counted & (after > cap)
         with np.errstate(divide="ignore", invalid="ignore"):
-            part = np.where(counted, (after * w) / np.where(cap == 0, 1, cap), 0.0)
-        score += part
-        weight_sum += w
+            score += np.where(counted, (after * w) / np.where(counted, cap, 1), 0.0)
     if weight_sum > 0:
         score /= weight_sum
     score *= float(MAX_NODE_SCORE * weights.weight)
     score[overflow] = 0.0
     return score
+
+
+def binpack_scores(request: Mapping[str, int], names: Sequence[str], alloc: npt.NDArray[np.int64],
+                   used: npt.NDArray[np.int64], weights: BinpackWeights) -> npt.NDArray[np.float64]:
+    """Binpack scores of the node rows of ``alloc``/``used`` (columns named by ``names``) for ``request``."""
+    return _scores(_plan(request, names, weights), alloc, used, weights)
 
 
 class BinpackPlugin(Plugin):
@@ -103,11 +118,14 @@ class BinpackPlugin(Plugin):
         """Parse the weights and register the scorer."""
         self.weights = parse_binpack_arguments(self.args)
         self._ssn = ssn
+        self._plans: dict[object, _Plan] = {}
         if self.weights.weight != 0:
             ssn.add_fn("node_order", self.score, row_local=True)  # reads only the row and the requests
 
     def score(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         """Scores of node ``rows`` for ``task``."""
         table = self._ssn.table
-        return binpack_scores(task.spec.requests, table.space.names, table.alloc[rows], table.used[rows],
-                              self.weights)
+        plan = self._plans.get(task.spec.sched_sig)
+        if plan is None:
+            plan = self._plans[task.spec.sched_sig] = _plan(task.spec.requests, table.space.names, self.weights)
+        return _scores(plan, table.alloc[rows], table.used[rows], self.weights)
