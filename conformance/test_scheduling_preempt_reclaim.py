@@ -428,8 +428,6 @@ def test_capacity_reclaim_case_11(cluster: Cluster) -> None:
 @pytest.mark.reclaim
 @pytest.mark.cluster(workers=4, cpu="2", memory="2Gi")
 @pytest.mark.scheduler_conf(CAPACITY_HIERARCHY_CONF)
-@pytest.mark.xfail(strict=True, reason="product gap: the capacity plugin rejects enableHierarchy: true "
-                                       "(hierarchical queues not supported yet)")
 @pytest.mark.upstream(SUITE, "Capacity Reclaim Case 12: Multi reclaimed queue")
 def test_capacity_reclaim_case_12(cluster: Cluster) -> None:
     make_priority_classes(cluster, {"low-priority": 10})

@@ -141,9 +141,11 @@ def test_queue_priority_order_and_closed_queue() -> None:
     assert plugin.attrs["q9"].share == 1.0  # best-effort queue (no deserved)
 
 
-def test_hierarchy_flag_is_rejected() -> None:
-    with pytest.raises(ValueError, match="enableHierarchy"):
-        _session([_queue("q1")], [], [], {"enableHierarchy": True})
+def test_hierarchy_without_root_queue_rejects_everything() -> None:
+    ssn = _session([_queue("q1")], [], [], {"enableHierarchy": True})
+    plugin = ssn.plugins["capacity"]
+    assert isinstance(plugin, CapacityPlugin)
+    assert plugin.tree is not None and not plugin.tree.valid
 
 
 def test_reclaimable_walks_reclaimees_in_victim_order() -> None:

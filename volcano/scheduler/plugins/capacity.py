@@ -11,10 +11,16 @@ deserved on a dimension the task uses (or the task uses nothing the queue is
 entitled to). A queue without deserved is best-effort: its share is 1 and it
 sorts after queues with a deserved of equal share.
 
-Not implemented: hierarchical queues (``enableHierarchy: true``, rejected when
-the session opens, naming the flag), the queue-allocation scheduling gate
-reservation cache and DRA quotas. Reclaimees are considered in the order the
-caller passes them (upstream re-sorts them by its victim order first).
+With ``enableHierarchy: true`` the queues form a tree (``capacity_hierarchy``):
+only leaf queues take jobs and tasks, a task must fit the real capability of its
+queue and of every ancestor, admission checks every ancestor too, allocations
+roll up, queue order compares leaves by the shares of their highest differing
+ancestors, and victim queues closer to the reclaimer's queue go first.
+
+Not implemented: ``ancestorReclaimLevel`` (accepted, reclaim decides at leaf
+level), the queue-allocation scheduling gate reservation cache and DRA quotas.
+Reclaimees are considered in the order the caller passes them (upstream re-sorts
+them by its victim order first).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.points import CATALOGUE, PERMIT
+from volcano.scheduler.plugins.capacity_hierarchy import QueueTree, build_queue_tree
 from volcano.scheduler.plugins.proportion import (
     Num,
     QueueAttr,
@@ -33,8 +40,10 @@ from volcano.scheduler.plugins.proportion import (
     deduct_gated,
     enqueue_verdict,
     fits_on_requested,
+    format_resource_names,
     is_empty,
     le_tolerant,
+    podgroup_event,
     resource_names,
     share,
     sub,
@@ -162,17 +171,23 @@ class CapacityPlugin(Plugin):
 
     def open(self, ssn: Session) -> None:
         """Build queue attributes and deserved, and register the callbacks."""
-        for tier in ssn.conf.tiers:
-            for opt in tier.plugins:
-                if opt.name == self.name and opt.enabled("enableHierarchy"):
-                    raise ValueError("capacity: enableHierarchy (hierarchical queues) is not supported yet")
         self._ssn = ssn
-        self.attrs, _, _ = build_queue_attrs(ssn)
-        for name in sorted(self.attrs):
-            attr = self.attrs[name]
-            spec: Vec = ssn.queues[name].deserved or {}
-            attr.quota.deserved = capacity_deserved(spec, attr.quota.real, attr.quota.guarantee)
-            attr.share = capacity_share(attr.allocated, attr.quota.deserved)
+        self.tree: QueueTree | None = None
+        hierarchy = any(opt.name == self.name and opt.enabled("enableHierarchy")
+                        for tier in ssn.conf.tiers for opt in tier.plugins)
+        if hierarchy:
+            self.tree = build_queue_tree(ssn)
+            self.attrs = self.tree.attrs
+            for attr in self.attrs.values():
+                attr.share = capacity_share(attr.allocated, attr.quota.deserved)
+            ssn.add_fn("victim_queue_order", self.victim_queue_order)
+        else:
+            self.attrs, _, _ = build_queue_attrs(ssn)
+            for name in sorted(self.attrs):
+                attr = self.attrs[name]
+                spec: Vec = ssn.queues[name].deserved or {}
+                attr.quota.deserved = capacity_deserved(spec, attr.quota.real, attr.quota.guarantee)
+                attr.share = capacity_share(attr.allocated, attr.quota.deserved)
         ssn.add_fn("queue_order", self.queue_order)
         ssn.add_fn("reclaimable", self.reclaimable)
         ssn.add_fn("preemptive", self.preemptive)
@@ -187,6 +202,22 @@ class CapacityPlugin(Plugin):
         """Higher ``spec.priority`` first, then ``compare_queue_shares``."""
         if left.priority != right.priority:
             return right.priority - left.priority
+        tree = self.tree
+        if tree is not None and tree.valid:
+            lleaf, rleaf = tree.is_leaf(left.name), tree.is_leaf(right.name)
+            if lleaf != rleaf:
+                return -1 if lleaf else 1
+            if lleaf:
+                lp, rp = tree.path(left.name), tree.path(right.name)
+                i = 0
+                while i < min(len(lp), len(rp)) - 1 and lp[i] == rp[i]:
+                    i += 1
+                left_name, right_name = lp[i], rp[i]
+            else:
+                left_name, right_name = left.name, right.name
+            lh, rh = self.attrs[left_name], self.attrs[right_name]
+            return compare_queue_shares(lh.share, is_empty(lh.quota.deserved), rh.share,
+                                        is_empty(rh.quota.deserved))
         la, ra = self.attrs.get(left.name), self.attrs.get(right.name)
         if la is None or ra is None:
             return 0
@@ -248,29 +279,72 @@ class CapacityPlugin(Plugin):
         if queue.state != "Open" or attr is None:
             return False
         request = task.spec.requests
+        if self.tree is not None:
+            if not self.tree.valid or not self.tree.is_leaf(queue.name):
+                return False
+            return all(fits_on_requested(add(self.attrs[q].allocated, request), self.attrs[q].quota.real, request)[0]
+                       for q in self.tree.chain(queue.name))
         return fits_on_requested(add(attr.allocated, request), attr.quota.real, request)[0]
+
+    def victim_queue_order(self, left: QueueInfo, right: QueueInfo, preemptor: QueueInfo) -> int:
+        """Hierarchy only: the queue sharing more ancestors with the preemptor's queue goes first."""
+        tree = self.tree
+        if tree is None or not tree.valid:
+            return 0
+        pp = tree.path(preemptor.name)
+
+        def common(name: str) -> int:
+            path = tree.path(name)
+            n = 0
+            while n < min(len(path), len(pp)) and path[n] == pp[n]:
+                n += 1
+            return n
+
+        lc, rc = common(left.name), common(right.name)
+        return 0 if lc == rc else (-1 if lc > rc else 1)
 
     def job_enqueueable(self, job: JobInfo) -> int:
         """As proportion: queue Open, and minResources within the real capability."""
         attr: QueueAttr | None = self.attrs.get(job.queue)
+        tree = self.tree
+        if tree is not None and (not tree.valid or not tree.is_leaf(job.queue)):
+            return -1
         if attr is None:
             return PERMIT if self._ssn.queues[job.queue].state == "Open" else -1
-        return enqueue_verdict(self._ssn, job, attr)
+        verdict = enqueue_verdict(self._ssn, job, attr)
+        if verdict != PERMIT or tree is None or job.min_resources is None:
+            return verdict
+        minimum: Vec = job.min_resources
+        for name in tree.ancestors.get(job.queue, []):
+            a = self.attrs[name]
+            needed = sub(add(add(minimum, a.allocated), a.inqueue), a.elastic)
+            ok, failing = fits_on_requested(needed, a.quota.real, minimum)
+            if not ok:
+                podgroup_event(self._ssn, job, "Unschedulable", format_resource_names(
+                    "queue resource quota insufficient", "insufficient", failing))
+                return -1
+        return PERMIT
 
     def job_enqueued(self, job: JobInfo) -> None:
         """Reserve the admitted job's minResources (less gated tasks) in its queue."""
-        attr = self.attrs.get(job.queue)
-        if job.min_resources is not None and attr is not None:
-            attr.inqueue = add(attr.inqueue, deduct_gated(job.min_resources, job))
+        if job.min_resources is None or job.queue not in self.attrs:
+            return
+        reserved = deduct_gated(job.min_resources, job)
+        for name in self._chain(job.queue):
+            self.attrs[name].inqueue = add(self.attrs[name].inqueue, reserved)
+
+    def _chain(self, queue: str) -> list[str]:
+        return self.tree.chain(queue) if self.tree is not None else [queue]
 
     def _event(self, task: TaskInfo, sign: int) -> None:
         job = task.job
-        attr = self.attrs.get(job.queue) if job is not None else None
-        if attr is None:
+        if job is None or job.queue not in self.attrs:
             return
         req = task.spec.requests
-        attr.allocated = add(attr.allocated, req) if sign > 0 else sub(attr.allocated, req)
-        attr.share = capacity_share(attr.allocated, attr.quota.deserved)
+        for name in self._chain(job.queue):
+            attr = self.attrs[name]
+            attr.allocated = add(attr.allocated, req) if sign > 0 else sub(attr.allocated, req)
+            attr.share = capacity_share(attr.allocated, attr.quota.deserved)
 
     def _on_allocate(self, task: TaskInfo) -> None:
         self._event(task, 1)
