@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from volcano.scheduler import DefaultScheduler, Scheduler, load_scheduler_conf
+from volcano.scheduler import DefaultScheduler, Scheduler
 from volcano.testbed import FakeCluster
 
 CONF = """
@@ -36,7 +36,7 @@ def _gang(name: str, n: int, gpu: int, duration: str = "30s", scheduler: str = "
 
 
 def _cluster(seed: int = 0) -> tuple[FakeCluster, Scheduler]:
-    c = FakeCluster(seed=seed)
+    c = FakeCluster(seed=seed, scheduler_conf=CONF)  # the cluster's own Volcano scheduler, with this conf
     for i in range(2):
         c.add_node(f"n{i}", cpu="8", memory="32Gi")
     for i in range(2):
@@ -45,10 +45,8 @@ def _cluster(seed: int = 0) -> tuple[FakeCluster, Scheduler]:
                                                                       "nvidia.com/gpu": "2"},
                                                      "capacity": {**node["status"]["capacity"],
                                                                   "nvidia.com/gpu": "2"}}}, subresource="status")
-    s = Scheduler(c.client, c.informers, c.clock, conf=load_scheduler_conf(CONF), streams=c.streams, trace=c.trace,
-                  recorder=c.recorder_for("volcano"))
-    s.start()
-    return c, s
+    assert isinstance(c.scheduler, Scheduler)
+    return c, c.scheduler
 
 
 def _nodes_of(c: FakeCluster, prefix: str) -> list[str | None]:
