@@ -92,8 +92,7 @@ def _scores(plan: _Plan, alloc: npt.NDArray[np.int64], used: npt.NDArray[np.int6
         after = used[:, col] + req
         counted = cap != 0
         overflow |= counted & (after > cap)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score += np.where(counted, (after * w) / np.where(counted, cap, 1), 0.0)
+        score += np.where(counted, (after * w) / np.where(counted, cap, 1), 0.0)  # no division by 0
     if weight_sum > 0:
         score /= weight_sum
     score *= float(MAX_NODE_SCORE * weights.weight)

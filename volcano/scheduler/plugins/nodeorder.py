@@ -68,19 +68,20 @@ FloatVec = npt.NDArray[np.float64]
 
 def _resource_average(requested: IntMatrix, alloc: IntMatrix, most: bool) -> npt.NDArray[np.int64]:
     """Kubernetes' equal-weight resource scorer over the columns of ``requested``/``alloc`` (one row per node)."""
-    n = alloc.shape[0]
-    total = np.zeros(n, dtype=np.int64)
-    weight_sum = np.zeros(n, dtype=np.int64)
-    for col in range(alloc.shape[1]):
-        cap, req = alloc[:, col], requested[:, col]
-        has = cap != 0
-        safe = np.where(has, cap, 1)
+    has = alloc != 0
+    if has.all() and alloc.shape[1]:  # the usual case, fewer array passes (same integers)
         if most:
-            score = (np.minimum(req, cap) * MAX) // safe
+            score = (np.minimum(requested, alloc) * MAX) // alloc
         else:
-            score = np.where(req > cap, 0, ((cap - req) * MAX) // safe)
-        total += np.where(has, score, 0)
-        weight_sum += has.astype(np.int64)
+            score = np.where(requested > alloc, 0, ((alloc - requested) * MAX) // alloc)
+        return score.sum(axis=1) // alloc.shape[1]
+    safe = np.where(has, alloc, 1)
+    if most:
+        score = (np.minimum(requested, alloc) * MAX) // safe
+    else:
+        score = np.where(requested > alloc, 0, ((alloc - requested) * MAX) // safe)
+    total = np.where(has, score, 0).sum(axis=1)
+    weight_sum = has.sum(axis=1)
     return np.where(weight_sum > 0, total // np.maximum(weight_sum, 1), 0)
 
 
@@ -97,6 +98,15 @@ def most_allocated(requested: IntMatrix, alloc: IntMatrix) -> npt.NDArray[np.int
 def balanced_allocation(requested: IntMatrix, alloc: IntMatrix) -> npt.NDArray[np.int64]:
     """BalancedAllocation scores (0-100): ``int((1 - std(req/alloc)) * 100)`` over resources the node has."""
     has = alloc != 0
+    k = alloc.shape[1]
+    if k and has.all():  # the usual case: the same floating-point operations, fewer passes
+        frac = np.minimum(requested / alloc, 1.0)
+        if k == 2:
+            std = np.abs(frac[:, 0] - frac[:, 1]) / 2
+        else:
+            mean = frac.sum(axis=1) / k
+            std = np.sqrt(((frac - mean[:, None]) ** 2).sum(axis=1) / k)
+        return ((1.0 - std) * MAX).astype(np.int64)
     frac = np.where(has, requested / np.where(has, alloc, 1), 0.0)
     frac = np.minimum(frac, 1.0)
     count = has.sum(axis=1)
@@ -126,33 +136,46 @@ class NodeorderPlugin(Plugin):
         self._fit_cols = [index["cpu"], index["memory"]]
         self._balanced_names: Sequence[str] = ("cpu", "memory", "nvidia.com/gpu")
         self._prefs = AffinityScorers(ssn, self.weights)
+        self._plans: dict[object, tuple[npt.NDArray[np.int64] | None, list[int], npt.NDArray[np.int64] | None]] = {}
         # Row-local when the normalised scorers (node affinity, taint toleration, pod
         # affinity) are flat for the task: the resource scorers read only the row's
         # allocatable/used and the task's requests.
         ssn.add_fn("node_order", self.score, row_local=self._prefs.row_local)
 
+    def _plan(self, task: TaskInfo) -> tuple[npt.NDArray[np.int64] | None, list[int], npt.NDArray[np.int64] | None]:
+        """Per task signature: the incoming cpu/memory for the fit scorers (None when
+        disabled), and the balanced-allocation columns and incoming amounts (None when
+        skipped)."""
+        plan = self._plans.get(task.spec.sched_sig)
+        if plan is None:
+            req = task.spec.requests
+            wl, wm, wb = (self.weights[k] for k in ("leastrequested.weight", "mostrequested.weight",
+                                                    "balancedresource.weight"))
+            fit = np.array([req.get("cpu") or DEFAULT_MILLI_CPU, req.get("memory") or DEFAULT_MEMORY],
+                           dtype=np.int64) if wl or wm else None
+            index, names = self._ssn.space.index, self._ssn.space.names
+            cols = [index[n] for n in self._balanced_names if n in index]
+            bal = np.array([req.get(names[c], 0) for c in cols], dtype=np.int64) \
+                if wb and any(req.get(n) for n in self._balanced_names) else None
+            plan = self._plans[task.spec.sched_sig] = (fit, cols, bal)
+        return plan
+
     def score(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> FloatVec:
         """The weighted sum of the enabled scorers for node ``rows``."""
         table = self._ssn.table
-        req = task.spec.requests
+        fit, bal_cols, bal = self._plan(task)
         total = np.zeros(len(rows), dtype=np.float64)
-        wl, wm, wb = (self.weights[k] for k in ("leastrequested.weight", "mostrequested.weight",
-                                                "balancedresource.weight"))
-        if wl or wm:
+        used, alloc = table.used[rows], table.alloc[rows]
+        if fit is not None:
             cols = self._fit_cols
-            incoming = np.array([req.get("cpu") or DEFAULT_MILLI_CPU, req.get("memory") or DEFAULT_MEMORY],
-                                dtype=np.int64)
-            requested = table.used[rows][:, cols] + incoming
-            alloc = table.alloc[rows][:, cols]
+            requested, capacity = used[:, cols] + fit, alloc[:, cols]
+            wl, wm = self.weights["leastrequested.weight"], self.weights["mostrequested.weight"]
             if wl:
-                total += least_allocated(requested, alloc) * wl
+                total += least_allocated(requested, capacity) * wl
             if wm:
-                total += most_allocated(requested, alloc) * wm
-        if wb and any(req.get(n) for n in self._balanced_names):
-            index = table.space.index
-            cols = [index[n] for n in self._balanced_names if n in index]
-            incoming = np.array([req.get(table.space.names[c], 0) for c in cols], dtype=np.int64)
-            requested = table.used[rows][:, cols] + incoming
-            total += balanced_allocation(requested, table.alloc[rows][:, cols]) * wb
+                total += most_allocated(requested, capacity) * wm
+        if bal is not None:
+            total += balanced_allocation(used[:, bal_cols] + bal, alloc[:, bal_cols]) * self.weights[
+                "balancedresource.weight"]
         total += self._prefs.score(task, rows)
         return total
