@@ -66,8 +66,8 @@ def conflict(resource: str, name: str, why: str) -> ApiError:
 
 def invalid(kind: str, name: str, causes: list[str]) -> ApiError:
     """422 Invalid: ``Job.batch.volcano.sh "x" is invalid: <causes>``."""
-    joined = "; ".join(causes) if len(causes) != 1 else causes[0]
-    msg = f'{kind} "{name}" is invalid: {joined}' if len(causes) <= 1 else f'{kind} "{name}" is invalid: [{joined}]'
+    # Kubernetes' field.ErrorList aggregate: one cause alone, several as "[a, b]".
+    msg = f'{kind} "{name}" is invalid: ' + (causes[0] if len(causes) == 1 else "[" + ", ".join(causes) + "]")
     return ApiError(422, "Invalid", msg, {**_what(kind, name), "causes": [{"message": c} for c in causes]})
 
 
