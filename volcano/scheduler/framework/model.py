@@ -125,6 +125,7 @@ class TaskSpec:
     """The immutable parse of one pod version (shared by all sessions)."""
 
     __slots__ = (
+        "_dims",
         "_vec",
         "_vec_key",
         "best_effort",
@@ -217,6 +218,7 @@ class TaskSpec:
         with equal signatures get equal row-local verdicts and scores."""
         self._vec: Vec | None = None
         self._vec_key = -1
+        self._dims: npt.NDArray[np.intp] | None = None
 
     def vec(self, space: ResourceSpace) -> Vec:
         """The request vector in ``space`` (cached; never mutate it)."""
@@ -224,7 +226,19 @@ class TaskSpec:
             self._vec = space.vector(self.requests)
             self._vec.setflags(write=False)
             self._vec_key = len(space)
+            self._dims = None
         return self._vec
+
+    def dims(self) -> npt.NDArray[np.intp]:
+        """Columns Volcano compares for this task: cpu, memory, pods and every
+        requested scalar (the non-zero columns of ``vec``, which must have been
+        built; padding a vector never adds one). Cached; never mutate it."""
+        if self._dims is None:
+            if self._vec is None:
+                raise RuntimeError(f"task {self.key}: dims() before vec(space)")
+            self._dims = np.union1d(np.array([0, 1, 2], dtype=np.intp), np.flatnonzero(self._vec)).astype(np.intp)
+            self._dims.setflags(write=False)
+        return self._dims
 
 
 class TaskInfo:

@@ -27,13 +27,9 @@ from volcano.scheduler.framework.session import Session
 
 __all__ = ["feasible", "fit_rows", "fits", "prioritize", "select_node"]
 
-_BASE = np.array([0, 1, 2], dtype=np.intp)
-
-
 def _dims(task: TaskInfo) -> npt.NDArray[np.intp]:
     """Columns Volcano compares for a task: cpu, memory, pods and its scalars."""
-    nz = np.flatnonzero(task.vec)
-    return np.union1d(_BASE, nz).astype(np.intp)
+    return task.spec.dims()
 
 
 def fits(task: TaskInfo, available: npt.NDArray[np.int64]) -> bool:
@@ -149,12 +145,13 @@ def _synced(ssn: Session, task: TaskInfo) -> _SigState:
         elif todo * _FULL_RESYNC > n:
             rows = np.arange(n, dtype=np.intp)
         else:
-            rows = np.unique(np.array(changes[st.pos:], dtype=np.intp))
+            rows = np.array(sorted(set(changes[st.pos:])), dtype=np.intp)
     st.pos = len(changes)
     d = _dims(task)
     need = task.vec[d]
-    st.ok[rows] = ssn.predicate_rows(task, rows) & np.all(table.fidle[rows][:, d] >= need, axis=1)
-    st.idle[rows] = np.all(table.idle[rows][:, d] >= need, axis=1)
+    cells = np.ix_(rows, d)
+    st.ok[rows] = ssn.predicate_rows(task, rows) & (table.fidle[cells] >= need).all(axis=1)
+    st.idle[rows] = (table.idle[cells] >= need).all(axis=1)
     st.scores[rows] = ssn.node_scores(task, rows)
     return st
 
