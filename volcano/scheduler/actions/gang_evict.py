@@ -13,11 +13,8 @@ pending task) is dry-run and kept only when the job becomes pipelined.
 
 Deviations, documented: there are no hyper-nodes here, so the only eviction domain
 is the whole cluster (Volcano's cluster-top fallback for jobs without hard
-topology) and sub-group slack does not apply. UnifiedEvictable dispatches through
-the ``unified_evictable`` extension point when the catalogue declares one;
-otherwise it folds, by the same tier-intersection rule, the ``unified_evictable``
-methods of the session's plugin instances that define one (plugins without it
-abstain).
+topology) and sub-group slack does not apply. UnifiedEvictable is the
+``unified_evictable`` extension point (tier intersection, no enable flag).
 """
 
 from __future__ import annotations
@@ -41,7 +38,6 @@ from volcano.scheduler.framework.model import (
     TaskStatus,
 )
 from volcano.scheduler.framework.plugin import Arguments
-from volcano.scheduler.framework.points import CATALOGUE, tier_intersect
 from volcano.scheduler.framework.resources import Vec
 from volcano.scheduler.framework.select import fits, prioritize
 from volcano.scheduler.framework.session import Session
@@ -305,18 +301,9 @@ def sort_for_reclaim(bundles: list[Bundle], need: Vec, queue_less: Callable[[Que
 
 
 def unified_evictable(ssn: Session, ctx: EvictionContext, candidates: list[TaskInfo]) -> list[TaskInfo]:
-    """Victims UnifiedEvictable allows among ``candidates`` (tier intersection; [] when no tier decides)."""
-    if "unified_evictable" in CATALOGUE:
-        return ssn.call("unified_evictable", ctx, candidates) or []
-    tiers: list[list[Callable[..., Any]]] = []
-    for tier in ssn.conf.tiers:
-        fns: list[Callable[..., Any]] = []
-        for opt in tier.plugins:
-            fn = getattr(ssn.plugins.get(opt.name), "unified_evictable", None)
-            if callable(fn):
-                fns.append(fn)
-        tiers.append(fns)
-    return tier_intersect(tiers, ctx, candidates) or []
+    """Victims UnifiedEvictable allows among ``candidates`` (the ``unified_evictable``
+    point's tier intersection; [] when no tier decides)."""
+    return ssn.call("unified_evictable", ctx, candidates) or []
 
 
 def collect_pending(ssn: Session, job: JobInfo) -> list[TaskInfo]:

@@ -13,8 +13,9 @@ Combiners and the Volcano quirks they encode (reference §3.2/§3.3):
 - ``verdicts``        predicates (vectorised): per node, the first failing plugin's reason.
 - ``score_sum``       node order: per-node sum of every plugin's scores.
 - ``first_result``    best node / target job: the first non-None answer.
-- ``tier_intersect``  preemptable / reclaimable: intersect per tier; an abstain (vote 0)
-                      is skipped; an empty answer from a voter makes the tier
+- ``tier_intersect``  preemptable / reclaimable / unified evictable (the gang actions'
+                      victim filter, no enable flag): intersect per tier; an abstain
+                      (vote 0) is skipped; an empty answer from a voter makes the tier
                       undecided (fall through to the next tier); an empty running
                       intersection restarts from the next plugin's answer; a Reject
                       vote counts like Permit.
@@ -266,6 +267,8 @@ _POINTS = [
     Point("best_node", "enableBestNode", first_result, "(task, rows, scores) -> row or None"),
     Point("preemptable", "enablePreemptable", tier_intersect, "(preemptor, preemptees) -> (victims, vote)"),
     Point("reclaimable", "enableReclaimable", tier_intersect, "(reclaimer, reclaimees) -> (victims, vote)"),
+    Point("unified_evictable", None, tier_intersect,
+          "(ctx: EvictionContext, candidates) -> (victims, vote); gangpreempt/gangreclaim only"),
     Point("victim_tasks", "enabledVictim", tier_union, "(tasks) -> tasks to evict"),
     Point("overused", "enabledOverused", any_true, "(queue) -> bool"),
     Point("allocatable", "enabledAllocatable", all_true, "(queue, task) -> bool"),

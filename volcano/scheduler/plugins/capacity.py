@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from volcano.scheduler.framework.plugin import Plugin
-from volcano.scheduler.framework.points import CATALOGUE, PERMIT
+from volcano.scheduler.framework.points import PERMIT
 from volcano.scheduler.plugins.capacity_hierarchy import QueueTree, build_queue_tree
 from volcano.scheduler.plugins.proportion import (
     Num,
@@ -194,8 +194,7 @@ class CapacityPlugin(Plugin):
         ssn.add_fn("allocatable", self.allocatable)
         ssn.add_fn("job_enqueueable", self.job_enqueueable)
         ssn.add_fn("job_enqueued", self.job_enqueued)
-        if "unified_evictable" in CATALOGUE:
-            ssn.add_fn("unified_evictable", self.unified_evictable)
+        ssn.add_fn("unified_evictable", self.unified_evictable)
         ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
 
     def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:

@@ -18,14 +18,15 @@ def evictable(task: TaskInfo) -> bool:
 
 
 class ConformancePlugin(Plugin):
-    """Filters preemption/reclaim candidates."""
+    """Filters preemption, reclaim and gang-eviction candidates (drops critical pods)."""
 
     name = "conformance"
 
     def open(self, ssn: Session) -> None:
-        """Register the preemptable and reclaimable filters."""
+        """Register the preemptable, reclaimable and unified-evictable filters."""
         def keep(_: TaskInfo, cands: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
             return [t for t in cands if evictable(t)], PERMIT
 
         ssn.add_fn("preemptable", keep)
         ssn.add_fn("reclaimable", keep)
+        ssn.add_fn("unified_evictable", keep)

@@ -78,6 +78,9 @@ class GangPlugin(Plugin):
         ssn.add_fn("job_valid", valid)
         ssn.add_fn("preemptable", victims)
         ssn.add_fn("reclaimable", victims)
+        # The gang actions protect gangs with safe/whole bundles, so the unified
+        # victim filter lets every candidate through.
+        ssn.add_fn("unified_evictable", lambda _ctx, cands: (list(cands), PERMIT))
         ssn.add_fn("job_order", order)
         ssn.add_fn("job_ready", lambda job: job.check_task_ready() and job.is_ready())
         ssn.add_fn("job_pipelined",

@@ -1,7 +1,10 @@
 """priority plugin: task, job and sub-job order by priority; priority-based
-preemption victims; the "job wants more" starving rule (Volcano ``priority.go``)."""
+preemption victims (task-level and, for ``gangpreempt``, through UnifiedEvictable);
+the "job wants more" starving rule (Volcano ``priority.go``)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from volcano.scheduler.framework.model import JobInfo, TaskInfo
 from volcano.scheduler.framework.plugin import Plugin
@@ -9,6 +12,9 @@ from volcano.scheduler.framework.points import PERMIT
 from volcano.scheduler.framework.session import Session
 
 __all__ = ["PriorityPlugin"]
+
+_GANG_PREEMPT = "gangpreempt"
+"""The eviction kind whose UnifiedEvictable candidates priority filters."""
 
 
 def _desc(left: int, right: int) -> int:
@@ -21,7 +27,7 @@ class PriorityPlugin(Plugin):
     name = "priority"
 
     def open(self, ssn: Session) -> None:
-        """Register task/job order, preemptable and starving callbacks."""
+        """Register task/job order, preemptable, unified-evictable and starving callbacks."""
         ssn.add_fn("task_order", lambda a, b: _desc(a.priority, b.priority))
         ssn.add_fn("job_order", lambda a, b: _desc(a.priority, b.priority))
 
@@ -42,6 +48,21 @@ class PriorityPlugin(Plugin):
             return victims, PERMIT
 
         ssn.add_fn("preemptable", preemptable)
+
+        def unified(ctx: Any, candidates: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+            # gangpreempt: only jobs of strictly lower priority than the starving job;
+            # every other kind (gangreclaim) lets all candidates through.
+            if getattr(ctx, "kind", "") != _GANG_PREEMPT:
+                return list(candidates), PERMIT
+            pjob = ctx.job
+            out = []
+            for t in candidates:
+                vjob = ssn.job_of(t)
+                if vjob is not None and vjob.priority < pjob.priority:
+                    out.append(t)
+            return out, PERMIT
+
+        ssn.add_fn("unified_evictable", unified)
 
         def starving(job: JobInfo) -> bool:
             return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)
