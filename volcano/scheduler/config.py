@@ -22,8 +22,6 @@ from typing import Any
 import yaml
 
 from volcano.scheduler.actions import ACTIONS, UNSUPPORTED_ACTIONS
-from volcano.scheduler.actions.gangpreempt import GangPreempt
-from volcano.scheduler.actions.gangreclaim import GangReclaim
 from volcano.scheduler.framework.conf import ENABLE_FLAGS, PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.plugin import PluginRegistry
 from volcano.scheduler.plugins import VOLCANO_PLUGINS, default_registry
@@ -75,12 +73,6 @@ tiers:
 """The Helm chart's ``volcano-scheduler.conf``."""
 
 
-for _action in (GangPreempt, GangReclaim):
-    # Registered here (the action table itself lives in the actions package): the
-    # scheduler and every configuration that names them then find them.
-    ACTIONS.setdefault(_action.name, _action)
-
-
 class SchedulerConfError(ValueError):
     """A scheduler configuration is malformed or names something unknown."""
 
@@ -129,7 +121,7 @@ def load_scheduler_conf(source: str | Path | Mapping[str, Any], *,
         raise _err("actions", f"must be a comma-separated string, got {raw_actions!r}")
     actions = tuple(a.strip() for a in raw_actions.split(","))
     for a in actions:
-        if a in UNSUPPORTED_ACTIONS and a not in ACTIONS:
+        if a in UNSUPPORTED_ACTIONS:
             raise _err("actions", f"action {a!r} is not yet supported")
         if a not in ACTIONS:
             raise _err("actions", f"unknown action {a!r}")
