@@ -13,6 +13,12 @@ task's scheduling signature and the node set, so their verdict is cached per
 signature across sessions while the node set is unchanged. Failure reasons
 use Kubernetes' messages; unschedulable/affinity/taint/pod-affinity failures
 are unresolvable by eviction, pod-number, ports and anti-affinity ones are not.
+
+A task evicted in this session (Releasing through the session's evict event)
+leaves the plugin's view, as Volcano's deallocate handler removes the pod from
+its node snapshot: it no longer matches (anti-)affinity terms or holds host
+ports. Undoing the eviction brings it back. Tasks already Releasing when the
+session opens stay in view (their pods still exist).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from volcano.api.selectors import label_selector_from_dict
-from volcano.scheduler.framework.model import NodeSpec, TaskInfo
+from volcano.scheduler.framework.model import NodeSpec, TaskInfo, TaskStatus
 from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.points import Verdict
 from volcano.scheduler.framework.session import Session
@@ -115,6 +121,8 @@ class PredicatesPlugin(Plugin):
         # handlers, so the symmetric check does not scan every node for every task).
         self.anti: dict[str, TaskInfo] = {t.uid: t for n in ssn.nodes for t in n.tasks.values()
                                           if t.spec.pod_anti_affinity}
+        # Uids of tasks evicted in this session (out of view until re-placed).
+        self.evicted: set[str] = set()
         ssn.add_fn("predicate", self.predicate, row_local=self._row_local)
         ssn.add_event_handler(allocate=self._placed, deallocate=self._removed)
 
@@ -127,10 +135,13 @@ class PredicatesPlugin(Plugin):
         return not (spec.pod_affinity or spec.pod_anti_affinity or self.anti)
 
     def _placed(self, task: TaskInfo) -> None:
+        self.evicted.discard(task.uid)
         if task.spec.pod_anti_affinity:
             self.anti[task.uid] = task
 
     def _removed(self, task: TaskInfo) -> None:
+        if task.status == TaskStatus.Releasing:
+            self.evicted.add(task.uid)
         self.anti.pop(task.uid, None)
 
     def _static(self, task: TaskInfo) -> Verdict:
@@ -186,7 +197,7 @@ class PredicatesPlugin(Plugin):
         bad = np.zeros(len(nodes), dtype=np.bool_)
         for i, node in enumerate(nodes):
             for t in node.tasks.values():
-                if t is task:
+                if t is task or t.uid in self.evicted:
                     continue
                 for proto, port, ip in t.spec.host_ports:
                     for wp, wport, wip in want:
@@ -203,10 +214,12 @@ class PredicatesPlugin(Plugin):
     def _matching_rows(self, term: Mapping[str, Any], owner_ns: str, exclude: TaskInfo) -> set[int]:
         sel = label_selector_from_dict(term.get("labelSelector"))
         namespaces = set(term.get("namespaces") or [owner_ns])
+        evicted = self.evicted
         rows = set()
         for node in self.ssn.nodes:
             for t in node.tasks.values():
-                if t is not exclude and t.namespace in namespaces and sel.matches(t.spec.labels):
+                if t is not exclude and t.uid not in evicted and t.namespace in namespaces \
+                        and sel.matches(t.spec.labels):
                     rows.add(node.row)
                     break
         return rows
