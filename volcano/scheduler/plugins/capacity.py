@@ -17,20 +17,25 @@ queue and of every ancestor, admission checks every ancestor too, allocations
 roll up, queue order compares leaves by the shares of their highest differing
 ancestors, and victim queues closer to the reclaimer's queue go first.
 
-Not implemented: ``ancestorReclaimLevel`` (accepted, reclaim decides at leaf
-level), the queue-allocation scheduling gate reservation cache and DRA quotas.
-Reclaimees are considered in the order the caller passes them (upstream re-sorts
-them by its victim order first).
+``ancestorReclaimLevel`` = L (hierarchy only, default 0) lets a queue reclaim
+when an ancestor up to L levels above it is still within its deserved, and
+gates each victim on the victim queue's ancestors up to L levels (those not
+shared with the reclaimer at the same level): each must exceed its deserved on
+a dimension the victim uses (``AncestorScope``, ``reclaim_victims``).
+
+Not implemented: the queue-allocation scheduling gate reservation cache and DRA quotas.
+Reclaimees are considered in the session's victim order, as upstream pops them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.points import PERMIT
-from volcano.scheduler.plugins.capacity_hierarchy import QueueTree, build_queue_tree
+from volcano.scheduler.plugins.capacity_hierarchy import ROOT, QueueTree, build_queue_tree
 from volcano.scheduler.plugins.proportion import (
     Num,
     QueueAttr,
@@ -56,6 +61,7 @@ if TYPE_CHECKING:
     from volcano.scheduler.framework.session import Session
 
 __all__ = [
+    "AncestorScope",
     "CapacityPlugin",
     "capacity_deserved",
     "capacity_share",
@@ -134,8 +140,47 @@ def _names_without_pods(vec: Vec) -> set[str]:
     return {n for n in resource_names(vec) if n != _PODS}
 
 
+@dataclass(frozen=True)
+class AncestorScope:
+    """What ``ancestorReclaimLevel`` needs to know about the queue tree for one reclaimer.
+
+    ``level`` is the configured level (> 0); ``ancestors`` maps every queue to its
+    ancestors, nearest parent first (``root`` last); ``reclaimer_queue`` is the
+    reclaimer's leaf queue and ``reclaimer_deserved`` that queue's deserved.
+    """
+
+    level: int
+    ancestors: Mapping[str, list[str]]
+    reclaimer_queue: str
+    reclaimer_deserved: Vec
+
+    def ancestor_at(self, queue: str, depth: int) -> str | None:
+        """The ancestor ``depth`` levels above ``queue`` (1 = parent), or None when the tree is shallower."""
+        chain = self.ancestors.get(queue, [])
+        return chain[depth - 1] if 0 < depth <= len(chain) else None
+
+    def within(self, queue: str) -> set[str]:
+        """``queue``'s non-root ancestors up to ``level`` levels above it."""
+        return {a for d in range(1, self.level + 1) if (a := self.ancestor_at(queue, d)) not in (None, ROOT)}
+
+    def targets(self, queue: str) -> list[str]:
+        """The reclaimee queue's ancestors to check, level 1 up to ``level``: those that are
+        not ``root`` and not the reclaimer's own ancestor at the same level."""
+        out: list[str] = []
+        for depth in range(1, self.level + 1):
+            mine = self.ancestor_at(queue, depth)
+            if mine is None or mine == ROOT or self.ancestor_at(self.reclaimer_queue, depth) == mine:
+                continue
+            out.append(mine)
+        return out
+
+
+def _uses_deserved(request: Vec, deserved: Vec) -> bool:
+    return bool(set(resource_names(request)) & set(resource_names(deserved)))
+
+
 def reclaim_victims(reclaimer_request: Vec, reclaimees: list[tuple[str, Vec]],
-                    attrs: Mapping[str, tuple[Vec, Vec, Vec]]) -> list[int]:
+                    attrs: Mapping[str, tuple[Vec, Vec, Vec]], scope: AncestorScope | None = None) -> list[int]:
     """Indices of ``reclaimees`` (``(queue, request)``) capacity allows as victims.
 
     ``attrs`` maps a queue to ``(allocated, deserved, guarantee)``. A
@@ -144,6 +189,15 @@ def reclaim_victims(reclaimer_request: Vec, reclaimees: list[tuple[str, Vec]],
     is a victim when it uses nothing its queue deserves, or when the queue's
     allocation (less victims already chosen) exceeds its deserved on a
     relevant dimension.
+
+    With a ``scope`` (hierarchy and ``ancestorReclaimLevel`` > 0) two more
+    rules apply. A reclaimee that uses nothing its queue deserves is still
+    skipped when its queue shares a non-root ancestor within the level with
+    the reclaimer's queue and the reclaimer uses nothing its own queue
+    deserves (no real contention). And every ancestor of the reclaimee's
+    queue that ``scope.targets`` names must either not be entitled to what
+    the reclaimee uses or exceed its deserved on a relevant dimension (its
+    allocation, too, less victims already chosen).
     """
     reclaimer_names = _names_without_pods(reclaimer_request)
     working: dict[str, dict[str, Num]] = {}
@@ -155,10 +209,29 @@ def reclaim_victims(reclaimer_request: Vec, reclaimees: list[tuple[str, Vec]],
         allocated = working.setdefault(queue, dict(base))
         if not vector_le_tolerant(guarantee, sub(allocated, request)):
             continue
-        immediate = not (set(resource_names(request)) & set(resource_names(deserved)))
-        if immediate or greater_on_relevant_dims(allocated, deserved, request):
-            working[queue] = sub(allocated, request)
-            victims.append(i)
+        if not _uses_deserved(request, deserved):
+            if (scope is not None and scope.within(scope.reclaimer_queue) & scope.within(queue)
+                    and not _uses_deserved(reclaimer_request, scope.reclaimer_deserved)):
+                continue
+        elif not greater_on_relevant_dims(allocated, deserved, request):
+            continue
+        checked: list[str] = []
+        eligible = True
+        for ancestor in scope.targets(queue) if scope is not None else []:
+            if ancestor not in attrs:
+                eligible = False
+                break
+            a_alloc = working.setdefault(ancestor, dict(attrs[ancestor][0]))
+            checked.append(ancestor)
+            a_deserved = attrs[ancestor][1]
+            if _uses_deserved(request, a_deserved) and not greater_on_relevant_dims(a_alloc, a_deserved, request):
+                eligible = False
+                break
+        if not eligible:
+            continue
+        for name in (queue, *checked):
+            working[name] = sub(working[name], request)
+        victims.append(i)
     return victims
 
 
@@ -173,6 +246,8 @@ class CapacityPlugin(Plugin):
         """Build queue attributes and deserved, and register the callbacks."""
         self._ssn = ssn
         self.tree: QueueTree | None = None
+        self.ancestor_reclaim_level = max(0, self.args.get_int("ancestorReclaimLevel", 0))
+        """Volcano's ``ancestorReclaimLevel`` (negative values fall back to 0, as upstream)."""
         hierarchy = any(opt.name == self.name and opt.enabled("enableHierarchy")
                         for tier in ssn.conf.tiers for opt in tier.plugins)
         if hierarchy:
@@ -232,8 +307,17 @@ class CapacityPlugin(Plugin):
         for task in reclaimees:
             job = self._ssn.job_of(task)
             pairs.append((job.queue if job is not None else "", task.spec.requests))
-        chosen = reclaim_victims(reclaimer.spec.requests, pairs, attrs)
+        chosen = reclaim_victims(reclaimer.spec.requests, pairs, attrs, self._scope(reclaimer))
         return [reclaimees[i] for i in chosen], PERMIT
+
+    def _scope(self, reclaimer: TaskInfo) -> AncestorScope | None:
+        """The ancestor scope for ``reclaimer`` when hierarchy and ``ancestorReclaimLevel`` apply."""
+        tree = self.tree
+        job = self._ssn.job_of(reclaimer)
+        if tree is None or self.ancestor_reclaim_level <= 0 or job is None or job.queue not in self.attrs:
+            return None
+        return AncestorScope(self.ancestor_reclaim_level, tree.ancestors, job.queue,
+                             self.attrs[job.queue].quota.deserved)
 
     def unified_evictable(self, ctx: Any, candidates: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """UnifiedEvictable for the gang actions: every candidate for ``gangpreempt``; for
@@ -260,7 +344,10 @@ class CapacityPlugin(Plugin):
         return victims, PERMIT
 
     def preemptive(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
-        """Open, within real capability after the tasks, and within deserved on some requested dimension."""
+        """Open, within real capability after the tasks, and within deserved on some requested
+        dimension; with hierarchy and ``ancestorReclaimLevel`` = L, failing that, some non-root
+        ancestor up to L levels above the queue whose allocation plus the tasks stays within its
+        deserved on some requested dimension also lets the queue reclaim."""
         attr = self.attrs.get(queue.name)
         if queue.state != "Open" or attr is None:
             return False
@@ -270,7 +357,18 @@ class CapacityPlugin(Plugin):
         future = add(attr.allocated, request)
         if not fits_on_requested(future, attr.quota.real, request)[0]:
             return False
-        return preemptive_on_some_dim(future, attr.quota.deserved, request)
+        if preemptive_on_some_dim(future, attr.quota.deserved, request):
+            return True
+        if self.tree is None or self.ancestor_reclaim_level <= 0:
+            return False
+        chain = self.tree.ancestors.get(queue.name, [])
+        for ancestor in chain[:self.ancestor_reclaim_level]:
+            if ancestor == ROOT:
+                continue
+            a = self.attrs[ancestor]
+            if preemptive_on_some_dim(add(a.allocated, request), a.quota.deserved, request):
+                return True
+        return False
 
     def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
         """Open and ``allocated + request <= realCapability`` on the task's requested dimensions."""
