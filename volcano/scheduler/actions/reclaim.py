@@ -1,12 +1,21 @@
 """reclaim: take resources back across queues for starving jobs of queues
 below their share (Volcano ``reclaim.go``).
 
-Queues in queue order (overused ones skipped); per starving job, its pending
-tasks (not ``preemptionPolicy: Never``, queue Preemptive, PrePredicate ok);
-per candidate node (node order): Running, preemptable tasks of other,
-reclaimable queues; victims from Reclaimable; evict from the victim heap until
-the task fits the node's FutureIdle plus what was evicted, then pipeline.
-Commit when the job is pipelined, else discard.
+Queues in queue order (overused ones skipped); a popped queue serves all of
+its starving jobs in job order before the next queue is popped (Overused is
+checked once per pop, as upstream). Per starving job, its pending tasks (not
+``preemptionPolicy: Never``, queue Preemptive, PrePredicate ok); per candidate
+node (node order): Running, preemptable tasks of other, reclaimable queues
+(a node without any is skipped, even when its FutureIdle alone would fit);
+victims from Reclaimable; evict from the victim heap until the task fits the
+node's FutureIdle plus what was evicted, then pipeline. Commit when the job is
+pipelined, else discard.
+
+Victims come from the first tier whose Reclaimable plugins decide (tier
+intersection). With gang and conformance in a tier above proportion (the
+upstream CI configuration), proportion's "victim queue above its deserved"
+filter is never consulted, so a queue can be reclaimed below its deserved
+share; upstream behaves the same way.
 """
 
 from __future__ import annotations
@@ -38,6 +47,8 @@ def reclaim_for_task(ssn: Session, stmt: Statement, task: TaskInfo, job: JobInfo
             if vq is None or not vq.reclaimable:
                 continue
             reclaimees.append(t)
+        if not reclaimees:
+            continue
         victims = ssn.reclaimable(task, reclaimees)
         room = table.fidle[row].copy()
         for v in victims:
@@ -91,21 +102,21 @@ class Reclaim(Action):
             if ssn.overused(queue):
                 continue
             jobs = by_queue.get(queue.name)
-            if not jobs:
+            while jobs:  # upstream also re-pushes the queue here; popped again it has no jobs left
+                self._serve(ssn, queue, jobs.pop(), task_lists)
+
+    def _serve(self, ssn: Session, queue: QueueInfo, job: JobInfo, task_lists: dict[str, list[TaskInfo]]) -> None:
+        """Reclaim for one starving job; commit when it is pipelined, else discard."""
+        stmt = Statement(ssn)
+        todo = list(task_lists[job.uid])
+        while ssn.job_starving(job) and todo:
+            t = todo.pop(0)
+            if t.spec.preemption_never or not ssn.preemptive(queue, [t]) or ssn.pre_predicate(t):
                 continue
-            job = jobs.pop()
-            stmt = Statement(ssn)
-            todo = list(task_lists[job.uid])
-            while ssn.job_starving(job) and todo:
-                t = todo.pop(0)
-                if t.spec.preemption_never or not ssn.preemptive(queue, [t]) or ssn.pre_predicate(t):
-                    continue
-                reclaim_for_task(ssn, stmt, t, job)
-            if ssn.job_pipelined(job):
-                if stmt.evicts:
-                    self.metrics["eviction_transactions"] = self.metrics.get("eviction_transactions", 0) + 1
-                stmt.commit()
-            else:
-                stmt.discard()
-            if jobs:
-                queues.push(queue)
+            reclaim_for_task(ssn, stmt, t, job)
+        if ssn.job_pipelined(job):
+            if stmt.evicts:
+                self.metrics["eviction_transactions"] = self.metrics.get("eviction_transactions", 0) + 1
+            stmt.commit()
+        else:
+            stmt.discard()
