@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from tests.scheduler.harness import Result, conf, node, opt, pg, pod, queue, res, run
 from volcano.scheduler.plugins.capacity import CapacityPlugin
 
@@ -121,12 +119,6 @@ def test_case3_reclaims_from_another_queue_while_below_deserved() -> None:
 GPU = "nvidia.com/gpu"
 
 
-RECLAIM_EMPTY_NODE = pytest.mark.xfail(
-    strict=True, reason="the reclaim action pipelines onto a node that has no reclaimees; upstream skips "
-    "such nodes (reclaim.go: 'No reclaimees on Node'), so allocate would bind the task instead")
-
-
-@RECLAIM_EMPTY_NODE
 def test_case8_scalar_in_deserved_still_allocates() -> None:
     tree = [hq("root"), hq("q8", deserved=res(4, "4Gi", **{GPU: 8})),
             hq("q81", "q8", deserved=res(2, "2Gi", **{GPU: 4})), hq("q82", "q8", deserved=res(2, "2Gi", **{GPU: 4}))]
@@ -138,7 +130,6 @@ def test_case8_scalar_in_deserved_still_allocates() -> None:
 N2 = [node("n2", res(8, "8Gi", pods=10, **{GPU: 8, "hugepages-1Gi": 0}))]
 
 
-@RECLAIM_EMPTY_NODE
 def test_case9_zero_scalars_in_deserved_do_not_block() -> None:
     tree = [hq("root"), hq("q9", deserved=res(2, "2Gi", **{GPU: 8, "hugepages-1Gi": 0})),
             hq("q91", "q9", deserved=res(2, "2Gi", **{GPU: 4, "hugepages-1Gi": 0}))]

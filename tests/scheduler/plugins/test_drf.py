@@ -107,6 +107,10 @@ def test_preemptable_through_session_and_flag_gating() -> None:
     assert not off.has("preemptable") and not off.has("job_order")
 
 
-def test_hierarchy_flag_is_rejected_clearly() -> None:
-    with pytest.raises(ValueError, match="enableHierarchy"):
-        _session([_node("n1", "1", "1G")], [], [], {"enableHierarchy": True})
+def test_hierarchy_flag_opens_the_hdrf_tree() -> None:
+    """Hierarchical DRF (``test_drf_hierarchy``) is accepted: the tree is built and its points registered."""
+    ssn = _session([_node("n1", "1", "1G")], [_pg("g", "q-1")], [_pod("p", "g", "1", "1G")], {"enableHierarchy": True})
+    plugin = ssn.plugins["drf"]
+    assert isinstance(plugin, DrfPlugin) and plugin.tree is not None
+    assert ssn.has("queue_order") and ssn.has("reclaimable")
+    assert sorted(plugin.tree.leaves) == ["c1/g"]

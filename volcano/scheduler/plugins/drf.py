@@ -9,9 +9,14 @@ still not exceed the victim job's share after giving the task up
 (``preemptable``). Allocation events keep each job's share current, so job
 order reacts to every allocation within the session.
 
-Hierarchical DRF (``enableHierarchy: true``, queue annotations
-``volcano.sh/hierarchy``) is not implemented: a configuration that enables it
-is rejected when the session opens, naming the flag.
+With ``enableHierarchy: true`` (hierarchical DRF, ``drf_hierarchy``) the plugin
+also orders queues by their place in the tree the queue annotations
+``volcano.sh/hierarchy`` and ``volcano.sh/hierarchy-weights`` describe
+(``queue_order``), and lets a task reclaim another queue's task when, with the
+reclaimer's request moved into its job and the victim's request taken out of
+the victim's job, the reclaimer's queue would still go first (``reclaimable``).
+Jobs enter the tree in (creation, uid) order, which decides an inner node's
+weight when two queues name different weights for the same path prefix.
 
 Shares are IEEE doubles computed from exact integer milli-units; since both
 operands are scaled by the same factor relative to upstream's units, every
@@ -28,12 +33,13 @@ import numpy.typing as npt
 
 from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.points import PERMIT
+from volcano.scheduler.plugins.drf_hierarchy import HIERARCHY_ANNOTATION, WEIGHTS_ANNOTATION, HdrfTree
 
 if TYPE_CHECKING:
-    from volcano.scheduler.framework.model import JobInfo, TaskInfo
+    from volcano.scheduler.framework.model import JobInfo, QueueInfo, TaskInfo
     from volcano.scheduler.framework.session import Session
 
-__all__ = ["SHARE_DELTA", "DrfPlugin", "dominant_share", "preemptable_victims", "share_mask"]
+__all__ = ["SHARE_DELTA", "DrfPlugin", "dominant_share", "preemptable_victims", "share_mask", "tolerances"]
 
 SHARE_DELTA = 1e-6
 """Shares closer than this count as equal when choosing preemption victims (upstream ``shareDelta``)."""
@@ -42,14 +48,15 @@ FloatVec = npt.NDArray[np.float64]
 IntVec = npt.NDArray[np.int64]
 
 
-def share_mask(total: IntVec, names: Sequence[str]) -> npt.NDArray[np.bool_]:
-    """Columns of ``total`` that count for shares: amount >= upstream's 0.1-unit tolerance.
+def tolerances(names: Sequence[str]) -> FloatVec:
+    """Upstream's 0.1-unit tolerance per column, in milli-units: 100 for memory and pods
+    (0.1 byte, 0.1 pod), 0.1 for every other resource."""
+    return np.array([100.0 if n in ("memory", "pods") else 0.1 for n in names], dtype=np.float64)
 
-    ``names`` are the column names; memory and pods use a tolerance of 100
-    milli-units (0.1 byte, 0.1 pod), every other resource 0.1 milli-unit.
-    """
-    tol = np.array([100.0 if n in ("memory", "pods") else 0.1 for n in names], dtype=np.float64)
-    return np.asarray(total >= tol, dtype=np.bool_)
+
+def share_mask(total: IntVec, names: Sequence[str]) -> npt.NDArray[np.bool_]:
+    """Columns of ``total`` that count for shares: amount >= the tolerance (``tolerances``)."""
+    return np.asarray(total >= tolerances(names), dtype=np.bool_)
 
 
 def dominant_share(allocated: IntVec, total: IntVec, mask: npt.NDArray[np.bool_]) -> float:
@@ -91,16 +98,15 @@ def preemptable_victims(preemptor_job_alloc: IntVec, preemptor_request: IntVec,
 
 
 class DrfPlugin(Plugin):
-    """Registers ``job_order`` and ``preemptable`` and keeps job shares current via event handlers."""
+    """Registers ``job_order`` and ``preemptable`` (plus ``queue_order`` and ``reclaimable`` with
+    ``enableHierarchy``) and keeps job shares current via event handlers."""
 
     name = "drf"
 
     def open(self, ssn: Session) -> None:
-        """Compute every job's share and register the callbacks."""
-        for tier in ssn.conf.tiers:
-            for opt in tier.plugins:
-                if opt.name == self.name and opt.enabled("enableHierarchy"):
-                    raise ValueError("drf: enableHierarchy (hierarchical DRF) is not supported yet")
+        """Compute every job's share (and the hdrf tree) and register the callbacks."""
+        hierarchy = any(opt.name == self.name and opt.enabled("enableHierarchy")
+                        for tier in ssn.conf.tiers for opt in tier.plugins)
         space = ssn.space
         self.total: IntVec = space.fit(ssn.total)
         self.mask = share_mask(self.total, space.names)
@@ -111,9 +117,72 @@ class DrfPlugin(Plugin):
             self.alloc[uid] = alloc
             self.share[uid] = dominant_share(alloc, self.total, self.mask)
         self._ssn = ssn
+        self.tree: HdrfTree | None = None
+        self._paths: dict[str, list[str]] = {}
+        if hierarchy:
+            self.tree = self._build_tree(ssn)
+            ssn.add_fn("queue_order", self.queue_order)
+            ssn.add_fn("reclaimable", self.reclaimable)
         ssn.add_fn("job_order", self.job_order)
         ssn.add_fn("preemptable", self.preemptable)
         ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
+
+    def _build_tree(self, ssn: Session) -> HdrfTree:
+        tree = HdrfTree(self.total, self.mask, tolerances(ssn.space.names))
+        fit = ssn.space.fit
+        for job in sorted(ssn.jobs.values(), key=lambda j: (j.creation, j.uid)):
+            hierarchy, weights = self._annotations(ssn.queues[job.queue])
+            request = ssn.space.zeros()
+            for task in job.tasks.values():
+                request = request + fit(task.vec)
+            tree.add_job(job.uid, hierarchy, weights, self.alloc[job.uid], request)
+        tree.refresh()
+        return tree
+
+    @staticmethod
+    def _annotations(queue: QueueInfo) -> tuple[str, str]:
+        meta = queue.obj.get("metadata") or {}
+        annotations = meta.get("annotations") or {}
+        return str(annotations.get(HIERARCHY_ANNOTATION) or ""), str(annotations.get(WEIGHTS_ANNOTATION) or "")
+
+    def _path(self, queue: QueueInfo) -> list[str]:
+        path = self._paths.get(queue.name)
+        if path is None:
+            path = self._paths[queue.name] = self._annotations(queue)[0].split("/")
+        return path
+
+    def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        """Hierarchy only: the queue whose path wins ``HdrfTree.compare`` first; ties abstain (0)."""
+        if self.tree is None:
+            return 0
+        ret = self.tree.compare(self._path(left), self._path(right))
+        return -1 if ret < 0 else (1 if ret > 0 else 0)
+
+    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        """Hierarchy only: in a copy of the tree with the reclaimer's request added to its job,
+        each reclaimee (in the order given) whose removal from its job would still leave the
+        reclaimer's queue first (``compare`` < 0). Reclaimees are judged one at a time, each
+        against the unreduced allocation of its job, as upstream does."""
+        ssn = self._ssn
+        ljob = ssn.job_of(reclaimer)
+        if self.tree is None or ljob is None or ljob.uid not in self.alloc or ljob.queue not in ssn.queues:
+            return [], PERMIT
+        fit = ssn.space.fit
+        lqueue = ssn.queues[ljob.queue]
+        tree = self.tree.clone()
+        tree.set_alloc(ljob.uid, self.alloc[ljob.uid] + fit(reclaimer.vec))
+        victims: list[TaskInfo] = []
+        for task in reclaimees:
+            rjob = ssn.job_of(task)
+            if rjob is None or rjob.uid not in self.alloc or rjob.queue not in ssn.queues:
+                continue
+            base = self.alloc[rjob.uid]
+            tree.set_alloc(rjob.uid, base - fit(task.vec))
+            ret = tree.compare(self._path(lqueue), self._path(ssn.queues[rjob.queue]))
+            tree.set_alloc(rjob.uid, base)
+            if ret < 0:
+                victims.append(task)
+        return victims, PERMIT
 
     def job_order(self, left: JobInfo, right: JobInfo) -> int:
         """Lower dominant share first; equal shares abstain (0)."""
@@ -148,6 +217,8 @@ class DrfPlugin(Plugin):
         else:
             alloc -= vec
         self.share[job.uid] = dominant_share(alloc, self.total, self.mask)
+        if self.tree is not None:
+            self.tree.set_alloc(job.uid, alloc)
 
     def _on_allocate(self, task: TaskInfo) -> None:
         self._update(task, 1)
