@@ -35,7 +35,7 @@ from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.statement import Statement
 from volcano.scheduler.framework.util import PriorityQueue
 
-__all__ = ["Preempt", "TopologyOptions", "candidate_rows", "pick_candidate", "preempt_task",
+__all__ = ["Preempt", "TopologyOptions", "candidate_rows", "could_fit_rows", "pick_candidate", "preempt_task",
            "select_victims_on_node", "topology_aware_preempt"]
 
 
@@ -48,6 +48,23 @@ def candidate_rows(ssn: Session, task: TaskInfo) -> np.ndarray:
     if fe is not None and fe.unresolvable is not None and len(fe.unresolvable) == len(ssn.table):
         rows = rows[~fe.unresolvable[rows]]
     return rows
+
+
+def could_fit_rows(ssn: Session, task: TaskInfo, rows: np.ndarray) -> np.ndarray:
+    """Boolean mask over ``rows``: whether ``task`` could fit on the node if every
+    task that could ever be a victim there were evicted.
+
+    An upper bound, computed from the node table in one vector pass: victims are
+    Bound or Running tasks, all of which are in ``used`` and none in
+    ``releasing``, so ``fidle + used - releasing`` bounds FutureIdle plus any
+    victims' requests. A node failing this bound fails the per-node room check
+    of the search whatever the filters choose, so skipping it decides nothing
+    differently."""
+    table = ssn.table
+    d = task.spec.dims()
+    bound = table.fidle[np.ix_(rows, d)] + table.used[np.ix_(rows, d)] - table.releasing[np.ix_(rows, d)]
+    result: np.ndarray = np.all(bound >= task.vec[d], axis=1)
+    return result
 
 
 def _eligible(ssn: Session, task: TaskInfo) -> bool:
@@ -167,7 +184,10 @@ def topology_aware_preempt(ssn: Session, stmt: Statement, preemptor: TaskInfo, k
     queue = ssn.queues[job.queue]
     wanted = options.num_candidates(len(rows))
     candidates: list[tuple[int, list[TaskInfo]]] = []
-    for row in rows:
+    possible = could_fit_rows(ssn, preemptor, np.asarray(rows, dtype=np.intp)).tolist() if rows else []
+    for row, could in zip(rows, possible, strict=True):
+        if not could:
+            continue
         victims = select_victims_on_node(ssn, preemptor, queue, ssn.nodes[row], keep)
         if victims:
             candidates.append((row, victims))
@@ -204,7 +224,14 @@ def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo,
     scores = ssn.node_scores(preemptor, rows)
     order = rows[np.argsort(-scores, kind="stable")]
     table = ssn.table
-    for row in order.tolist():
+    # Nodes that cannot fit the preemptor even with every possible victim gone
+    # are skipped without building their victim lists (the room check below
+    # would reject them); they still count as attempts, as the scan visits them.
+    possible = could_fit_rows(ssn, preemptor, order)
+    visit = order[possible].tolist()
+    if metrics is not None:
+        metrics["attempts"] = metrics.get("attempts", 0) + len(order) - len(visit)
+    for row in visit:
         node = ssn.nodes[row]
         if metrics is not None:
             metrics["attempts"] = metrics.get("attempts", 0) + 1
@@ -235,6 +262,10 @@ def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo,
             stmt.merge(node_stmt)
             return True
         node_stmt.discard()
+    if metrics is not None and not possible[-1]:
+        # The scan's last node was skipped: its victim count is the gauge's value.
+        last = ssn.nodes[int(order[-1])]
+        metrics["victims"] = len(ssn.preemptable(preemptor, [t for t in last.tasks.values() if keep(t)]))
     return False
 
 
