@@ -30,6 +30,10 @@ _DEFAULT_TIERS = [
 ]
 
 
+_STALL_MS = 600_000
+"""Simulated time without a new bind after which a run is declared stuck."""
+
+
 def scheduler_conf(actions: str) -> str:
     """Volcano's default plugin tiers with the workload's actions."""
     return yaml.safe_dump({"actions": actions, "tiers": _DEFAULT_TIERS}, sort_keys=False)
@@ -58,6 +62,20 @@ class BenchResult:
     cycles: int = 0
     cpu_s: float = 0.0
     """Process CPU time over the measured window (robust to other load on the machine)."""
+    rss_nodes: int = 0
+    """RSS after the nodes were added, before any pod."""
+    initial: int = 0
+
+    @property
+    def kib_per_node(self) -> float:
+        """RSS growth from adding the nodes, per node (KiB)."""
+        return (self.rss_nodes - self.rss_before) / 1024 / self.nodes if self.nodes else 0.0
+
+    @property
+    def kib_per_pod(self) -> float:
+        """RSS growth from creating and binding every pod (initial and measured), per pod (KiB)."""
+        pods = self.initial + self.bound
+        return (self.rss_after - self.rss_nodes) / 1024 / pods if pods else 0.0
 
     @property
     def pods_per_s(self) -> float:
@@ -81,7 +99,8 @@ class BenchResult:
                 "rss_growth_mib": round((self.rss_after - self.rss_before) / 2**20, 1),
                 "sim_s_per_wall_s": round(self.sim_s / self.wall_s, 2) if self.wall_s else 0.0,
                 "scheduler_cycles": self.cycles, "cpu_s": round(self.cpu_s, 3),
-                "pods_per_cpu_s": round(self.bound / self.cpu_s, 1) if self.cpu_s > 0 else 0.0}
+                "pods_per_cpu_s": round(self.bound / self.cpu_s, 1) if self.cpu_s > 0 else 0.0,
+                "kib_per_node": round(self.kib_per_node, 1), "kib_per_pod": round(self.kib_per_pod, 1)}
 
 
 class _BindCounter:
@@ -113,9 +132,14 @@ def _pod(name: str, w: Workload, label: str, *, group: str | None, priority: str
             "spec": spec}
 
 
-def _group(name: str, members: int, queue: str = "default") -> dict[str, Any]:
+def _group(name: str, members: int, queue: str = "default", priority: str | None = None) -> dict[str, Any]:
+    # A PodGroup's priority (spec.priorityClassName) is its job's priority, which
+    # Volcano's priority plugin compares between jobs when choosing victims.
+    spec: dict[str, Any] = {"minMember": members, "queue": queue}
+    if priority:
+        spec["priorityClassName"] = priority
     return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-            "metadata": {"name": name, "namespace": "default"}, "spec": {"minMember": members, "queue": queue}}
+            "metadata": {"name": name, "namespace": "default"}, "spec": spec}
 
 
 def _job(name: str, w: Workload, label: str) -> dict[str, Any]:
@@ -138,15 +162,20 @@ def _submit(c: FakeCluster, w: Workload, count: int, label: str, *, priority: st
     gang = max(1, w.gang_size)
     for g in range(count // gang):
         group = f"{label}-pg-{g}"
-        create(_group(group, gang, queues[g % len(queues)]))
+        create(_group(group, gang, queues[g % len(queues)], priority))
         for k in range(gang):
             create(_pod(f"{label}-{g}-{k}", w, label, group=group, priority=priority, duration=duration))
 
 
-def _setup(w: Workload, size: Size) -> FakeCluster:
+def _setup(w: Workload, size: Size) -> tuple[FakeCluster, int]:
+    """The cluster with nodes, queues and the initial pods bound, and the RSS
+    right after the nodes were added (before any pod)."""
     c = FakeCluster(seed=0, scheduler_conf=scheduler_conf(w.actions))
     c.trace.enabled = False
     c.add_nodes(size.nodes, cpu=w.cpu, memory=w.memory, pods=w.pods_per_node)
+    c.run(2)
+    gc.collect()
+    rss_nodes = rss_bytes()
     for i, weight in enumerate(w.queues):
         c.apply({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": f"q{i}"},
                  "spec": {"weight": weight, "reclaimable": True}})
@@ -159,7 +188,7 @@ def _setup(w: Workload, size: Size) -> FakeCluster:
         initial = _BindCounter(c, "initial")
         _submit(c, w, size.initial, "initial", priority="low" if w.shape == "preempt" else None)
         c.run_until(lambda _c: len(initial.bound) >= size.initial, timeout=3600)
-    return c
+    return c, rss_nodes
 
 
 def _cycles(c: FakeCluster) -> int:
@@ -172,7 +201,7 @@ def run_workload(w: Workload, size: Size, *, sample_every_s: float = 1.0) -> Ben
     gc.collect()
     rss_before = rss_bytes()
     t0 = time.perf_counter()
-    c = _setup(w, size)
+    c, rss_nodes = _setup(w, size)
     setup_s = time.perf_counter() - t0
     if os.environ.get("BENCH_GC", "freeze") == "freeze":
         # The set-up objects (nodes, queues, initial pods) live for the whole run:
@@ -188,8 +217,16 @@ def run_workload(w: Workload, size: Size, *, sample_every_s: float = 1.0) -> Ben
     samples: list[float] = []
     next_sample, last_count = start + sample_every_s, 0
     deadline_ms = c.clock.now_ms + 4 * 3600 * 1000
+    # A run that binds nothing for ten simulated minutes is stuck: stop it
+    # there (the benchmark then fails on the bound count) instead of idling
+    # through hours of empty scheduling cycles.
+    progress_count, progress_ms = 0, c.clock.now_ms
     while len(counter.bound) < size.measured and c.clock.now_ms < deadline_ms:
         if not c.clock.step():
+            break
+        if len(counter.bound) != progress_count:
+            progress_count, progress_ms = len(counter.bound), c.clock.now_ms
+        elif c.clock.now_ms - progress_ms > _STALL_MS:
             break
         now = time.perf_counter()
         if now >= next_sample:
@@ -198,6 +235,7 @@ def run_workload(w: Workload, size: Size, *, sample_every_s: float = 1.0) -> Ben
     wall = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     gc.unfreeze()
+    gc.collect()
     return BenchResult(w.name, size.nodes, size.measured, len(counter.bound), wall,
                        (c.clock.now_ms - sim_start) / 1000, samples, setup_s, rss_before, rss_bytes(),
-                       cycles=_cycles(c) - cycles_start, cpu_s=cpu)
+                       cycles=_cycles(c) - cycles_start, cpu_s=cpu, rss_nodes=rss_nodes, initial=size.initial)

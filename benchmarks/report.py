@@ -40,20 +40,25 @@ def write_report(data: dict[str, Any], out: Path) -> Path:
              f"Python {machine.get('python_version', '?')}. Whole fake cluster in one process "
              "(API server, admission, controllers, Volcano scheduler, simulated kubelet), wall clock.", "",
              "| workload | size | nodes | measured pods | bound | pods/s (avg) | pods per CPU s | p50 | p90 | p99 | "
-             "wall s | CPU s | cycles | sim s / wall s | RSS MiB | KiB per node+pod |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "wall s | CPU s | cycles | sim s / wall s | RSS MiB | KiB per node+pod | KiB per node | KiB per pod |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         objects = r["nodes"] + r["measured_pods"]
         per_obj = round(r["rss_mib"] * 1024 / objects, 1) if objects else 0.0
         lines.append(f"| {r['workload']} | {r.get('size', '')} | {r['nodes']} | {r['measured_pods']} | {r['bound']} | "
                      f"{r['pods_per_s']} | {r.get('pods_per_cpu_s', '')} | {r['p50']} | {r['p90']} | {r['p99']} | "
                      f"{r['wall_s']} | {r.get('cpu_s', '')} | {r.get('scheduler_cycles', '')} | "
-                     f"{r['sim_s_per_wall_s']} | {r['rss_mib']} | {per_obj} |")
+                     f"{r['sim_s_per_wall_s']} | {r['rss_mib']} | {per_obj} | {r.get('kib_per_node', '')} | "
+                     f"{r.get('kib_per_pod', '')} |")
     lines += ["", "Pods/s is measured pods over the wall time from their creation to the last bind "
               "(creation through the API server and admission is inside the window). Pods per CPU s divides by "
               "the process CPU time instead, which other load on the machine does not inflate. The 1-second "
               "percentiles are 0 when one scheduling cycle lasts longer than a second: Volcano binds at the end "
-              "of its session, so binds arrive in bursts, one per cycle."]
+              "of its session, so binds arrive in bursts, one per cycle.",
+              "", "RSS is the whole benchmark process after the run (all workloads run in one process, so it is an "
+              "upper bound for any single one; Memory runs last). KiB per node is the RSS growth from adding the "
+              "nodes; KiB per pod the growth from creating and binding every pod, initial and measured (API "
+              "server objects, informer caches, scheduler cache, kubelet state, events)."]
     lines += ["", "## Anchors (published figures, other schedulers, other machines)", "",
               "| system | workload | pods/s |", "|---|---|---:|"]
     lines += [f"| {who} | {what} | {rate:g} |" for who, what, rate in ANCHORS]

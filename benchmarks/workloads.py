@@ -30,7 +30,8 @@ class Workload:
     ``gang_size`` pods, minMember = gang size), ``jobs`` (Volcano Jobs of one pod,
     through admission and the Job controller), ``preempt`` (low-priority pods fill
     the cluster, then high-priority pods preempt them), ``reclaim`` (four weighted
-    queues, jobs arriving faster than they finish).
+    queues, jobs arriving faster than they finish). ``Memory`` is ``pods`` at the
+    size of the memory target (5,000 nodes and 50,000 pods bound).
     """
 
     name: str
@@ -61,6 +62,8 @@ WORKLOADS: tuple[Workload, ...] = (
     Workload("Scaling-2000", "pods", fast=Size(2000, 100, 2000), full=Size(2000, 1000, 10000)),
     Workload("Scaling-5000", "pods", fast=Size(5000, 100, 2000), full=Size(5000, 1000, 10000)),
     Workload("Scaling-10000", "pods", fast=Size(10000, 100, 2000), full=Size(10000, 1000, 10000)),
+    # Last, so that the memory it holds does not inflate the RSS of the others.
+    Workload("Memory", "pods", fast=Size(5000, 0, 50000), full=Size(5000, 0, 50000)),
 )
 
 ANCHORS: tuple[tuple[str, str, float], ...] = (
