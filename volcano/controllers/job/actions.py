@@ -33,7 +33,7 @@ from volcano.controllers.job.constants import (
     PHASE_PENDING,
 )
 from volcano.controllers.job.plugins import JobPlugin, PluginContext, PluginError, UnknownPluginError, build_plugins
-from volcano.controllers.job.podgroup import build_podgroup, podgroup_name, podgroup_spec_update
+from volcano.controllers.job.podgroup import DesiredSpecCache, build_podgroup, podgroup_name, podgroup_spec_update
 from volcano.controllers.job.pods import build_pod, pod_name
 from volcano.controllers.job.state import KILL_JOB, RETAIN_NONE, RETAIN_SOFT, SYNC, UpdateFn, transition
 from volcano.sim.clock import SimClock
@@ -125,6 +125,8 @@ class JobActions:
         self.recorder = recorder
         self.streams = streams
         self.trace = trace
+        self.desired = DesiredSpecCache()
+        """Each Job's desired PodGroup spec, reused while its spec is unchanged."""
 
     # ----------------------------------------------------------------- helpers
     def _now(self) -> str:
@@ -381,7 +383,7 @@ class JobActions:
         pg = self.cache.podgroup(ns, podgroup_name(job)) or self.cache.podgroup(ns, str(job["metadata"]["name"]))
         if pg is None:
             try:
-                created = self.client.create(build_podgroup(job, self.cache.priority))
+                created = self.client.create(build_podgroup(job, self.cache.priority, self.desired))
                 self.cache.podgroup_written(created, self._key(job))
                 self.trace.record(self.clock.now_ms, "job-controller", "CreatePodGroup", self._key(job),
                                   podgroup_name(job))
@@ -389,7 +391,7 @@ class JobActions:
                 if exc.code != 409:
                     raise
             return
-        new_spec = podgroup_spec_update(pg, job, self.cache.priority)
+        new_spec = podgroup_spec_update(pg, job, self.cache.priority, self.desired)
         if new_spec is not None:
             updated = thaw(pg)
             updated["spec"] = new_spec

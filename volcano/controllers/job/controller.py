@@ -151,6 +151,8 @@ class JobController:
             key = f"{ns}/{name}"
             assert self.cache is not None
             self.cache.forget(key)
+            if self.actions is not None:
+                self.actions.desired.forget(str(meta.get("uid") or ""))
             for delayed in self._delayed.pop(key, {}).values():
                 delayed.handle.cancel()
             return

@@ -24,11 +24,13 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from volcano.api.frozen import freeze
 from volcano.api.quantity import format_milli
 from volcano.api.resources import pod_limits, pod_requests
 from volcano.controllers.job.constants import ANN_TASK_SPEC, JOB_API_VERSION, JOB_KIND, LABEL_PARTITION_ID
 
 __all__ = [
+    "DesiredSpecCache",
     "build_podgroup",
     "controller_ref",
     "min_resources",
@@ -224,8 +226,43 @@ def _desired_spec(job: Mapping[str, Any], priority_of: PriorityOf | None) -> dic
     return out
 
 
-def build_podgroup(job: Mapping[str, Any], priority_of: PriorityOf | None = None) -> dict[str, Any]:
-    """The PodGroup object (plain dict, no status) Volcano creates for ``job``."""
+class DesiredSpecCache:
+    """The PodGroup spec a Job wants, remembered per Job uid.
+
+    Computing ``minResources`` builds a quota usage per task template, which is
+    most of a Job sync's cost; a Job's spec rarely changes between syncs (its
+    status does). An entry is reused while the Job's ``spec`` is equal to the
+    one it was computed from and the tasks' PriorityClass values are the same;
+    the returned spec is frozen (read-only, shared). ``forget`` drops a Job's
+    entry (call it when the Job is deleted)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[Mapping[str, Any], tuple[int, ...], Mapping[str, Any]]] = {}
+
+    def get(self, job: Mapping[str, Any], priority_of: PriorityOf | None) -> Mapping[str, Any]:
+        """``job``'s desired PodGroup spec (see ``build_podgroup``)."""
+        spec = job.get("spec") or {}
+        prio = priority_of or (lambda _name: 0)
+        prios = tuple(prio(str(((t.get("template") or {}).get("spec") or {}).get("priorityClassName") or ""))
+                      for t in spec.get("tasks") or [])
+        uid = str((job.get("metadata") or {}).get("uid") or "")
+        hit = self._entries.get(uid) if uid else None
+        if hit is not None and hit[1] == prios and (hit[0] is spec or hit[0] == spec):
+            return hit[2]
+        want: Mapping[str, Any] = freeze(_desired_spec(job, priority_of))
+        if uid:
+            self._entries[uid] = (spec, prios, want)
+        return want
+
+    def forget(self, uid: str) -> None:
+        """Drop the entry of the Job with ``uid`` (no-op when there is none)."""
+        self._entries.pop(uid, None)
+
+
+def build_podgroup(job: Mapping[str, Any], priority_of: PriorityOf | None = None,
+                   cache: DesiredSpecCache | None = None) -> dict[str, Any]:
+    """The PodGroup object (plain dict, no status) Volcano creates for ``job``;
+    with ``cache`` the spec is shared (frozen) and remembered per Job."""
     meta = job["metadata"]
     return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
@@ -237,12 +274,13 @@ def build_podgroup(job: Mapping[str, Any], priority_of: PriorityOf | None = None
             "annotations": dict(meta.get("annotations") or {}),
             "ownerReferences": [controller_ref(job)],
         },
-        "spec": _desired_spec(job, priority_of),
+        "spec": cache.get(job, priority_of) if cache is not None else _desired_spec(job, priority_of),
     }
 
 
 def podgroup_spec_update(pg: Mapping[str, Any], job: Mapping[str, Any],
-                         priority_of: PriorityOf | None = None) -> dict[str, Any] | None:
+                         priority_of: PriorityOf | None = None,
+                         cache: DesiredSpecCache | None = None) -> dict[str, Any] | None:
     """The new ``spec`` for an existing PodGroup, or None when nothing Volcano syncs differs.
 
     Synced: priorityClassName, minMember, minResources, minTaskMember entries
@@ -250,7 +288,7 @@ def podgroup_spec_update(pg: Mapping[str, Any], job: Mapping[str, Any],
     annotations are never updated.
     """
     cur = dict(pg.get("spec") or {})
-    want = _desired_spec(job, priority_of)
+    want = cache.get(job, priority_of) if cache is not None else _desired_spec(job, priority_of)
     new = {k: v for k, v in cur.items()}
     changed = False
     if (cur.get("priorityClassName") or "") != (want.get("priorityClassName") or ""):
