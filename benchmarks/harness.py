@@ -10,18 +10,22 @@ bind.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import json
 import os
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-from benchmarks.workloads import Size, Workload
+from benchmarks.workloads import WORKLOADS, Size, Workload, size_of
 from volcano.testbed import FakeCluster
 
-__all__ = ["BenchResult", "rss_bytes", "run_workload", "scheduler_conf"]
+__all__ = ["BenchResult", "rss_bytes", "run_isolated", "run_workload", "scheduler_conf"]
 
 _DEFAULT_TIERS = [
     {"plugins": [{"name": "priority"}, {"name": "gang", "enablePreemptable": False}, {"name": "conformance"}]},
@@ -239,3 +243,32 @@ def run_workload(w: Workload, size: Size, *, sample_every_s: float = 1.0) -> Ben
     return BenchResult(w.name, size.nodes, size.measured, len(counter.bound), wall,
                        (c.clock.now_ms - sim_start) / 1000, samples, setup_s, rss_before, rss_bytes(),
                        cycles=_cycles(c) - cycles_start, cpu_s=cpu, rss_nodes=rss_nodes, initial=size.initial)
+
+
+def run_isolated(w: Workload, which: str) -> BenchResult:
+    """``run_workload`` for ``w`` at size ``which`` (``fast``/``full``) in a fresh
+    interpreter, so that its memory figures start from an empty process."""
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.harness", w.name, which], check=False,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"isolated run of {w.name} ({which}) failed: {proc.stderr.strip()[-2000:]}")
+    return BenchResult(**json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def main(argv: list[str]) -> int:
+    """``python -m benchmarks.harness WORKLOAD SIZE``: run one workload and print
+    its ``BenchResult`` fields as one JSON line (what ``run_isolated`` reads)."""
+    if len(argv) != 3:
+        print("usage: python -m benchmarks.harness WORKLOAD fast|full", file=sys.stderr)
+        return 2
+    by_name = {w.name: w for w in WORKLOADS}
+    if argv[1] not in by_name or argv[2] not in ("fast", "full"):
+        print(f"unknown workload {argv[1]!r} or size {argv[2]!r} (workloads: {sorted(by_name)})", file=sys.stderr)
+        return 2
+    w = by_name[argv[1]]
+    print(json.dumps(dataclasses.asdict(run_workload(w, size_of(w, argv[2])))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -31,6 +31,11 @@ def scaling_slope(rows: list[dict[str, Any]]) -> float | None:
     return sum((x - mx) * (y - my) for x, y in pts) / den if den else None
 
 
+def _own(row: dict[str, Any], key: str) -> str:
+    """A memory-growth figure, only for workloads measured in their own interpreter."""
+    return str(row.get(key, "-")) if row.get("isolated") else "-"
+
+
 def write_report(data: dict[str, Any], out: Path) -> Path:
     """Write ``report.md`` (and ``scaling.png`` when matplotlib is present) into ``out``."""
     rows = _rows(data)
@@ -48,17 +53,19 @@ def write_report(data: dict[str, Any], out: Path) -> Path:
         lines.append(f"| {r['workload']} | {r.get('size', '')} | {r['nodes']} | {r['measured_pods']} | {r['bound']} | "
                      f"{r['pods_per_s']} | {r.get('pods_per_cpu_s', '')} | {r['p50']} | {r['p90']} | {r['p99']} | "
                      f"{r['wall_s']} | {r.get('cpu_s', '')} | {r.get('scheduler_cycles', '')} | "
-                     f"{r['sim_s_per_wall_s']} | {r['rss_mib']} | {per_obj} | {r.get('kib_per_node', '')} | "
-                     f"{r.get('kib_per_pod', '')} |")
+                     f"{r['sim_s_per_wall_s']} | {r['rss_mib']} | {per_obj} | {_own(r, 'kib_per_node')} | "
+                     f"{_own(r, 'kib_per_pod')} |")
     lines += ["", "Pods/s is measured pods over the wall time from their creation to the last bind "
               "(creation through the API server and admission is inside the window). Pods per CPU s divides by "
               "the process CPU time instead, which other load on the machine does not inflate. The 1-second "
               "percentiles are 0 when one scheduling cycle lasts longer than a second: Volcano binds at the end "
               "of its session, so binds arrive in bursts, one per cycle.",
               "", "RSS is the whole benchmark process after the run (all workloads run in one process, so it is an "
-              "upper bound for any single one; Memory runs last). KiB per node is the RSS growth from adding the "
-              "nodes; KiB per pod the growth from creating and binding every pod, initial and measured (API "
-              "server objects, informer caches, scheduler cache, kubelet state, events)."]
+              "upper bound for any single one), except for workloads run in their own interpreter (Memory). For those, "
+              "KiB per node is the RSS growth from adding the nodes and KiB per pod the growth from creating and "
+              "binding every pod, initial and measured (API server objects, informer caches, scheduler cache, "
+              "kubelet state, events); in a shared process freed memory is reused, so growth means nothing "
+              "there and the columns show -."]
     lines += ["", "## Anchors (published figures, other schedulers, other machines)", "",
               "| system | workload | pods/s |", "|---|---|---:|"]
     lines += [f"| {who} | {what} | {rate:g} |" for who, what, rate in ANCHORS]
