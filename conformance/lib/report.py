@@ -34,7 +34,10 @@ class ConformanceReport:
         self.upstream_passed = 0
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        here = self.not_covered_path.parent
         for item in items:
+            if here not in item.path.parents:
+                continue  # unit tests and benchmarks run in the same session are not conformance cases
             item.user_properties.append(("area", area_of(item)))
             up = item.get_closest_marker("upstream")
             if up:
