@@ -20,10 +20,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from volcano.api.frozen import thaw
+from volcano.apiserver.client import Client
+from volcano.apiserver.errors import ApiError
 
 __all__ = [
     "Expectations",
     "NameGenerator",
+    "PodControl",
     "controller_ref",
     "controller_ref_to",
     "controller_uid_index",
@@ -199,6 +202,50 @@ def pod_from_template(template: Mapping[str, Any], *, name: str, namespace: str,
     if tmeta.get("annotations"):
         metadata["annotations"] = dict(tmeta["annotations"])
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": thaw(template.get("spec") or {})}
+
+
+class PodControl:
+    """Creates and deletes a workload's pods, recording the expectations the workload's next sync
+    waits for (Kubernetes' ``controller.PodControl``). A generated name that collides is retried
+    with a new suffix, up to ``NAME_ATTEMPTS`` times; a pod already gone counts as deleted."""
+
+    NAME_ATTEMPTS = 5
+
+    def __init__(self, client: Client, names: NameGenerator, expectations: Expectations) -> None:
+        self.client = client
+        self.names = names
+        self.expectations = expectations
+
+    def create(self, key: str, owner: Mapping[str, Any], template: Mapping[str, Any], owner_ref: Mapping[str, Any],
+               extra_labels: Mapping[str, str] | None = None) -> str:
+        """Create one pod ``<owner name>-<5 chars>`` from ``template`` in the owner's namespace; its name."""
+        owner_meta = meta(owner)
+        namespace = str(owner_meta.get("namespace", ""))
+        for attempt in range(self.NAME_ATTEMPTS):
+            pod_name = self.names.name(f"{owner_meta['name']}-")
+            pod = pod_from_template(template, name=pod_name, namespace=namespace, owner_ref=owner_ref,
+                                    extra_labels=extra_labels)
+            try:
+                self.client.create(pod, namespace=namespace)
+            except ApiError as err:
+                if err.reason == "AlreadyExists" and attempt + 1 < self.NAME_ATTEMPTS:
+                    continue
+                raise
+            self.expectations.expect_create(key, pod_name)
+            return pod_name
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def delete(self, key: str, pod: Mapping[str, Any]) -> str:
+        """Delete ``pod`` (already gone is fine); its name."""
+        pod_meta = meta(pod)
+        name = str(pod_meta["name"])
+        try:
+            self.client.delete("Pod", name, pod_meta.get("namespace"))
+        except ApiError as err:
+            if err.reason != "NotFound":
+                raise
+        self.expectations.expect_delete(key, name)
+        return name
 
 
 def sorted_by_name(objs: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -37,10 +37,10 @@ from typing import Any
 
 from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
-from volcano.apiserver.errors import ApiError
 from volcano.controllers.builtin._common import (
     Expectations,
     NameGenerator,
+    PodControl,
     controller_ref,
     controller_ref_to,
     controller_uid_index,
@@ -51,7 +51,6 @@ from volcano.controllers.builtin._common import (
     is_pod_active,
     is_pod_ready,
     meta,
-    pod_from_template,
 )
 from volcano.informers import InformerFactory, WorkQueue
 from volcano.sim import Priority, RandomStreams, SimClock, Trace
@@ -60,7 +59,6 @@ __all__ = ["BatchJobController", "failure_backoff_ms"]
 
 COMPONENT = "batch-job-controller"
 _INDEX = "batch-job-controller/controller-uid"
-_NAME_ATTEMPTS = 5
 _BACKOFF_BASE_MS = 10_000
 _BACKOFF_MAX_MS = 360_000
 
@@ -92,6 +90,7 @@ class BatchJobController:
         self.recorder = recorder
         self.names = NameGenerator(streams.stream("controller.batchjob"))
         self.expectations = Expectations()
+        self.pods = PodControl(client, self.names, self.expectations)
         self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
         self._terminal: dict[str, dict[str, str]] = {}  # job uid -> pod uid -> terminal phase seen
         self._last_failure_ms: dict[str, int] = {}
@@ -217,34 +216,16 @@ class BatchJobController:
 
     def _create_pod(self, key: str, job: Mapping[str, Any]) -> None:
         j_meta = meta(job)
-        template = (job.get("spec") or {}).get("template") or {}
         uid = str(j_meta.get("uid", ""))
         labels = {"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": str(j_meta["name"]),
                   "controller-uid": uid, "job-name": str(j_meta["name"])}
-        owner = controller_ref_to(job, "batch/v1", "Job")
-        for attempt in range(_NAME_ATTEMPTS):
-            pod_name = self.names.name(f"{j_meta['name']}-")
-            pod = pod_from_template(template, name=pod_name, namespace=str(j_meta.get("namespace", "")),
-                                    owner_ref=owner, extra_labels=labels)
-            try:
-                self.client.create(pod, namespace=j_meta.get("namespace"))
-            except ApiError as err:
-                if err.reason == "AlreadyExists" and attempt + 1 < _NAME_ATTEMPTS:
-                    continue
-                raise
-            self.expectations.expect_create(key, pod_name)
-            self._record("CreatePod", f"{j_meta.get('namespace')}/{pod_name}", f"job {j_meta['name']}")
-            return
+        pod_name = self.pods.create(key, job, (job.get("spec") or {}).get("template") or {},
+                                    controller_ref_to(job, "batch/v1", "Job"), labels)
+        self._record("CreatePod", f"{j_meta.get('namespace')}/{pod_name}", f"job {j_meta['name']}")
 
     def _delete_pod(self, key: str, pod: Mapping[str, Any]) -> None:
-        pod_meta = meta(pod)
-        try:
-            self.client.delete("Pod", str(pod_meta["name"]), pod_meta.get("namespace"))
-        except ApiError as err:
-            if err.reason != "NotFound":
-                raise
-        self.expectations.expect_delete(key, str(pod_meta["name"]))
-        self._record("DeletePod", f"{pod_meta.get('namespace')}/{pod_meta['name']}")
+        name = self.pods.delete(key, pod)
+        self._record("DeletePod", f"{meta(pod).get('namespace')}/{name}")
 
     def _record(self, event: str, obj: str, detail: str = "") -> None:
         if self.trace is not None:

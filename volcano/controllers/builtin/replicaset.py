@@ -31,10 +31,10 @@ from typing import Any
 
 from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
-from volcano.apiserver.errors import ApiError
 from volcano.controllers.builtin._common import (
     Expectations,
     NameGenerator,
+    PodControl,
     controller_ref,
     controller_ref_to,
     controller_uid_index,
@@ -44,7 +44,6 @@ from volcano.controllers.builtin._common import (
     is_pod_active,
     is_pod_ready,
     meta,
-    pod_from_template,
 )
 from volcano.informers import InformerFactory, WorkQueue
 from volcano.sim import Priority, RandomStreams, SimClock, Trace
@@ -53,7 +52,6 @@ __all__ = ["ReplicaSetController"]
 
 COMPONENT = "replicaset-controller"
 _INDEX = "replicaset-controller/controller-uid"
-_NAME_ATTEMPTS = 5
 
 
 class ReplicaSetController:
@@ -82,6 +80,7 @@ class ReplicaSetController:
         self.recorder = recorder
         self.names = NameGenerator(streams.stream(self.NAME_STREAM))
         self.expectations = Expectations()
+        self.pods = PodControl(client, self.names, self.expectations)
         self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=self.COMPONENT,
                                              priority=Priority.CONTROLLER)
         self._started = False
@@ -144,32 +143,13 @@ class ReplicaSetController:
 
     def _create_pod(self, key: str, rs: Mapping[str, Any]) -> None:
         rs_meta = meta(rs)
-        template = (rs.get("spec") or {}).get("template") or {}
-        owner = controller_ref_to(rs, self.API_VERSION, self.KIND)
-        for attempt in range(_NAME_ATTEMPTS):
-            pod_name = self.names.name(f"{rs_meta['name']}-")
-            pod = pod_from_template(template, name=pod_name, namespace=str(rs_meta.get("namespace", "")),
-                                    owner_ref=owner)
-            try:
-                self.client.create(pod, namespace=rs_meta.get("namespace"))
-            except ApiError as err:
-                if err.reason == "AlreadyExists" and attempt + 1 < _NAME_ATTEMPTS:
-                    continue
-                raise
-            self.expectations.expect_create(key, pod_name)
-            self._record("CreatePod", f"{rs_meta.get('namespace')}/{pod_name}",
-                         f"{self.KIND.lower()} {rs_meta['name']}")
-            return
+        pod_name = self.pods.create(key, rs, (rs.get("spec") or {}).get("template") or {},
+                                    controller_ref_to(rs, self.API_VERSION, self.KIND))
+        self._record("CreatePod", f"{rs_meta.get('namespace')}/{pod_name}", f"{self.KIND.lower()} {rs_meta['name']}")
 
     def _delete_pod(self, key: str, pod: Mapping[str, Any]) -> None:
-        pod_meta = meta(pod)
-        try:
-            self.client.delete("Pod", str(pod_meta["name"]), pod_meta.get("namespace"))
-        except ApiError as err:
-            if err.reason != "NotFound":
-                raise
-        self.expectations.expect_delete(key, str(pod_meta["name"]))
-        self._record("DeletePod", f"{pod_meta.get('namespace')}/{pod_meta['name']}", "scale down")
+        name = self.pods.delete(key, pod)
+        self._record("DeletePod", f"{meta(pod).get('namespace')}/{name}", "scale down")
 
     def _update_status(self, rs: Mapping[str, Any], active: Sequence[Mapping[str, Any]]) -> None:
         template_labels = ((((rs.get("spec") or {}).get("template") or {}).get("metadata") or {})
