@@ -355,18 +355,9 @@ class FakeCluster:
         The predicate is checked now and after all work of each simulated millisecond.
         ``TimeoutError`` (naming the predicate) when it still fails ``timeout`` seconds on.
         """
-        clock = self.clock
-        deadline = clock.now_ms + _ms(timeout, "timeout")
-        if predicate(self):
-            return self.now
-        while True:
-            nxt = clock.next_time()
-            if nxt is None or nxt > deadline:
-                clock.run(deadline)
-                if predicate(self):
-                    return self.now
-                raise TimeoutError(f"run_until: {_predicate_name(predicate)} still false after {timeout} "
-                                   f"simulated seconds (at t={self.now:.3f}s)")
-            clock.run(nxt)
-            if predicate(self):
-                return self.now
+        try:
+            self.clock.run_until(lambda: predicate(self), _ms(timeout, "timeout"))
+        except TimeoutError:
+            raise TimeoutError(f"run_until: {_predicate_name(predicate)} still false after {timeout} "
+                               f"simulated seconds (at t={self.now:.3f}s)") from None
+        return self.now

@@ -161,14 +161,18 @@ def test_run_until_predicate_true_at_deadline_after_idle() -> None:
     assert clock.run_until(lambda: clock.now_ms >= 500, timeout_ms=500) == 500
 
 
-def test_run_until_check_every_limits_checks() -> None:
+def test_run_until_checks_only_after_a_whole_instant() -> None:
+    """Two callbacks due at the same millisecond: the predicate never sees the first done
+    without the second."""
     clock = SimClock()
-    checks: list[int] = []
+    state = {"a": 0, "b": 0}
+    seen: list[tuple[int, int]] = []
+    clock.call_at(10, lambda: state.__setitem__("a", 1))
+    clock.call_at(10, lambda: state.__setitem__("b", 1))
 
     def pred() -> bool:
-        checks.append(clock.now_ms)
-        return clock.now_ms >= 30
+        seen.append((state["a"], state["b"]))
+        return state["a"] == 1
 
-    clock.call_every(10, lambda: None)
-    assert clock.run_until(pred, timeout_ms=1000, check_every_ms=20) == 40
-    assert checks == [0, 20, 40]
+    assert clock.run_until(pred, timeout_ms=100) == 10
+    assert seen == [(0, 0), (1, 1)]

@@ -144,30 +144,26 @@ class SimClock:
             self._now = until_ms
         return self._now
 
-    def run_until(self, predicate: Callable[[], bool], timeout_ms: int,
-                  check_every_ms: int | None = None) -> int:
-        """Run until ``predicate()`` is true, checked after every callback.
+    def run_until(self, predicate: Callable[[], bool], timeout_ms: int) -> int:
+        """Run until ``predicate()`` is true; return the time (ms) at which it first held.
 
-        Raises ``TimeoutError`` when it is still false at ``now + timeout_ms``.
-        ``check_every_ms`` limits checks to time boundaries of that size (for
-        expensive predicates). Returns the time at which it held.
+        The predicate is checked now and after all work due at each millisecond, so it
+        never sees an instant half-processed. Raises ``TimeoutError`` when it is still
+        false at ``now + timeout_ms`` (the clock is then left at that deadline).
         """
         deadline = self._now + timeout_ms
         if predicate():
             return self._now
-        last_checked = self._now
         while True:
             nxt = self.next_time()
             if nxt is None or nxt > deadline:
-                self._now = max(self._now, deadline)
+                self.run(deadline)
                 if predicate():
                     return self._now
                 raise TimeoutError(f"condition not met within {timeout_ms} ms")
-            self.step()
-            if check_every_ms is None or self._now - last_checked >= check_every_ms:
-                last_checked = self._now
-                if predicate():
-                    return self._now
+            self.run(nxt)
+            if predicate():
+                return self._now
 
     def pending(self) -> int:
         """Number of scheduled (not cancelled) callbacks."""
