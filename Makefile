@@ -17,13 +17,13 @@ $(STAMP): pyproject.toml
 
 # The benchmarks run once each at their fast sizes as a smoke test (every pod bound; no timing asserted).
 test: $(STAMP)
-	$(BIN)/python -m pytest tests conformance benchmarks --benchmark-disable
+	$(BIN)/python -m pytest tests volcano/conformance benchmarks --benchmark-disable
 
 demo: $(STAMP)
 	$(BIN)/volcano demo
 
 conformance: $(STAMP)
-	$(BIN)/python -m pytest conformance --junitxml=out/conformance/junit.xml \
+	$(BIN)/python -m pytest volcano/conformance --junitxml=out/conformance/junit.xml \
 		--conformance-report=out/conformance/report.md
 
 bench: $(STAMP)
@@ -40,7 +40,7 @@ e2e: $(STAMP)
 	scripts/e2e-kind.sh
 
 lint: $(STAMP)
-	$(BIN)/ruff check volcano tests conformance benchmarks
+	$(BIN)/ruff check volcano tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -19,7 +19,7 @@ fi
 if ((${#missing[@]})); then
   echo "e2e: SKIPPED - the kind harness needs: ${missing[*]}."
   echo "e2e: install them, or point the suite at any Volcano cluster with:"
-  echo "       .venv/bin/python -m pytest conformance --backend=kubeconfig --kubeconfig=PATH"
+  echo "       .venv/bin/python -m pytest volcano/conformance --backend=kubeconfig --kubeconfig=PATH"
   exit 0
 fi
 
@@ -33,5 +33,5 @@ helm repo add volcano-sh https://volcano-sh.github.io/helm-charts >/dev/null
 helm repo update >/dev/null
 helm install volcano "${VOLCANO_CHART:-volcano-sh/volcano}" -n volcano-system --create-namespace --wait
 .venv/bin/pip install --quiet kubernetes
-.venv/bin/python -m pytest conformance --backend=kubeconfig --kubeconfig "$kubeconfig" \
+.venv/bin/python -m pytest volcano/conformance --backend=kubeconfig --kubeconfig "$kubeconfig" \
   --junitxml=out/e2e/junit.xml --conformance-report=out/e2e/report.md

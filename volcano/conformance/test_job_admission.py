@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import NGINX, Task, job, pod, pod_group, queue
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import NGINX, Task, job, pod, pod_group, queue
 
 __all__: list[str] = []
 

@@ -10,7 +10,7 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
-from conformance.backends.base import Cluster, ClusterShape, ConditionNotMet, Obj
+from volcano.conformance.backends.base import Cluster, ClusterShape, ConditionNotMet, Obj
 from volcano.testbed import FakeCluster
 
 __all__ = ["MemoryCluster"]

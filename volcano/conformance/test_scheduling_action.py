@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import BUSYBOX, Task, deployment, job, pod, pod_group
-from conformance.lib.sizing import cluster_node_number, cluster_size, compute_node
-from conformance.lib.waits import (
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import BUSYBOX, Task, deployment, job, pod, pod_group
+from volcano.conformance.lib.sizing import cluster_node_number, cluster_size, compute_node
+from volcano.conformance.lib.waits import (
     bound,
     hold_unbound,
     pods_unbound,
@@ -26,7 +26,7 @@ from conformance.lib.waits import (
     wait_task_phase,
     wait_tasks_ready,
 )
-from conformance.test_scheduling_support import (
+from volcano.conformance.test_scheduling_support import (
     CI_CONF_NO_ENQUEUE,
     job_nodes,
     make_queues,

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import pod
-from conformance.test_admission import POD_WEBHOOK, denial, plain, webhook_message
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import pod
+from volcano.conformance.test_admission import POD_WEBHOOK, denial, plain, webhook_message
 
 __all__: list[str] = []
 

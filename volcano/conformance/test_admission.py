@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
+from volcano.conformance.backends.base import Cluster
 
 __all__ = [
     "JOB_WEBHOOK",

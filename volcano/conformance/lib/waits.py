@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from conformance.backends.base import Cluster
+from volcano.conformance.backends.base import Cluster
 
 __all__ = [
     "bound",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.backends.base import Cluster
 from volcano.api.resources import Resources, node_allocatable, pod_requests
+from volcano.conformance.backends.base import Cluster
 
 __all__ = ["cluster_node_number", "cluster_size", "compute_node", "idle_by_node", "slots"]
 

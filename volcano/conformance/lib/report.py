@@ -1,5 +1,5 @@
 """The conformance report: outcomes per area, upstream-mirrored count, and the
-upstream cases deliberately not covered (``conformance/not_covered.yaml``)."""
+upstream cases deliberately not covered (``volcano/conformance/not_covered.yaml``)."""
 
 from __future__ import annotations
 

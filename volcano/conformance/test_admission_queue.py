@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.test_admission import (
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.test_admission import (
     QUEUE_WEBHOOK,
     denial,
     own_queue,

@@ -12,10 +12,11 @@ import contextlib
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import BUSYBOX, Task, batch_job, deployment, job, replica_set
-from conformance.lib.sizing import cluster_size, idle_by_node
-from conformance.lib.waits import (
+from volcano.api.resources import Resources
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import BUSYBOX, Task, batch_job, deployment, job, replica_set
+from volcano.conformance.lib.sizing import cluster_size, idle_by_node
+from volcano.conformance.lib.waits import (
     bound,
     count_phase,
     job_phase,
@@ -23,7 +24,7 @@ from conformance.lib.waits import (
     wait_job_unschedulable,
     wait_tasks_ready,
 )
-from conformance.test_scheduling_support import (
+from volcano.conformance.test_scheduling_support import (
     CI_CONF,
     api_error,
     job_nodes,
@@ -31,7 +32,6 @@ from conformance.test_scheduling_support import (
     plain,
     ready,
 )
-from volcano.api.resources import Resources
 
 SUITE = "schedulingbase"
 ONE_CPU = {"cpu": "1"}

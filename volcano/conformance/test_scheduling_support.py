@@ -13,9 +13,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import priority_class, queue
-from conformance.lib.waits import READY_PHASES, bound, count_phase, pg_name
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import priority_class, queue
+from volcano.conformance.lib.waits import READY_PHASES, bound, count_phase, pg_name
 
 __all__ = [
     "CI_CONF",

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import Task, job
-from conformance.lib.sizing import compute_node
-from conformance.lib.waits import wait_job_phases, wait_tasks_ready
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import Task, job
+from volcano.conformance.lib.sizing import compute_node
+from volcano.conformance.lib.waits import wait_job_phases, wait_tasks_ready
 
 __all__: list[str] = []
 

@@ -1,5 +1,5 @@
 """Cluster backends the conformance suite runs against: ``memory`` (the default) and ``kubeconfig``."""
 
-from conformance.backends.base import Cluster, ClusterShape, NodeShape
+from volcano.conformance.backends.base import Cluster, ClusterShape, NodeShape
 
 __all__ = ["Cluster", "ClusterShape", "NodeShape"]

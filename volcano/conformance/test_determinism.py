@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 import pytest
 
-from conformance.backends.base import ClusterShape, NodeShape
-from conformance.backends.memory import MemoryCluster
-from conformance.lib.builders import Task, job, priority_class, queue
-from conformance.test_scheduling_support import CI_CONF, make_queues
+from volcano.conformance.backends.base import ClusterShape, NodeShape
+from volcano.conformance.backends.memory import MemoryCluster
+from volcano.conformance.lib.builders import Task, job, priority_class, queue
+from volcano.conformance.test_scheduling_support import CI_CONF, make_queues
 
 Scenario = Callable[[MemoryCluster], None]
 

@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from conformance.backends.base import Cluster, ClusterShape, ConditionNotMet, Obj
 from volcano.api.kinds import kind_for_object, resolve_kind
+from volcano.conformance.backends.base import Cluster, ClusterShape, ConditionNotMet, Obj
 
 __all__ = ["KubeCluster", "kube_unavailable_reason"]
 

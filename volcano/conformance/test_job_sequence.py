@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import Task, job, pod, pod_group, priority_class, queue
-from conformance.lib.sizing import cluster_node_number, cluster_size
-from conformance.lib.waits import count_phase, pg_name, wait_job_phases, wait_pg_phase, wait_tasks_ready
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import Task, job, pod, pod_group, priority_class, queue
+from volcano.conformance.lib.sizing import cluster_node_number, cluster_size
+from volcano.conformance.lib.waits import count_phase, pg_name, wait_job_phases, wait_pg_phase, wait_tasks_ready
 
 __all__ = ["wait_job_phases"]
 

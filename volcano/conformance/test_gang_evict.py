@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import Task, job
-from conformance.lib.waits import wait_tasks_ready
-from conformance.test_scheduling_support import (
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import Task, job
+from volcano.conformance.lib.waits import wait_tasks_ready
+from volcano.conformance.test_scheduling_support import (
     GANG_EVICT_CONF,
     hold_not_ready,
     make_priority_classes,

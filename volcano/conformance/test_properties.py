@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.backends.base import ClusterShape, NodeShape
-from conformance.backends.memory import MemoryCluster
-from conformance.lib.builders import Task, job, queue
-from conformance.lib.invariants import check_invariants
-from conformance.lib.waits import READY_PHASES, count_phase, pod_group_of
-from conformance.test_scheduling_support import make_queues
+from volcano.conformance.backends.base import ClusterShape, NodeShape
+from volcano.conformance.backends.memory import MemoryCluster
+from volcano.conformance.lib.builders import Task, job, queue
+from volcano.conformance.lib.invariants import check_invariants
+from volcano.conformance.lib.waits import READY_PHASES, count_phase, pod_group_of
+from volcano.conformance.test_scheduling_support import make_queues
 
 Obj = dict[str, Any]
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.test_admission import own_queue, plain, pod_template, queue_manifest, wait_queue_open
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.test_admission import own_queue, plain, pod_template, queue_manifest, wait_queue_open
 
 __all__: list[str] = []
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import Task, job, pod, pod_group
-from conformance.lib.sizing import cluster_node_number, cluster_size
-from conformance.lib.waits import READY_PHASES, bound, count_phase, wait_tasks_ready
-from conformance.test_scheduling_support import (
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import Task, job, pod, pod_group
+from volcano.conformance.lib.sizing import cluster_node_number, cluster_size
+from volcano.conformance.lib.waits import READY_PHASES, bound, count_phase, wait_tasks_ready
+from volcano.conformance.test_scheduling_support import (
     CI_CONF,
     CI_CONF_NO_ENQUEUE,
     api_error,

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import Task, job, queue
-from conformance.lib.sizing import cluster_size
-from conformance.lib.waits import count_phase
-from conformance.test_scheduling_support import CI_CONF, make_queues
 from volcano.api.resources import node_allocatable
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import Task, job, queue
+from volcano.conformance.lib.sizing import cluster_size
+from volcano.conformance.lib.waits import count_phase
+from volcano.conformance.test_scheduling_support import CI_CONF, make_queues
 
 pytestmark = pytest.mark.fairshare
 

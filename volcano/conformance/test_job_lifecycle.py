@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import Task, job
-from conformance.lib.sizing import compute_node
-from conformance.lib.waits import (
+from volcano.api.quantity import parse_quantity
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import Task, job
+from volcano.conformance.lib.sizing import compute_node
+from volcano.conformance.lib.waits import (
     bound,
     count_phase,
     job_phase,
@@ -28,7 +29,6 @@ from conformance.lib.waits import (
     wait_job_unschedulable,
     wait_tasks_ready,
 )
-from volcano.api.quantity import parse_quantity
 
 __all__: list[str] = []
 

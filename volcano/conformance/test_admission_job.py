@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.test_admission import (
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.test_admission import (
     JOB_WEBHOOK,
     base_job,
     denial,

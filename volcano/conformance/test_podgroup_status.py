@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.backends.base import Cluster
-from conformance.lib.builders import pod, pod_group
-from conformance.lib.sizing import cluster_node_number
-from conformance.lib.waits import wait_pg_phase
 from volcano.api.resources import Resources
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import pod, pod_group
+from volcano.conformance.lib.sizing import cluster_node_number
+from volcano.conformance.lib.waits import wait_pg_phase
 
 pytestmark = pytest.mark.podgroup_status
 

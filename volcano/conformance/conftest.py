@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.backends.base import Cluster, ClusterShape, NodeShape
-from conformance.lib.invariants import check_invariants
-from conformance.lib.report import ConformanceReport
+from volcano.conformance.backends.base import Cluster, ClusterShape, NodeShape
+from volcano.conformance.lib.invariants import check_invariants
+from volcano.conformance.lib.report import ConformanceReport
 
 NOT_COVERED = Path(__file__).with_name("not_covered.yaml")
 
@@ -63,11 +63,11 @@ def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
     conf_marker = request.node.get_closest_marker("scheduler_conf")
     c: Cluster
     if backend == "memory":
-        from conformance.backends.memory import MemoryCluster
+        from volcano.conformance.backends.memory import MemoryCluster
 
         c = MemoryCluster(shape, scheduler_conf=conf_marker.args[0] if conf_marker else None)
     else:
-        from conformance.backends.kube import KubeCluster, kube_unavailable_reason
+        from volcano.conformance.backends.kube import KubeCluster, kube_unavailable_reason
 
         reason = kube_unavailable_reason(request.config.getoption("--kubeconfig"))
         if reason:
