@@ -5,7 +5,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from volcano.cli import main, run_manifests
+from volcano.cli import main
+from volcano.cli.run import run_manifests
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

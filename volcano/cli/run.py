@@ -1,9 +1,8 @@
-"""The ``volcano`` command.
+"""``volcano run MANIFEST...``: apply manifests to a fresh in-memory cluster and show the outcome.
 
-``volcano demo``: the seed scenarios under the default scheduler and Volcano.
-``volcano run MANIFEST...``: apply manifests to a fresh in-memory cluster, run
-it, and print what happened (jobs, PodGroups, pods, events): a way to try a job
-spec or a scheduler configuration before it reaches a real cluster.
+It runs the cluster and prints what happened (jobs, PodGroups, pods, events):
+a way to try a job spec or a scheduler configuration before it reaches a real
+cluster.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-__all__ = ["main", "run_manifests"]
+__all__ = ["register", "run_manifests"]
 
 
 def _phase(obj: dict[str, Any]) -> str:
@@ -70,13 +69,8 @@ def run_manifests(paths: Sequence[str], *, nodes: int, cpu: str, memory: str, gp
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse arguments and run a sub-command; return the exit status."""
-    parser = argparse.ArgumentParser(prog="volcano", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="run the seed scenarios on the in-memory cluster")
-    demo.add_argument("--out", default="out/demo", help="folder for the charts and the results table")
+def register(sub: Any) -> None:
+    """Add the ``run`` sub-command to ``sub`` (an argparse sub-parsers object)."""
     run = sub.add_parser("run", help="apply manifests to a fresh in-memory cluster and show what happens")
     run.add_argument("manifests", nargs="+", help="YAML files or folders, applied in order")
     run.add_argument("--nodes", type=int, default=4)
@@ -86,14 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--seconds", type=float, default=3600, help="simulated seconds to run at most")
     run.add_argument("--scheduler-conf", default=None, help="Volcano scheduler configuration YAML file")
     run.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    if args.command == "demo":
-        from volcano.demo import run_demo
+    run.set_defaults(handler=_run)
 
-        return int(run_demo(args.out))
+
+def _run(args: argparse.Namespace) -> int:
     return run_manifests(args.manifests, nodes=args.nodes, cpu=args.cpu, memory=args.memory, gpu=args.gpu,
                          seconds=args.seconds, scheduler_conf=args.scheduler_conf, seed=args.seed, out=sys.stdout)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
