@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from volcano.apiserver import ApiError, ApiServer
-from volcano.controllers.gc import GarbageCollector, expire_at_ms, needs_cleanup, parse_timestamp_ms
+from volcano.controllers.gc import GarbageCollector, expire_at_ms, needs_cleanup
 from volcano.informers import InformerFactory
 from volcano.sim import RandomStreams, SimClock, Trace
 
@@ -35,14 +35,12 @@ def test_needs_cleanup_by_phase(phase: str | None, expected: bool) -> None:
     assert needs_cleanup(_job(phase, None)) is False
 
 
-def test_parse_timestamp_and_expiry() -> None:
-    assert parse_timestamp_ms("2024-01-01T00:00:00Z") == 0
-    assert parse_timestamp_ms("2024-01-01T01:00:01Z") == 3_601_000
-    assert parse_timestamp_ms("") is None and parse_timestamp_ms(None) is None
-    assert parse_timestamp_ms("yesterday") is None
-    assert expire_at_ms(_job("Completed", 30)) == 40_000
-    assert expire_at_ms(_job("Completed", 30, transition=None)) is None
-    assert expire_at_ms(_job("Aborted", 30)) is None
+def test_expiry_is_finish_time_plus_ttl() -> None:
+    clock = SimClock()
+    assert expire_at_ms(_job("Completed", 30), clock) == 40_000
+    assert expire_at_ms(_job("Completed", 30, transition=None), clock) is None
+    assert expire_at_ms(_job("Completed", 30, transition="yesterday"), clock) is None
+    assert expire_at_ms(_job("Aborted", 30), clock) is None
 
 
 class _SpyServer(ApiServer):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from volcano.sim.clock import Priority, SimClock
+from volcano.sim.clock import SIM_EPOCH, Priority, SimClock
 
 
 def test_starts_at_given_time() -> None:
@@ -176,3 +178,29 @@ def test_run_until_checks_only_after_a_whole_instant() -> None:
 
     assert clock.run_until(pred, timeout_ms=100) == 10
     assert seen == [(0, 0), (1, 1)]
+
+
+def test_timestamps_format_and_parse_through_the_clock_epoch() -> None:
+    clock = SimClock()
+    assert clock.epoch == SIM_EPOCH
+    assert clock.timestamp(0) == "2024-01-01T00:00:00Z"
+    assert clock.timestamp(3_661_999) == "2024-01-01T01:01:01Z"
+    assert clock.micro_timestamp(1_250) == "2024-01-01T00:00:01.250000Z"
+    assert clock.parse_timestamp("2024-01-01T01:00:01Z") == 3_601_000
+    assert clock.parse_timestamp("2024-01-01T00:00:01.250000Z") == 1_250
+    assert clock.parse_timestamp("2024-01-01T02:00:00+01:00") == 3_600_000
+    assert clock.parse_timestamp("2023-12-31T23:59:59Z") == -1_000
+    for bad in ("", None, "yesterday", 5):
+        assert clock.parse_timestamp(bad) is None
+    clock.run(86_400_000)
+    assert clock.timestamp() == "2024-01-02T00:00:00Z"
+    assert clock.unix_ns(0) == int(SIM_EPOCH.timestamp()) * 1_000_000_000
+
+
+def test_a_clock_with_another_epoch_formats_relative_to_it() -> None:
+    epoch = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    clock = SimClock(epoch=epoch)
+    assert clock.timestamp(61_000) == "2026-11-24T12:01:01Z"
+    assert clock.parse_timestamp("2026-11-24T12:00:00Z") == 0
+    with pytest.raises(ValueError, match="timezone-aware"):
+        SimClock(epoch=datetime(2026, 1, 1))

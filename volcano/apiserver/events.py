@@ -14,21 +14,19 @@ from typing import Any
 
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
-from volcano.apiserver.meta import EPOCH, rfc3339
-from volcano.sim.clock import SimClock
+from volcano.sim.clock import Clock
 
 __all__ = ["EVENT_TYPES", "EventRecorder"]
 
 EVENT_TYPES = ("Normal", "Warning")
 """The event types Kubernetes accepts."""
 
-_EPOCH_NS = int(EPOCH.timestamp()) * 1_000_000_000
 
 
 class EventRecorder:
     """Records Events for one component (``source.component`` and ``reportingComponent``)."""
 
-    def __init__(self, client: Client, clock: SimClock, component: str) -> None:
+    def __init__(self, client: Client, clock: Clock, component: str) -> None:
         if not isinstance(component, str) or not component:
             raise ValueError(f"EventRecorder: component must be a non-empty string, got {component!r}")
         self._client = client
@@ -53,7 +51,7 @@ class EventRecorder:
         namespace = meta.get("namespace") or "default"
         key = (self.component, involved["kind"], involved["apiVersion"], namespace, name, involved["uid"],
                type, reason, message)
-        now = rfc3339(self._clock.now_ms)
+        now = self._clock.timestamp()
         seen = self._seen.get(key)
         if seen is not None:
             ev_ns, ev_name, count = seen
@@ -81,7 +79,7 @@ class EventRecorder:
             "reportingComponent": self.component,
             "reportingInstance": "",
         }
-        stamp = _EPOCH_NS + self._clock.now_ms * 1_000_000
+        stamp = self._clock.unix_ns()
         while True:
             ev_meta["name"] = f"{name}.{stamp:x}"
             try:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from volcano.api.frozen import thaw
-from volcano.sim.clock import Priority, SimClock
+from volcano.sim.clock import Clock, Priority
 
 if TYPE_CHECKING:
     from volcano.apiserver.server import ApiServer
@@ -42,7 +42,7 @@ def _owner_uids(obj: Any) -> list[str]:
 class GarbageCollector:
     """Owner -> dependents index and the asynchronous collection work of one server."""
 
-    def __init__(self, server: ApiServer, clock: SimClock) -> None:
+    def __init__(self, server: ApiServer, clock: Clock) -> None:
         self._server = server
         self._clock = clock
         self._deps: dict[str, dict[str, None]] = {}

@@ -1,7 +1,6 @@
-"""Object-metadata helpers shared by the store: timestamps, names, shape checks.
+"""Object-metadata helpers shared by the store: names, shape checks, resourceVersions.
 
-Timestamps are RFC 3339 strings at second precision, derived from simulated
-milliseconds since the epoch ``2024-01-01T00:00:00Z``. Names are checked as
+Names are checked as
 Kubernetes checks them (DNS-1123 subdomain, at most 253 characters), and a
 malformed object fails with an ``ApiError`` naming the field and the value.
 """
@@ -9,41 +8,20 @@ malformed object fails with an ``ApiError`` naming the field and the value.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from volcano.api.kinds import KindInfo
 from volcano.apiserver.errors import bad_request, invalid
 
 __all__ = [
-    "EPOCH",
     "check_object_shape",
     "has_status_subresource",
     "object_key",
     "parse_resource_version",
     "resource_name",
-    "rfc3339",
 ]
 
-EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
-"""Simulated time 0."""
-
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-_ts_cache: dict[int, str] = {}
-
-
-def rfc3339(ms: int) -> str:
-    """The RFC 3339 timestamp (second precision, ``Z``) of simulated time ``ms``."""
-    sec = ms // 1000
-    out = _ts_cache.get(sec)
-    if out is None:
-        out = (EPOCH + timedelta(seconds=sec)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        if len(_ts_cache) > 4096:
-            _ts_cache.clear()
-        _ts_cache[sec] = out
-    return out
-
 
 def has_status_subresource(info: KindInfo) -> bool:
     """Whether ``info`` is served with a ``/status`` subresource (status is then ignored by

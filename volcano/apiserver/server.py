@@ -47,11 +47,10 @@ from volcano.apiserver.meta import (
     has_status_subresource,
     parse_resource_version,
     resource_name,
-    rfc3339,
 )
 from volcano.apiserver.patch import merge_patch
 from volcano.apiserver.watch import WatchHub
-from volcano.sim.clock import SimClock
+from volcano.sim.clock import Clock
 from volcano.sim.rand import RandomStreams
 from volcano.sim.trace import Trace
 
@@ -77,7 +76,7 @@ def _kind(name: str) -> KindInfo:
 class ApiServer:
     """An in-memory, single-process kube-apiserver (see module docstring)."""
 
-    def __init__(self, clock: SimClock, streams: RandomStreams, *, trace: Trace | None = None,
+    def __init__(self, clock: Clock, streams: RandomStreams, *, trace: Trace | None = None,
                  watch_history: int = 500_000, bootstrap: bool = True) -> None:
         self.clock = clock
         self.streams = streams
@@ -100,8 +99,8 @@ class ApiServer:
         return self.clock.now_ms
 
     def timestamp(self, ms: int | None = None) -> str:
-        """RFC 3339 time (second precision) of ``ms`` (default: now) since 2024-01-01T00:00:00Z."""
-        return rfc3339(self.clock.now_ms if ms is None else ms)
+        """RFC 3339 time (second precision) of clock time ``ms`` (default: now), from the clock."""
+        return self.clock.timestamp(ms)
 
     @property
     def resource_version(self) -> str:

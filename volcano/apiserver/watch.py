@@ -21,7 +21,7 @@ from typing import Any
 from volcano.api.selectors import FieldSelector, LabelSelector
 from volcano.apiserver.client import WatchEvent
 from volcano.apiserver.errors import gone
-from volcano.sim.clock import Priority, SimClock
+from volcano.sim.clock import Clock, Priority
 
 __all__ = ["KindLog", "WatchHub", "Watcher"]
 
@@ -132,7 +132,7 @@ class KindLog:
 class WatchHub:
     """All kinds' logs; schedules deliveries on the clock."""
 
-    def __init__(self, clock: SimClock, history: int) -> None:
+    def __init__(self, clock: Clock, history: int) -> None:
         if history < 1:
             raise ValueError(f"watch_history must be at least 1, got {history}")
         self._clock = clock

@@ -20,14 +20,13 @@ collection in the API server.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim import Priority, RandomStreams, SimClock, Trace
+from volcano.sim import Clock, Priority, RandomStreams, Trace
 
 __all__ = [
     "FINISHED_PHASES",
@@ -35,31 +34,12 @@ __all__ = [
     "GarbageCollectorController",
     "expire_at_ms",
     "needs_cleanup",
-    "parse_timestamp_ms",
 ]
 
 COMPONENT = "gc-controller"
 
 FINISHED_PHASES = ("Completed", "Failed", "Terminated")
 """Job phases after which ``ttlSecondsAfterFinished`` starts counting."""
-
-_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
-_MS = timedelta(milliseconds=1)
-
-
-def parse_timestamp_ms(value: object) -> int | None:
-    """Simulated milliseconds of an RFC 3339 timestamp (epoch ``2024-01-01T00:00:00Z``); None when
-    absent, empty or not a timestamp."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return (parsed - _EPOCH) // _MS
-
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     meta = obj.get("metadata")
@@ -73,12 +53,12 @@ def needs_cleanup(job: Mapping[str, Any]) -> bool:
     return ttl is not None and phase in FINISHED_PHASES
 
 
-def expire_at_ms(job: Mapping[str, Any]) -> int | None:
-    """When a finished job expires (finish time + ttl, in simulated ms); None when it needs no cleanup
+def expire_at_ms(job: Mapping[str, Any], clock: Clock) -> int | None:
+    """When a finished job expires (finish time + ttl, in ``clock`` ms); None when it needs no cleanup
     or its finish time is unknown."""
     if not needs_cleanup(job):
         return None
-    finished = parse_timestamp_ms(((job.get("status") or {}).get("state") or {}).get("lastTransitionTime"))
+    finished = clock.parse_timestamp(((job.get("status") or {}).get("state") or {}).get("lastTransitionTime"))
     if finished is None:
         return None
     return finished + int(job["spec"]["ttlSecondsAfterFinished"]) * 1000
@@ -87,7 +67,7 @@ def expire_at_ms(job: Mapping[str, Any]) -> int | None:
 class GarbageCollector:
     """Deletes finished Volcano Jobs once their ``ttlSecondsAfterFinished`` has passed (module docstring)."""
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams | None = None, trace: Trace | None = None,
                  recorder: EventRecorder | None = None) -> None:
         self.client = client
@@ -118,7 +98,7 @@ class GarbageCollector:
         """True when expired; False when not (re-queued for its expiry); None when not timeable."""
         if _meta(job).get("deletionTimestamp") or not needs_cleanup(job):
             return False
-        expire = expire_at_ms(job)
+        expire = expire_at_ms(job, self.clock)
         if expire is None:
             return None
         remaining = expire - self.clock.now_ms

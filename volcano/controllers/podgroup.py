@@ -53,7 +53,7 @@ from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim import Priority, RandomStreams, SimClock, Trace
+from volcano.sim import Clock, Priority, RandomStreams, Trace
 
 __all__ = [
     "GROUP_MIN_MEMBER_ANNOTATION",
@@ -278,7 +278,7 @@ class PodGroupController:
     per-key exponential backoff.
     """
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams | None = None, trace: Trace | None = None,
                  recorder: EventRecorder | None = None, scheduler_names: Sequence[str] = ("volcano",),
                  inherit_owner_annotations: bool = True, workload_support: bool = True) -> None:

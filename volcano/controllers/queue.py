@@ -50,7 +50,7 @@ from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim import Priority, RandomStreams, SimClock, Trace
+from volcano.sim import Clock, Priority, RandomStreams, Trace
 
 __all__ = [
     "CLOSED_BY_PARENT_ANNOTATION",
@@ -148,7 +148,7 @@ class QueueController:
     ``Priority.CONTROLLER``; Commands have a queue of their own.
     """
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams | None = None, trace: Trace | None = None,
                  recorder: EventRecorder | None = None, max_requeue: int = 15) -> None:
         self.client = client

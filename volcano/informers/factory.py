@@ -5,7 +5,7 @@ from __future__ import annotations
 from volcano.api.kinds import UnknownKindError, resolve_kind
 from volcano.apiserver.client import Client
 from volcano.informers.informer import Informer
-from volcano.sim.clock import SimClock
+from volcano.sim.clock import Clock
 
 __all__ = ["InformerFactory"]
 
@@ -14,7 +14,7 @@ class InformerFactory:
     """Creates informers on first request and shares them: ``informer("Pod")`` and
     ``informer("pods")`` return the same object."""
 
-    def __init__(self, client: Client, clock: SimClock) -> None:
+    def __init__(self, client: Client, clock: Clock) -> None:
         self._client = client
         self._clock = clock
         self._informers: dict[str, Informer] = {}

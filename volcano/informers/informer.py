@@ -21,7 +21,7 @@ from typing import Any
 
 from volcano.api.kinds import KindInfo, resolve_kind
 from volcano.apiserver.client import Client, Obj, WatchEvent, WatchHandle
-from volcano.sim.clock import Priority, SimClock
+from volcano.sim.clock import Clock, Priority
 
 __all__ = ["Handler", "Informer", "namespace_index"]
 
@@ -47,7 +47,7 @@ class _HandlerSlot:
 class Informer:
     """The watch-fed cache of one kind (create through ``InformerFactory.informer``)."""
 
-    def __init__(self, client: Client, clock: SimClock, kind: str) -> None:
+    def __init__(self, client: Client, clock: Clock, kind: str) -> None:
         self.kind_info: KindInfo = resolve_kind(kind)
         self.kind = self.kind_info.key
         self._client = client

@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 from volcano.apiserver.errors import ApiError
-from volcano.sim.clock import Priority, SimClock, TimerHandle
+from volcano.sim.clock import Clock, Priority, TimerHandle
 
 __all__ = ["BASE_DELAY_MS", "MAX_DELAY_MS", "WorkQueue"]
 
@@ -32,7 +32,7 @@ MAX_DELAY_MS = 1_000_000
 class WorkQueue(Generic[K]):
     """A deduplicating FIFO of keys processed by ``process`` as clock callbacks."""
 
-    def __init__(self, clock: SimClock, process: Callable[[K], None], *, name: str,
+    def __init__(self, clock: Clock, process: Callable[[K], None], *, name: str,
                  priority: int = Priority.CONTROLLER) -> None:
         self._clock = clock
         self._process = process

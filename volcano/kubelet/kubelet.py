@@ -72,7 +72,7 @@ from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.kubelet.admit import eviction_delay_ms, fit_failure
 from volcano.kubelet.config import KubeletConfig, SimAnnotationError, parse_sim_spec
-from volcano.kubelet.state import NodeState, PodStage, PodState, timestamp
+from volcano.kubelet.state import NodeState, PodStage, PodState
 from volcano.kubelet.status import (
     TAINT_UNREACHABLE,
     container_statuses,
@@ -83,7 +83,7 @@ from volcano.kubelet.status import (
     unreachable_taints,
     waiting_state,
 )
-from volcano.sim import Priority, RandomStreams, SimClock, TimerHandle, Trace
+from volcano.sim import Clock, Priority, RandomStreams, TimerHandle, Trace
 
 __all__ = ["SimKubelet"]
 
@@ -113,7 +113,7 @@ class SimKubelet:
     Call ``start()`` once; ``fail_node``/``recover_node`` act at once.
     """
 
-    def __init__(self, client: Client, informers: Any, clock: SimClock, streams: RandomStreams,
+    def __init__(self, client: Client, informers: Any, clock: Clock, streams: RandomStreams,
                  trace: Trace | None = None, config: KubeletConfig | None = None, *,
                  recorder: Any = None) -> None:
         self.client = client
@@ -667,7 +667,7 @@ class SimKubelet:
     # ------------------------------------------------------------------ writes
 
     def _now(self) -> str:
-        return timestamp(self.clock.now_ms)
+        return self.clock.timestamp()
 
     def _current(self, st: PodState) -> Obj | None:
         """The pod as the API server has it now (the status manager reads before it writes)."""

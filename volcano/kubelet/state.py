@@ -7,7 +7,6 @@ server. ``timestamp`` renders simulated time as Kubernetes' RFC 3339 form.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from enum import Enum
 from typing import Any
 
@@ -15,16 +14,7 @@ from volcano.api.resources import Resources
 from volcano.kubelet.config import SimSpec
 from volcano.sim import TimerHandle
 
-__all__ = ["EPOCH", "NodeState", "PodStage", "PodState", "timestamp"]
-
-EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
-"""Simulated time 0 as a wall-clock instant (what object timestamps are relative to)."""
-
-
-def timestamp(ms: int) -> str:
-    """RFC 3339 at second precision for simulated time ``ms``: ``2024-01-01T00:00:05Z``."""
-    return (EPOCH + timedelta(milliseconds=ms)).strftime("%Y-%m-%dT%H:%M:%SZ")
-
+__all__ = ["NodeState", "PodStage", "PodState"]
 
 class PodStage(Enum):
     """Where an admitted pod is in the kubelet's lifecycle."""

@@ -23,7 +23,7 @@ from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory
 from volcano.scheduler.framework.model import NodeSpec
 from volcano.scheduler.plugins.predicates import UNSCHEDULABLE_TAINT, node_affinity_matches, tolerates
-from volcano.sim.clock import Priority, SimClock, TimerHandle
+from volcano.sim.clock import Clock, Priority, TimerHandle
 from volcano.sim.trace import Trace
 
 __all__ = ["DefaultScheduler"]
@@ -39,7 +39,7 @@ def _requests(pod: Obj) -> Resources:
 class DefaultScheduler:
     """See the module docstring."""
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  trace: Trace | None = None, recorder: Any = None, period_ms: int = 1000) -> None:
         self.client = client
         self.informers = informers

@@ -30,7 +30,7 @@ from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.status import SessionOutcome, close_session
 from volcano.scheduler.metrics import SchedulerMetrics
 from volcano.scheduler.plugins import default_registry
-from volcano.sim.clock import Priority, SimClock, TimerHandle
+from volcano.sim.clock import Clock, Priority, TimerHandle
 from volcano.sim.rand import RandomStreams
 from volcano.sim.trace import Trace
 
@@ -42,7 +42,7 @@ Obj = dict[str, Any]
 class Scheduler:
     """Volcano's scheduler over a ``Client`` and shared informers."""
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  conf: SchedulerConf | None = None, streams: RandomStreams | None = None,
                  trace: Trace | None = None, recorder: Any = None, scheduler_name: str = "volcano",
                  period_ms: int = 1000, registry: PluginRegistry | None = None,
@@ -95,7 +95,7 @@ class Scheduler:
         self.cycles += 1
         start = self.clock.now_ms
         ssn = Session(self.cache.snapshot(), self.conf, self.registry, uid=f"{self.name}-session-{self.cycles}",
-                      now_ms=start, trace=self.trace, component=self.name)
+                      now_ms=start, trace=self.trace, component=self.name, clock=self.clock)
         for name in self.conf.actions:
             action = ACTIONS[name](Arguments(self.conf.action_arguments(name)))
             action.execute(ssn)
@@ -171,8 +171,7 @@ class Scheduler:
             return
 
     def _now(self) -> str:
-        from volcano.scheduler.framework.session import rfc3339
-        return rfc3339(self.clock.now_ms)
+        return self.clock.timestamp()
 
     def _bind(self, task: TaskInfo, node: str) -> None:
         key = task.key

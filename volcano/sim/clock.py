@@ -1,10 +1,23 @@
-"""The simulated clock: the only source of time in a fake cluster.
+"""Time for every component: the ``Clock`` protocol and the simulated clock.
 
 Time is an integer number of milliseconds since the cluster started. Work is
 scheduled as callbacks on one heap ordered by ``(time, priority, sequence)``:
 callbacks due at the same millisecond run by ascending priority, and among
 equal priorities in the order they were scheduled. Nothing here reads the wall
 clock, so the same inputs always give the same order of everything.
+
+Components (controllers, scheduler, kubelet, informers, the API server) are
+typed against ``Clock``: they read ``now_ms``, schedule callbacks and format
+timestamps through it, and never drive it. Whoever owns the clock drives it:
+``FakeCluster.run`` in simulated time, or a real-time driver that paces the same
+``SimClock`` against the wall clock (the only place wall time enters).
+
+Each clock maps its milliseconds onto wall-clock instants through its
+``epoch`` (the instant of ``now_ms == 0``): ``2024-01-01T00:00:00Z`` for a
+simulation, the start time for a real-time run. Object timestamps are RFC 3339
+strings from ``timestamp`` (second precision, as ``metav1.Time``) or
+``micro_timestamp`` (``metav1.MicroTime``), and ``parse_timestamp`` reads
+them back into clock milliseconds; no other module formats or parses time.
 """
 
 from __future__ import annotations
@@ -12,10 +25,14 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from enum import IntEnum
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["Priority", "SimClock", "TimerHandle"]
+__all__ = ["SIM_EPOCH", "Clock", "Priority", "SimClock", "TimerHandle"]
+
+SIM_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+"""The wall-clock instant of simulated time 0 (a simulation's default epoch)."""
 
 
 class Priority(IntEnum):
@@ -51,18 +68,73 @@ class TimerHandle:
         self.cancelled = True
 
 
+class Clock(Protocol):
+    """What a component may do with time: read it, schedule callbacks, format timestamps.
+
+    Callbacks never run on the caller's stack: ``call_at``/``call_later`` with a
+    time at or before now run later in the current millisecond, after the
+    current callback returns, ordered by ``(time, priority, sequence)``.
+    """
+
+    @property
+    def now_ms(self) -> int:
+        """Milliseconds since the clock's epoch."""
+        ...
+
+    @property
+    def epoch(self) -> datetime:
+        """The wall-clock instant of ``now_ms == 0`` (UTC)."""
+        ...
+
+    def call_at(self, when_ms: int, fn: Callable[..., Any], *args: Any,
+                priority: int = ...) -> TimerHandle:
+        """Run ``fn(*args)`` at ``when_ms`` (clamped to now)."""
+        ...
+
+    def call_later(self, delay_ms: int, fn: Callable[..., Any], *args: Any,
+                   priority: int = ...) -> TimerHandle:
+        """Run ``fn(*args)`` after ``delay_ms`` milliseconds (0: later in this millisecond)."""
+        ...
+
+    def call_every(self, period_ms: int, fn: Callable[..., Any], *args: Any,
+                   priority: int = ..., first_ms: int | None = None) -> TimerHandle:
+        """Run ``fn(*args)`` every ``period_ms``, first at ``first_ms`` (default now + period)."""
+        ...
+
+    def timestamp(self, ms: int | None = None) -> str:
+        """RFC 3339 at second precision (``metav1.Time``) of ``ms`` (default: now)."""
+        ...
+
+    def micro_timestamp(self, ms: int | None = None) -> str:
+        """RFC 3339 with microseconds (``metav1.MicroTime``) of ``ms`` (default: now)."""
+        ...
+
+    def parse_timestamp(self, text: object) -> int | None:
+        """Clock milliseconds of an RFC 3339 timestamp; None when absent or malformed."""
+        ...
+
+    def unix_ns(self, ms: int | None = None) -> int:
+        """Nanoseconds since the Unix epoch of ``ms`` (default: now)."""
+        ...
+
+
 class SimClock:
-    """A discrete-event clock over integer milliseconds.
+    """A discrete-event clock over integer milliseconds (implements ``Clock``).
 
     ``call_at``/``call_later``/``call_every`` schedule callbacks; ``run``
     executes them in ``(time, priority, sequence)`` order. A callback may
-    schedule more callbacks, including at the current time.
+    schedule more callbacks, including at the current time. ``epoch`` is the
+    wall-clock instant of time 0, used only to format and parse timestamps.
     """
 
-    def __init__(self, start_ms: int = 0) -> None:
+    def __init__(self, start_ms: int = 0, *, epoch: datetime = SIM_EPOCH) -> None:
+        if epoch.tzinfo is None:
+            raise ValueError(f"epoch must be timezone-aware, got {epoch!r}")
         self._now = start_ms
         self._heap: list[TimerHandle] = []
         self._seq = 0
+        self._epoch = epoch.astimezone(UTC)
+        self._ts_cache: dict[int, str] = {}
 
     @property
     def now_ms(self) -> int:
@@ -73,6 +145,46 @@ class SimClock:
     def now(self) -> float:
         """Current simulated time in seconds."""
         return self._now / 1000.0
+
+    @property
+    def epoch(self) -> datetime:
+        """The wall-clock instant of time 0 (UTC)."""
+        return self._epoch
+
+    # -- timestamps -------------------------------------------------------------------------------
+    def timestamp(self, ms: int | None = None) -> str:
+        """RFC 3339 at second precision (``2024-01-01T00:00:05Z``) of ``ms`` (default: now)."""
+        sec = (self._now if ms is None else ms) // 1000
+        out = self._ts_cache.get(sec)
+        if out is None:
+            out = (self._epoch + timedelta(seconds=sec)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            if len(self._ts_cache) > 4096:
+                self._ts_cache.clear()
+            self._ts_cache[sec] = out
+        return out
+
+    def micro_timestamp(self, ms: int | None = None) -> str:
+        """RFC 3339 with microseconds (``2024-01-01T00:00:05.250000Z``) of ``ms`` (default: now)."""
+        when = self._epoch + timedelta(milliseconds=self._now if ms is None else ms)
+        return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def parse_timestamp(self, text: object) -> int | None:
+        """Clock milliseconds of an RFC 3339 timestamp (``Z`` or an offset; fractions kept to the
+        millisecond, rounded down); None when ``text`` is absent, empty or not a timestamp."""
+        if not isinstance(text, str) or not text:
+            return None
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        return (parsed - self._epoch) // timedelta(milliseconds=1)
+
+    def unix_ns(self, ms: int | None = None) -> int:
+        """Nanoseconds since the Unix epoch of ``ms`` (default: now)."""
+        epoch_ms = (self._epoch - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
+        return (epoch_ms + (self._now if ms is None else ms)) * 1_000_000
 
     def call_at(self, when_ms: int, fn: Callable[..., Any], *args: Any,
                 priority: int = Priority.DEFAULT) -> TimerHandle:

@@ -8,7 +8,6 @@
 * ``Expectations``: the pods a controller has created or deleted and its
   cache has not yet observed, so that a sync running before the watch
   catches up neither creates nor deletes twice;
-* ``format_timestamp``: RFC 3339 (second precision) of a simulated time.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import random
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from volcano.api.frozen import thaw
@@ -32,7 +30,6 @@ __all__ = [
     "controller_uid_index",
     "deletion_rank",
     "ensure_index",
-    "format_timestamp",
     "int_field",
     "is_pod_active",
     "is_pod_ready",
@@ -41,7 +38,6 @@ __all__ = [
     "sorted_by_name",
 ]
 
-_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATED_BASE = 58  # Kubernetes truncates a generateName base to 63 - 5 characters
 _PHASE_RANK = {"Pending": 0, "Unknown": 1, "Running": 2}
@@ -68,11 +64,6 @@ def int_field(obj: Mapping[str, Any], path: str, default: int) -> int:
         raise ValueError(f"{obj.get('kind', 'object')} {m.get('namespace', '')}/{m.get('name', '')}: "
                          f"{path} must be a non-negative integer, got {value!r}")
     return value
-
-
-def format_timestamp(ms: int) -> str:
-    """``2024-01-01T00:00:00Z`` plus ``ms`` simulated milliseconds, to the second."""
-    return (_EPOCH + timedelta(milliseconds=ms)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:

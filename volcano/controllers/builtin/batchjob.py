@@ -46,14 +46,13 @@ from volcano.controllers.builtin._common import (
     controller_uid_index,
     deletion_rank,
     ensure_index,
-    format_timestamp,
     int_field,
     is_pod_active,
     is_pod_ready,
     meta,
 )
 from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim import Priority, RandomStreams, SimClock, Trace
+from volcano.sim import Clock, Priority, RandomStreams, Trace
 
 __all__ = ["BatchJobController", "failure_backoff_ms"]
 
@@ -80,7 +79,7 @@ def _finished(job: Mapping[str, Any]) -> bool:
 class BatchJobController:
     """Reconciles batch/v1 Jobs (see the module docstring)."""
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams, trace: Trace | None = None,
                  recorder: EventRecorder | None = None) -> None:
         self.client = client
@@ -158,7 +157,7 @@ class BatchJobController:
         succeeded = max(succeeded, int(old_status.get("succeeded") or 0))
         failed = max(failed, int(old_status.get("failed") or 0))
         active = [p for p in pods if is_pod_active(p) and meta(p).get("name") not in deleting]
-        now = format_timestamp(self.clock.now_ms)
+        now = self.clock.timestamp()
         conditions = list(old_status.get("conditions") or [])
         completion_time = old_status.get("completionTime")
 

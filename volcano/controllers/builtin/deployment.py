@@ -41,7 +41,7 @@ from volcano.controllers.builtin._common import (
     meta,
 )
 from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim import Priority, RandomStreams, SimClock, Trace
+from volcano.sim import Clock, Priority, RandomStreams, Trace
 
 __all__ = ["POD_TEMPLATE_HASH_LABEL", "DeploymentController", "pod_template_hash"]
 
@@ -69,7 +69,7 @@ def pod_template_hash(template: Mapping[str, Any], collision_count: int | None =
 class DeploymentController:
     """Reconciles apps/v1 Deployments into one ReplicaSet each (see the module docstring)."""
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams | None = None, trace: Trace | None = None,
                  recorder: EventRecorder | None = None) -> None:
         self.client = client

@@ -46,7 +46,7 @@ from volcano.controllers.builtin._common import (
     meta,
 )
 from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim import Priority, RandomStreams, SimClock, Trace
+from volcano.sim import Clock, Priority, RandomStreams, Trace
 
 __all__ = ["ReplicaSetController"]
 
@@ -70,7 +70,7 @@ class ReplicaSetController:
     NAME_STREAM = "controller.replicaset"
     """The random stream the pod name suffixes come from."""
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *,
+    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams, trace: Trace | None = None,
                  recorder: EventRecorder | None = None) -> None:
         self.client = client

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from volcano.api.frozen import thaw
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
-from volcano.controllers.job.cache import JobCache, parse_rfc3339_ms, rfc3339
+from volcano.controllers.job.cache import JobCache
 from volcano.controllers.job.constants import (
     ANN_CONTROLLER_OUT_OF_SYNC,
     ANN_JOB_FORWARDING,
@@ -36,7 +36,7 @@ from volcano.controllers.job.plugins import JobPlugin, PluginContext, PluginErro
 from volcano.controllers.job.podgroup import DesiredSpecCache, build_podgroup, podgroup_name, podgroup_spec_update
 from volcano.controllers.job.pods import build_pod, pod_name
 from volcano.controllers.job.state import KILL_JOB, RETAIN_NONE, RETAIN_SOFT, SYNC, UpdateFn, transition
-from volcano.sim.clock import SimClock
+from volcano.sim.clock import Clock
 from volcano.sim.rand import RandomStreams
 from volcano.sim.trace import Trace
 
@@ -117,7 +117,7 @@ def _count(pod: Mapping[str, Any], counts: dict[str, int], task_counts: dict[str
 class JobActions:
     """Executes transitions against the API server; reads through a ``JobCache``."""
 
-    def __init__(self, client: Client, cache: JobCache, clock: SimClock, recorder: EventSink,
+    def __init__(self, client: Client, cache: JobCache, clock: Clock, recorder: EventSink,
                  streams: RandomStreams, trace: Trace) -> None:
         self.client = client
         self.cache = cache
@@ -130,7 +130,7 @@ class JobActions:
 
     # ----------------------------------------------------------------- helpers
     def _now(self) -> str:
-        return rfc3339(self.clock.now_ms)
+        return self.clock.timestamp()
 
     def _plugins(self, job: Mapping[str, Any]) -> list[JobPlugin]:
         try:
@@ -522,8 +522,8 @@ class JobActions:
         status["taskStatusCount"] = task_counts
         if update is not None and update(job, status):
             self._stamp(status)
-        transition_ms = parse_rfc3339_ms((status.get("state") or {}).get("lastTransitionTime"))
-        created_ms = parse_rfc3339_ms(meta.get("creationTimestamp"))
+        transition_ms = self.clock.parse_timestamp((status.get("state") or {}).get("lastTransitionTime")) or 0
+        created_ms = self.clock.parse_timestamp(meta.get("creationTimestamp")) or 0
         status["runningDuration"] = format_go_duration(transition_ms - created_ms)
         for plugin in self._plugins(job):
             plugin.on_job_delete(job)

@@ -21,18 +21,15 @@ as present, even for a request processed in the same instant.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from volcano.apiserver.client import Obj
 from volcano.controllers.job.constants import ANN_JOB_NAME, ANN_JOB_VERSION, ANN_TASK_SPEC, JOB_API_VERSION, JOB_KIND
 from volcano.controllers.job.overlay import WriteOverlay
 
-__all__ = ["POD_INDEX", "InformerLike", "JobCache", "controller_of", "job_pod_keys", "parse_rfc3339_ms", "rfc3339",
-           "rv_int"]
+__all__ = ["POD_INDEX", "InformerLike", "JobCache", "controller_of", "job_pod_keys", "rv_int"]
 
 POD_INDEX = "volcano-job"
-_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 class InformerLike(Protocol):
@@ -47,22 +44,6 @@ class InformerLike(Protocol):
     def by_index(self, name: str, value: str) -> list[Obj]:
         """Objects whose index ``name`` yields ``value``."""
         ...
-
-
-def rfc3339(ms: int) -> str:
-    """Simulated time ``ms`` as an RFC 3339 timestamp (second precision) from 2024-01-01T00:00:00Z."""
-    return (_EPOCH + timedelta(milliseconds=ms // 1000 * 1000)).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_rfc3339_ms(text: str | None) -> int:
-    """Inverse of ``rfc3339`` (0 for a missing or malformed value)."""
-    if not text:
-        return 0
-    try:
-        when = datetime.strptime(str(text), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-    except ValueError:
-        return 0
-    return int((when - _EPOCH).total_seconds() * 1000)
 
 
 def rv_int(obj: Mapping[str, Any] | None) -> int:

@@ -66,7 +66,7 @@ from volcano.controllers.job.constants import (
 from volcano.controllers.job.policies import INTERNAL_EVENTS, PolicyError, resolve_action
 from volcano.controllers.job.request import Request
 from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim.clock import Priority, SimClock, TimerHandle
+from volcano.sim.clock import Clock, Priority, TimerHandle
 from volcano.sim.rand import RandomStreams
 from volcano.sim.trace import Trace
 
@@ -102,7 +102,7 @@ def _job_phase(obj: Mapping[str, Any] | None) -> str:
 class JobController:
     """See the module docstring."""
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: SimClock, *, streams: RandomStreams,
+    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *, streams: RandomStreams,
                  trace: Trace, recorder: EventSink, max_requeue: int = 15) -> None:
         self.client = client
         self.informers = informers

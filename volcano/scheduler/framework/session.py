@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from functools import cmp_to_key
 from typing import Any
 
@@ -40,17 +39,10 @@ from volcano.scheduler.framework.plugin import Arguments, Plugin, PluginRegistry
 from volcano.scheduler.framework.points import CATALOGUE, Verdict
 from volcano.scheduler.framework.resources import ResourceSpace, Vec
 from volcano.scheduler.framework.util import PriorityQueue
+from volcano.sim.clock import Clock, SimClock
 from volcano.sim.trace import Trace
 
-__all__ = ["EPOCH", "EventHandler", "Session", "Snapshot", "rfc3339"]
-
-EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
-"""Simulated time zero."""
-
-
-def rfc3339(ms: int) -> str:
-    """``2024-01-01T00:00:00Z`` plus ``ms`` simulated milliseconds (second precision)."""
-    return (EPOCH + timedelta(milliseconds=ms)).strftime("%Y-%m-%dT%H:%M:%SZ")
+__all__ = ["EventHandler", "Session", "Snapshot"]
 
 S = TaskStatus
 _COMBINERS = {name: p.combiner for name, p in CATALOGUE.items()}
@@ -82,9 +74,11 @@ class Session:
 
     def __init__(self, snapshot: Snapshot, conf: SchedulerConf, registry: PluginRegistry, *,
                  uid: str = "session-0", now_ms: int = 0, trace: Trace | None = None,
-                 component: str = "volcano") -> None:
+                 component: str = "volcano", clock: Clock | None = None) -> None:
         self.uid = uid
         self.now_ms = now_ms
+        self.clock: Clock = clock if clock is not None else SimClock()
+        """Formats this session's timestamps (a default simulated clock when none is given)."""
         self.conf = conf
         self.trace = trace
         self.component = component
@@ -192,8 +186,8 @@ class Session:
         return _COMBINERS[point](self._fns[point], *args)
 
     def timestamp(self) -> str:
-        """RFC 3339 time of this session (simulated epoch 2024-01-01T00:00:00Z + now)."""
-        return rfc3339(self.now_ms)
+        """RFC 3339 time of this session's ``now_ms``, formatted by its clock."""
+        return self.clock.timestamp(self.now_ms)
 
     def record(self, event: str, obj: str = "", detail: str = "") -> None:
         """Append a decision to the trace (if any)."""
