@@ -252,7 +252,21 @@ def test_podgroup_has_no_status_subresource(server: ApiServer) -> None:
     edit["status"]["phase"] = "Inqueue"
     pg = server.update(edit)
     assert pg["status"]["phase"] == "Inqueue"
-    assert server.update_status({**thaw(pg), "status": {"phase": "Running"}})["status"]["phase"] == "Running"
+    assert pg["metadata"]["generation"] == 2  # without a status subresource, status is part of the object
+    for write in (lambda: server.update_status({**thaw(pg), "status": {"phase": "Running"}}),
+                  lambda: server.patch("PodGroup", "pg", {"status": {"phase": "Running"}}, subresource="status")):
+        with pytest.raises(ApiError) as err:
+            write()
+        assert (err.value.code, err.value.reason) == (404, "NotFound")
+        assert err.value.message == 'podgroups.scheduling.volcano.sh "pg" not found'
+    assert server.get("PodGroup", "pg")["status"]["phase"] == "Inqueue"
+
+
+def test_builtin_kind_without_status_subresource_has_no_status_path(server: ApiServer) -> None:
+    server.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "1"}})
+    with pytest.raises(ApiError) as err:
+        server.patch("ConfigMap", "cm", {"status": {"x": 1}}, subresource="status")
+    assert err.value.code == 404 and err.value.message == "the server could not find the requested resource"
 
 
 def test_pod_update_keeps_status(server: ApiServer) -> None:

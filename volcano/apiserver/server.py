@@ -367,9 +367,22 @@ class ApiServer:
 
     def update_status(self, obj: Obj) -> Obj:
         """Replace only ``status`` (the ``/status`` subresource); same concurrency rule as update.
-        Kinds without a status subresource accept it too, as a status-only write."""
+        A kind served without a status subresource (PodGroup, ConfigMap, ...) is NotFound, as on a
+        real server: write its status with ``update``."""
         info, old = self._target(obj)
+        self._require_status_subresource(info, old["metadata"]["name"])
         return self._update_status(info, old, obj.get("status"))
+
+    @staticmethod
+    def _require_status_subresource(info: KindInfo, name: str) -> None:
+        """NotFound for ``<resource>/status`` of a kind served without it: a custom resource answers
+        as its CRD handler does (``podgroups.scheduling.volcano.sh "x" not found``), a built-in
+        kind as an unknown path."""
+        if has_status_subresource(info):
+            return
+        if info.group and info.group.endswith("volcano.sh"):
+            raise not_found(resource_name(info), name)
+        raise ApiError(404, "NotFound", "the server could not find the requested resource")
 
     def _update_status(self, info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict:
         chain = self.admission
@@ -452,6 +465,8 @@ class ApiServer:
         if subresource not in (None, "status"):
             raise bad_request(f"unsupported subresource {subresource!r} for patch (supported: status)")
         old = self._require(info, self._ns(info, namespace), name)
+        if subresource == "status":
+            self._require_status_subresource(info, name)
         want = (patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch.get("metadata"), dict) \
             else None
         if want not in (None, "") and str(want) != old["metadata"]["resourceVersion"]:

@@ -139,8 +139,11 @@ class Scheduler:
                 if key not in status:
                     obj["status"].pop(key, None)
             try:
-                self.client.update_status(obj)
-            except ApiError:
+                # PodGroup's CRD has no status subresource: Volcano writes status with a plain update.
+                self.client.update(obj)
+            except ApiError as exc:
+                # A conflict means a newer PodGroup exists; the next cycle writes status from it.
+                self._record("PodGroupStatusUpdateFailed", f"{job.namespace}/{job.name}", exc.reason)
                 continue
         pods = self.cache.informers.informer("Pod")
         for ev in out.events:
@@ -153,7 +156,8 @@ class Scheduler:
         for name, allocated in sorted(out.queues.items()):
             try:
                 self.client.patch("Queue", name, {"status": {"allocated": allocated}}, subresource="status")
-            except ApiError:
+            except ApiError as exc:
+                self._record("QueueStatusUpdateFailed", name, exc.reason)
                 continue
 
     def _set_pod_condition(self, task: TaskInfo, cond: Obj, nominated: str = "") -> None:
