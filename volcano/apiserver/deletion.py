@@ -1,14 +1,30 @@
-"""Delete-time rules: preconditions and the grace period of a pod."""
+"""How a delete proceeds: preconditions, a pod's grace period, finalizers and propagation.
+
+``Deletion.delete`` is what a DELETE does once the request has been admitted:
+an object with no finalizers and no grace period is removed at once; otherwise
+it is marked (``deletionTimestamp``, ``deletionGracePeriodSeconds``,
+generation + 1) and stays until its finalizers are gone and its grace period
+has ended (the kubelet then deletes the pod with grace 0). ``Foreground`` and
+``Orphan`` propagation add the garbage collector's finalizers when the object
+has dependents. A second delete may only shorten a pod's grace period.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from volcano.api.frozen import FrozenDict
 from volcano.api.kinds import KindInfo
 from volcano.apiserver.errors import conflict
+from volcano.apiserver.gc import FOREGROUND, ORPHAN
 from volcano.apiserver.meta import resource_name
+from volcano.sim.clock import Clock
 
-__all__ = ["DEFAULT_GRACE_SECONDS", "check_preconditions", "pod_grace_seconds"]
+if TYPE_CHECKING:
+    from volcano.apiserver.gc import GarbageCollector
+    from volcano.apiserver.store import ObjectStore
+
+__all__ = ["DEFAULT_GRACE_SECONDS", "Deletion", "check_preconditions", "pod_grace_seconds"]
 
 DEFAULT_GRACE_SECONDS = 30
 """Grace period of a pod without ``spec.terminationGracePeriodSeconds``."""
@@ -43,3 +59,50 @@ def pod_grace_seconds(pod: Any, requested: int | None) -> int:
         return requested
     value = spec.get("terminationGracePeriodSeconds")
     return DEFAULT_GRACE_SECONDS if value is None else int(value)
+
+
+class Deletion:
+    """The delete path over an ``ObjectStore`` (see the module docstring)."""
+
+    def __init__(self, store: ObjectStore, clock: Clock, gc: GarbageCollector) -> None:
+        self._store = store
+        self._clock = clock
+        self._gc = gc
+
+    def delete(self, info: KindInfo, old: FrozenDict, grace: int | None, policy: str) -> FrozenDict | None:
+        """Delete the stored ``old``; return the object if it still exists afterwards, else None."""
+        meta = old["metadata"]
+        if meta.get("deletionTimestamp"):
+            return self._delete_again(info, old, grace)
+        seconds = pod_grace_seconds(old, grace) if info.key == "Pod" else 0
+        finalizers = list(meta.get("finalizers") or ())
+        if self._gc.has_dependents(meta["uid"]):
+            extra = ORPHAN if policy == "Orphan" else FOREGROUND if policy == "Foreground" else None
+            if extra is not None and extra not in finalizers:
+                finalizers.append(extra)
+        if not finalizers and seconds == 0:
+            self._store.remove(info, old)
+            return None
+        new: dict[str, Any] = dict(old)
+        new_meta = new["metadata"] = dict(meta)
+        new_meta["deletionTimestamp"] = self._clock.timestamp(self._clock.now_ms + seconds * 1000)
+        new_meta["deletionGracePeriodSeconds"] = seconds
+        if finalizers:
+            new_meta["finalizers"] = finalizers
+        new_meta["generation"] = int(meta.get("generation") or 0) + 1
+        return self._store.replace(info, old, new)
+
+    def _delete_again(self, info: KindInfo, old: FrozenDict, grace: int | None) -> FrozenDict | None:
+        """A delete of an object already being deleted may only shorten a pod's grace period."""
+        meta = old["metadata"]
+        current = meta.get("deletionGracePeriodSeconds") or 0
+        if info.key != "Pod" or grace is None or grace >= current:
+            return old
+        new: dict[str, Any] = dict(old)
+        new_meta = new["metadata"] = dict(meta)
+        new_meta["deletionGracePeriodSeconds"] = grace
+        new_meta["deletionTimestamp"] = self._clock.timestamp(self._clock.now_ms + grace * 1000)
+        if grace == 0 and not new_meta.get("finalizers"):
+            self._store.remove(info, old)
+            return None
+        return self._store.replace(info, old, new)

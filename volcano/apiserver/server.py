@@ -1,10 +1,14 @@
 """The in-memory API server: a Kubernetes-shaped store on the simulated clock.
 
-``ApiServer`` implements the ``Client`` protocol. Every write copies and
-freezes its input (the caller's dict is never retained), passes the admission
-chain, takes the next value of one global integer resourceVersion counter and
-appends one event to the watch log. Reads return the stored frozen objects
-themselves: no copy per read.
+``ApiServer`` implements the ``Client`` protocol: it holds the verbs
+(create, get, list, update, status, patch, delete, watch, binding, eviction)
+and their checks. Every write copies its input (the caller's dict is never
+retained), passes the admission chain, and commits through the
+``ObjectStore`` (``volcano.apiserver.store``), which freezes the object, takes
+the next value of one global integer resourceVersion counter and appends one
+event to the watch log; ``Deletion`` (``volcano.apiserver.deletion``) carries
+out a DELETE. Reads return the stored frozen objects themselves: no copy per
+read.
 
 Semantics follow kube-apiserver: ``uid`` from the seeded streams,
 ``generation`` 1 at create and +1 when anything outside metadata (and outside
@@ -23,16 +27,16 @@ and the priority classes ``system-cluster-critical`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from volcano.api.frozen import FrozenDict, FrozenList, freeze, thaw
+from volcano.api.frozen import FrozenDict, FrozenList, thaw
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object, resolve_kind
 from volcano.api.selectors import SelectorError, parse_field_selector, parse_label_selector
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
-from volcano.apiserver.deletion import check_preconditions, pod_grace_seconds
+from volcano.apiserver.deletion import Deletion, check_preconditions
 from volcano.apiserver.errors import (
     ApiError,
     already_exists,
@@ -41,7 +45,7 @@ from volcano.apiserver.errors import (
     invalid,
     not_found,
 )
-from volcano.apiserver.gc import FOREGROUND, ORPHAN, GarbageCollector
+from volcano.apiserver.gc import GarbageCollector
 from volcano.apiserver.meta import (
     check_object_shape,
     has_status_subresource,
@@ -49,6 +53,7 @@ from volcano.apiserver.meta import (
     resource_name,
 )
 from volcano.apiserver.patch import merge_patch
+from volcano.apiserver.store import ObjectStore
 from volcano.apiserver.watch import WatchHub
 from volcano.sim.clock import Clock
 from volcano.sim.rand import RandomStreams
@@ -63,7 +68,6 @@ _SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "
                   "deletionGracePeriodSeconds")
 _POLICIES = ("Background", "Foreground", "Orphan")
 
-_Bucket = dict[str, dict[str, FrozenDict]]  # namespace -> name -> object
 
 
 def _kind(name: str) -> KindInfo:
@@ -82,12 +86,12 @@ class ApiServer:
         self.streams = streams
         self.trace = trace
         self.admission = AdmissionChain()
-        self._rv = 0
-        self._store: dict[str, _Bucket] = {}
-        self._by_uid: dict[str, tuple[KindInfo, str, str]] = {}
-        self._sorted: dict[str, list[tuple[str, str]] | None] = {}
         self._hub = WatchHub(clock, watch_history)
+        self.store = ObjectStore(self._hub)
+        """The objects, the resourceVersion counter and the watch log (``volcano.apiserver.store``)."""
         self._gc = GarbageCollector(self, clock)
+        self.store.tracker = self._gc.track
+        self._deletion = Deletion(self.store, clock, self._gc)
         if bootstrap:
             for obj in BOOTSTRAP_OBJECTS:
                 self.create(obj)
@@ -105,25 +109,9 @@ class ApiServer:
     @property
     def resource_version(self) -> str:
         """The newest resourceVersion, as a string."""
-        return str(self._rv)
+        return str(self.store.resource_version)
 
-    # -- low-level store -----------------------------------------------------------------------
-    def _bucket(self, info: KindInfo) -> _Bucket:
-        bucket = self._store.get(info.key)
-        if bucket is None:
-            bucket = self._store[info.key] = {}
-        return bucket
-
-    def _lookup(self, info: KindInfo, namespace: str, name: str) -> FrozenDict | None:
-        ns = self._store.get(info.key, {}).get(namespace)
-        return ns.get(name) if ns is not None else None
-
-    def _require(self, info: KindInfo, namespace: str, name: str) -> FrozenDict:
-        obj = self._lookup(info, namespace, name)
-        if obj is None:
-            raise not_found(resource_name(info), name)
-        return obj
-
+    # -- store access ------------------------------------------------------------------------------
     @staticmethod
     def _ns(info: KindInfo, namespace: str | None) -> str:
         if not info.namespaced:
@@ -132,81 +120,15 @@ class ApiServer:
 
     def get_by_uid(self, uid: str) -> FrozenDict | None:
         """The live object with ``uid``, or None."""
-        where = self._by_uid.get(uid)
-        return self._lookup(*where) if where is not None else None
+        return self.store.get_by_uid(uid)
 
     def uid_exists(self, uid: str) -> bool:
         """Whether an object with ``uid`` is stored."""
-        return uid in self._by_uid
-
-    def _next_rv(self, new: dict[str, Any]) -> int:
-        meta = new["metadata"]
-        if type(meta) is FrozenDict:
-            meta = new["metadata"] = dict(meta)
-        self._rv += 1
-        meta["resourceVersion"] = str(self._rv)
-        return self._rv
-
-    def _insert(self, info: KindInfo, new: dict[str, Any]) -> FrozenDict:
-        rv = self._next_rv(new)
-        meta = new["metadata"]
-        obj: FrozenDict = freeze(new)
-        ns, name = meta.get("namespace", ""), meta["name"]
-        bucket = self._bucket(info)
-        names = bucket.get(ns)
-        if names is None:
-            names = bucket[ns] = {}
-        names[name] = obj
-        self._sorted[info.key] = None
-        self._by_uid[meta["uid"]] = (info, ns, name)
-        self._hub.append(info.key, rv, "ADDED", obj, None)
-        self._gc.track(None, obj)
-        return obj
-
-    def _replace(self, info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> FrozenDict:
-        rv = self._next_rv(new)
-        meta = new["metadata"]
-        obj: FrozenDict = freeze(new)
-        self._store[info.key][meta.get("namespace", "")][meta["name"]] = obj
-        self._hub.append(info.key, rv, "MODIFIED", obj, old)
-        self._gc.track(old, obj)
-        return obj
-
-    def _remove(self, info: KindInfo, old: FrozenDict) -> FrozenDict:
-        meta = old["metadata"]
-        ns, name = meta.get("namespace", ""), meta["name"]
-        names = self._store[info.key][ns]
-        del names[name]
-        if not names:
-            del self._store[info.key][ns]
-        self._sorted[info.key] = None
-        self._by_uid.pop(meta["uid"], None)
-        self._rv += 1
-        final = FrozenDict({**old, "metadata": FrozenDict({**meta, "resourceVersion": str(self._rv)})})
-        self._hub.append(info.key, self._rv, "DELETED", final, old)
-        self._gc.track(old, None)
-        return final
-
-    def _iter(self, info: KindInfo, namespace: str | None) -> Iterator[FrozenDict]:
-        bucket = self._store.get(info.key)
-        if not bucket:
-            return
-        if namespace is not None and info.namespaced:
-            names = bucket.get(namespace)
-            if names:
-                for name in sorted(names):
-                    yield names[name]
-            return
-        keys = self._sorted.get(info.key)
-        if keys is None:
-            keys = sorted((ns, n) for ns, names in bucket.items() for n in names)
-            self._sorted[info.key] = keys
-        for ns, name in keys:
-            yield bucket[ns][name]
+        return self.store.uid_exists(uid)
 
     def snapshot(self) -> dict[str, list[Obj]]:
         """Every stored object by kind key, each list sorted (for tests and debugging)."""
-        return {key: list(self._iter(resolve_kind(key), None)) for key in sorted(self._store)}
+        return self.store.snapshot()
 
     # -- admission helpers -----------------------------------------------------------------------
     def _writable(self, info: KindInfo, operation: str, obj: Obj) -> dict[str, Any]:
@@ -267,7 +189,7 @@ class ApiServer:
                                   f"the request ({given!r} != {namespace!r})")
             ns = given or namespace or "default"
             meta["namespace"] = ns
-            if self._lookup(resolve_kind("Namespace"), "", ns) is None:
+            if self.store.lookup(resolve_kind("Namespace"), "", ns) is None:
                 raise not_found("namespaces", ns)
         else:
             meta.pop("namespace", None)
@@ -286,20 +208,20 @@ class ApiServer:
         ns = self._ns(info, meta.get("namespace"))
         if info.namespaced:
             meta["namespace"] = ns
-        if self._lookup(info, ns, meta["name"]) is not None:
+        if self.store.lookup(info, ns, meta["name"]) is not None:
             raise already_exists(resource_name(info), meta["name"])
         meta["uid"] = self.streams.uid()
         meta["creationTimestamp"] = self.timestamp()
         meta["generation"] = 1
         for field in ("deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion"):
             meta.pop(field, None)
-        return self._insert(info, new)
+        return self.store.insert(info, new)
 
     # -- read --------------------------------------------------------------------------------------
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj:
         """The stored (frozen) object, or NotFound."""
         info = _kind(kind)
-        return self._require(info, self._ns(info, namespace), name)
+        return self.store.require(info, self._ns(info, namespace), name)
 
     def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None) -> Obj:
@@ -307,14 +229,14 @@ class ApiServer:
         info = _kind(kind)
         label, field = self._selectors(label_selector, field_selector)
         items = []
-        for obj in self._iter(info, namespace if info.namespaced else None):
+        for obj in self.store.iter(info, namespace if info.namespaced else None):
             if label is not None and not label.matches(obj["metadata"].get("labels")):
                 continue
             if field is not None and not field.matches(obj):
                 continue
             items.append(obj)
         return FrozenDict({"apiVersion": info.api_version, "kind": f"{info.kind}List",
-                           "metadata": FrozenDict({"resourceVersion": str(self._rv)}),
+                           "metadata": FrozenDict({"resourceVersion": self.resource_version}),
                            "items": FrozenList(items)})
 
     @staticmethod
@@ -338,7 +260,7 @@ class ApiServer:
             raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
         check_object_shape(info, obj)
         meta = obj["metadata"]
-        old = self._require(info, self._ns(info, meta.get("namespace")), meta["name"])
+        old = self.store.require(info, self._ns(info, meta.get("namespace")), meta["name"])
         want = meta.get("resourceVersion")
         if want not in (None, "") and str(want) != old["metadata"]["resourceVersion"]:
             raise conflict(resource_name(info), meta["name"], CONFLICT_MESSAGE)
@@ -451,8 +373,8 @@ class ApiServer:
             return old
         if meta.get("deletionTimestamp") and not meta.get("finalizers") \
                 and not meta.get("deletionGracePeriodSeconds"):
-            return self._remove(info, old)
-        return self._replace(info, old, new)
+            return self.store.remove(info, old)
+        return self.store.replace(info, old, new)
 
     # -- patch ---------------------------------------------------------------------------------------
     def patch(self, kind: str, name: str, patch: Obj, namespace: str | None = None, *,
@@ -464,7 +386,7 @@ class ApiServer:
             raise bad_request(f"merge patch must be a mapping, got {type(patch).__name__}")
         if subresource not in (None, "status"):
             raise bad_request(f"unsupported subresource {subresource!r} for patch (supported: status)")
-        old = self._require(info, self._ns(info, namespace), name)
+        old = self.store.require(info, self._ns(info, namespace), name)
         if subresource == "status":
             self._require_status_subresource(info, name)
         want = (patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch.get("metadata"), dict) \
@@ -491,66 +413,29 @@ class ApiServer:
                                                  or grace_period_seconds < 0):
             raise bad_request(f"gracePeriodSeconds {grace_period_seconds!r} is invalid: must be a "
                               "non-negative integer")
-        old = self._require(info, self._ns(info, namespace), name)
+        old = self.store.require(info, self._ns(info, namespace), name)
         check_preconditions(info, old, preconditions)
         self._admit_delete(info, old, None)
-        return self._delete(info, old, grace_period_seconds, propagation_policy or "Background")
-
-    def _delete(self, info: KindInfo, old: FrozenDict, grace: int | None, policy: str) -> FrozenDict | None:
-        meta = old["metadata"]
-        if meta.get("deletionTimestamp"):
-            return self._delete_again(info, old, grace)
-        seconds = pod_grace_seconds(old, grace) if info.key == "Pod" else 0
-        finalizers = list(meta.get("finalizers") or ())
-        if self._gc.has_dependents(meta["uid"]):
-            extra = ORPHAN if policy == "Orphan" else FOREGROUND if policy == "Foreground" else None
-            if extra is not None and extra not in finalizers:
-                finalizers.append(extra)
-        if not finalizers and seconds == 0:
-            self._remove(info, old)
-            return None
-        new: dict[str, Any] = dict(old)
-        new_meta = new["metadata"] = dict(meta)
-        new_meta["deletionTimestamp"] = self.timestamp(self.clock.now_ms + seconds * 1000)
-        new_meta["deletionGracePeriodSeconds"] = seconds
-        if finalizers:
-            new_meta["finalizers"] = finalizers
-        new_meta["generation"] = int(meta.get("generation") or 0) + 1
-        return self._replace(info, old, new)
-
-    def _delete_again(self, info: KindInfo, old: FrozenDict, grace: int | None) -> FrozenDict | None:
-        """A delete of an object already being deleted may only shorten a pod's grace period."""
-        meta = old["metadata"]
-        current = meta.get("deletionGracePeriodSeconds") or 0
-        if info.key != "Pod" or grace is None or grace >= current:
-            return old
-        new: dict[str, Any] = dict(old)
-        new_meta = new["metadata"] = dict(meta)
-        new_meta["deletionGracePeriodSeconds"] = grace
-        new_meta["deletionTimestamp"] = self.timestamp(self.clock.now_ms + grace * 1000)
-        if grace == 0 and not new_meta.get("finalizers"):
-            self._remove(info, old)
-            return None
-        return self._replace(info, old, new)
+        return self._deletion.delete(info, old, grace_period_seconds, propagation_policy or "Background")
 
     # -- garbage-collector entry points (no admission, as the collector's own writes) ------------------
     def gc_delete(self, obj: Obj, policy: str) -> None:
         """Delete ``obj`` on behalf of the garbage collector (uid precondition, ``policy``)."""
         info = kind_for_object(obj)
         meta = obj["metadata"]
-        current = self._lookup(info, meta.get("namespace", ""), meta["name"])
+        current = self.store.lookup(info, meta.get("namespace", ""), meta["name"])
         if current is None or current["metadata"]["uid"] != meta["uid"]:
             return
         if self.trace is not None:
             self.trace.record(self.clock.now_ms, "garbage-collector", "Delete",
                               f"{info.key}/{meta.get('namespace', '')}/{meta['name']}".replace("//", "/"), policy)
-        self._delete(info, current, None, policy)
+        self._deletion.delete(info, current, None, policy)
 
     def gc_update(self, old: Obj, new: dict[str, Any]) -> None:
         """Store ``new`` over ``old`` on behalf of the garbage collector (no admission)."""
         info = kind_for_object(old)
         meta = old["metadata"]
-        current = self._lookup(info, meta.get("namespace", ""), meta["name"])
+        current = self.store.lookup(info, meta.get("namespace", ""), meta["name"])
         if current is None or current["metadata"]["resourceVersion"] != meta["resourceVersion"]:
             return
         self._commit(info, current, new)
@@ -559,7 +444,7 @@ class ApiServer:
         """Remove ``finalizer`` from the stored ``obj`` (removing the object when it was the last)."""
         info = kind_for_object(obj)
         meta = obj["metadata"]
-        current = self._lookup(info, meta.get("namespace", ""), meta["name"])
+        current = self.store.lookup(info, meta.get("namespace", ""), meta["name"])
         if current is None or finalizer not in (current["metadata"].get("finalizers") or ()):
             return
         new: dict[str, Any] = dict(current)
@@ -586,7 +471,7 @@ class ApiServer:
         else:
             after = parse_resource_version(resource_version, "watch")
             if after == 0:
-                initial = list(self._iter(info, ns))
+                initial = list(self.store.iter(info, ns))
                 after = None
         return self._hub.start(info.key, handler, ns, label, field, after, initial)
 
@@ -597,7 +482,7 @@ class ApiServer:
         if not isinstance(node_name, str) or not node_name:
             raise bad_request(f"binding of pod {name!r}: target node name must be a non-empty string, "
                               f"got {node_name!r}")
-        old = self._require(info, namespace or "default", name)
+        old = self.store.require(info, namespace or "default", name)
         spec = old.get("spec") or {}
         if spec.get("nodeName"):
             raise conflict("pods/binding", name, f'pod {name} is already assigned to node "{spec["nodeName"]}"')
@@ -606,11 +491,11 @@ class ApiServer:
         new: dict[str, Any] = dict(old)
         new_spec = new["spec"] = dict(spec)
         new_spec["nodeName"] = node_name
-        self._replace(info, old, new)
+        self.store.replace(info, old, new)
 
     def evict(self, name: str, namespace: str, *, grace_period_seconds: int | None = None) -> None:
         """``pods/eviction``: delete the pod gracefully (admission DELETE with subresource eviction)."""
         info = resolve_kind("Pod")
-        old = self._require(info, namespace or "default", name)
+        old = self.store.require(info, namespace or "default", name)
         self._admit_delete(info, old, "eviction")
-        self._delete(info, old, grace_period_seconds, "Background")
+        self._deletion.delete(info, old, grace_period_seconds, "Background")

@@ -1,0 +1,150 @@
+"""The object store under the API server: frozen objects, one resourceVersion counter, the watch log.
+
+``ObjectStore`` keeps every stored object of every kind, indexed by kind,
+namespace and name, and by uid. Its three writes (``insert``, ``replace``,
+``remove``) are the only places a resourceVersion is taken: each freezes the
+new object, bumps the single global counter, stores the object, appends one
+event to the kind's watch log and tells the garbage collector's tracker what
+changed. It runs no admission and checks nothing: the ``ApiServer`` verbs do
+that before they call it. Reads return the stored frozen objects themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from volcano.api.frozen import FrozenDict, freeze
+from volcano.api.kinds import KindInfo, resolve_kind
+from volcano.apiserver.errors import not_found
+from volcano.apiserver.meta import resource_name
+from volcano.apiserver.watch import WatchHub
+
+__all__ = ["ObjectStore", "Tracker"]
+
+Tracker = Callable[[Any, Any], None]
+"""``fn(old, new)`` called after every committed write (``old`` None on insert, ``new`` None on remove)."""
+
+_Bucket = dict[str, dict[str, FrozenDict]]  # namespace -> name -> object
+
+
+class ObjectStore:
+    """Every stored object, the global resourceVersion and the watch log (see the module docstring)."""
+
+    def __init__(self, hub: WatchHub) -> None:
+        self.hub = hub
+        self.tracker: Tracker | None = None
+        self._rv = 0
+        self._objects: dict[str, _Bucket] = {}
+        self._by_uid: dict[str, tuple[KindInfo, str, str]] = {}
+        self._sorted: dict[str, list[tuple[str, str]] | None] = {}
+
+    @property
+    def resource_version(self) -> int:
+        """The newest resourceVersion."""
+        return self._rv
+
+    # -- reads -------------------------------------------------------------------------------------
+    def lookup(self, info: KindInfo, namespace: str, name: str) -> FrozenDict | None:
+        """The stored object, or None."""
+        ns = self._objects.get(info.key, {}).get(namespace)
+        return ns.get(name) if ns is not None else None
+
+    def require(self, info: KindInfo, namespace: str, name: str) -> FrozenDict:
+        """The stored object, or NotFound (``pods "x" not found``)."""
+        obj = self.lookup(info, namespace, name)
+        if obj is None:
+            raise not_found(resource_name(info), name)
+        return obj
+
+    def get_by_uid(self, uid: str) -> FrozenDict | None:
+        """The live object with ``uid``, or None."""
+        where = self._by_uid.get(uid)
+        return self.lookup(*where) if where is not None else None
+
+    def uid_exists(self, uid: str) -> bool:
+        """Whether an object with ``uid`` is stored."""
+        return uid in self._by_uid
+
+    def iter(self, info: KindInfo, namespace: str | None) -> Iterator[FrozenDict]:
+        """Objects of ``info`` (in ``namespace``, or all when None) sorted by (namespace, name)."""
+        bucket = self._objects.get(info.key)
+        if not bucket:
+            return
+        if namespace is not None and info.namespaced:
+            names = bucket.get(namespace)
+            if names:
+                for name in sorted(names):
+                    yield names[name]
+            return
+        keys = self._sorted.get(info.key)
+        if keys is None:
+            keys = sorted((ns, n) for ns, names in bucket.items() for n in names)
+            self._sorted[info.key] = keys
+        for ns, name in keys:
+            yield bucket[ns][name]
+
+    def kind_keys(self) -> list[str]:
+        """Keys of the kinds that have ever held an object, sorted."""
+        return sorted(self._objects)
+
+    def snapshot(self) -> dict[str, list[Any]]:
+        """Every stored object by kind key, each list sorted (for tests and debugging)."""
+        return {key: list(self.iter(resolve_kind(key), None)) for key in self.kind_keys()}
+
+    # -- writes ------------------------------------------------------------------------------------
+    def _next_rv(self, new: dict[str, Any]) -> int:
+        meta = new["metadata"]
+        if type(meta) is FrozenDict:
+            meta = new["metadata"] = dict(meta)
+        self._rv += 1
+        meta["resourceVersion"] = str(self._rv)
+        return self._rv
+
+    def insert(self, info: KindInfo, new: dict[str, Any]) -> FrozenDict:
+        """Store a new object (its metadata complete but for resourceVersion); ADDED."""
+        rv = self._next_rv(new)
+        meta = new["metadata"]
+        obj: FrozenDict = freeze(new)
+        ns, name = meta.get("namespace", ""), meta["name"]
+        bucket = self._objects.get(info.key)
+        if bucket is None:
+            bucket = self._objects[info.key] = {}
+        names = bucket.get(ns)
+        if names is None:
+            names = bucket[ns] = {}
+        names[name] = obj
+        self._sorted[info.key] = None
+        self._by_uid[meta["uid"]] = (info, ns, name)
+        self.hub.append(info.key, rv, "ADDED", obj, None)
+        if self.tracker is not None:
+            self.tracker(None, obj)
+        return obj
+
+    def replace(self, info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> FrozenDict:
+        """Store ``new`` over the stored ``old``; MODIFIED."""
+        rv = self._next_rv(new)
+        meta = new["metadata"]
+        obj: FrozenDict = freeze(new)
+        self._objects[info.key][meta.get("namespace", "")][meta["name"]] = obj
+        self.hub.append(info.key, rv, "MODIFIED", obj, old)
+        if self.tracker is not None:
+            self.tracker(old, obj)
+        return obj
+
+    def remove(self, info: KindInfo, old: FrozenDict) -> FrozenDict:
+        """Remove the stored ``old``; DELETED carries its last state with the deletion's resourceVersion."""
+        meta = old["metadata"]
+        ns, name = meta.get("namespace", ""), meta["name"]
+        names = self._objects[info.key][ns]
+        del names[name]
+        if not names:
+            del self._objects[info.key][ns]
+        self._sorted[info.key] = None
+        self._by_uid.pop(meta["uid"], None)
+        self._rv += 1
+        final = FrozenDict({**old, "metadata": FrozenDict({**meta, "resourceVersion": str(self._rv)})})
+        self.hub.append(info.key, self._rv, "DELETED", final, old)
+        if self.tracker is not None:
+            self.tracker(old, None)
+        return final
