@@ -24,6 +24,19 @@ RESOLVE = [
     ("NODES", "Node", ""),
     ("deployments", "Deployment", "apps"),
     ("Command", "Command", "bus.volcano.sh"),
+    ("vcjob", "Job", "batch.volcano.sh"),
+    ("vj", "Job", "batch.volcano.sh"),
+    ("pg", "PodGroup", "scheduling.volcano.sh"),
+    ("pg.scheduling.volcano.sh", "PodGroup", "scheduling.volcano.sh"),
+    ("podgroup-v1beta1", "PodGroup", "scheduling.volcano.sh"),
+    ("q", "Queue", "scheduling.volcano.sh"),
+    ("po", "Pod", ""),
+    ("PO", "Pod", ""),
+    ("no", "Node", ""),
+    ("ns", "Namespace", ""),
+    ("deploy", "Deployment", "apps"),
+    ("rs", "ReplicaSet", "apps"),
+    ("pc", "PriorityClass", "scheduling.k8s.io"),
 ]
 
 
@@ -68,3 +81,19 @@ OBJECT_ERRORS = [
 def test_kind_for_object_errors(obj: dict[str, object], fragment: str) -> None:
     with pytest.raises(UnknownKindError, match=fragment):
         kind_for_object(obj)
+
+
+def test_short_names_are_unique_and_never_shadow_a_kind_or_plural() -> None:
+    shorts = [s for k in KINDS for s in k.short_names]
+    assert len(shorts) == len(set(shorts))
+    names = {k.kind.lower() for k in KINDS} | {k.plural for k in KINDS}
+    assert not names & set(shorts)
+
+
+def test_discovery_facts() -> None:
+    pod = resolve_kind("Pod")
+    assert (pod.singular, pod.resource, pod.categories) == ("pod", "pods", ("all",))
+    assert [name for name, _, _ in pod.subresources] == ["binding", "eviction", "log"]
+    assert resolve_kind("Job").resource == "jobs.batch.volcano.sh"
+    assert "deletecollection" not in resolve_kind("Namespace").verbs
+    assert resolve_kind("PodGroup").has_status is False and resolve_kind("PodGroup").subresources == ()

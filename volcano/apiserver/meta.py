@@ -31,7 +31,7 @@ def has_status_subresource(info: KindInfo) -> bool:
 
 def resource_name(info: KindInfo) -> str:
     """The resource as Kubernetes names it in messages: ``pods``, ``jobs.batch.volcano.sh``."""
-    return f"{info.plural}.{info.group}" if info.group else info.plural
+    return info.resource
 
 
 def object_key(info: KindInfo, obj: dict[str, Any]) -> str:
