@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from volcano.api.quantity import to_milli
+from volcano.api.well_known import GROUP_NAME
 from volcano.apiserver import ApiError, ApiServer
 from volcano.controllers.builtin.replicaset import ReplicaSetController
 from volcano.controllers.podgroup import (
-    GROUP_NAME_ANNOTATION,
     PodGroupController,
     build_podgroup_for_pod,
     pod_quota_usage,
@@ -202,7 +202,7 @@ def test_bare_volcano_pod_gets_its_own_podgroup() -> None:
                                                   "requests.memory": 1024**3 * 1000}
     assert pg["metadata"]["ownerReferences"][0]["uid"] == uid
     pod = env.server.get("Pod", "web", "default")
-    assert pod["metadata"]["annotations"][GROUP_NAME_ANNOTATION] == f"podgroup-{uid}"
+    assert pod["metadata"]["annotations"][GROUP_NAME] == f"podgroup-{uid}"
 
 
 def test_default_scheduler_pod_gets_no_podgroup() -> None:
@@ -212,13 +212,13 @@ def test_default_scheduler_pod_gets_no_podgroup() -> None:
     env.server.create(_bare("other", scheduler="default-scheduler"))
     env.settle()
     assert env.podgroups() == []
-    assert GROUP_NAME_ANNOTATION not in (env.server.get("Pod", "plain", "default")["metadata"]
+    assert GROUP_NAME not in (env.server.get("Pod", "plain", "default")["metadata"]
                                          .get("annotations") or {})
 
 
 def test_pod_already_in_a_group_is_left_alone() -> None:
     env = _Env()
-    env.server.create(_bare("member", annotations={GROUP_NAME_ANNOTATION: "mine"}))
+    env.server.create(_bare("member", annotations={GROUP_NAME: "mine"}))
     env.settle()
     assert env.podgroups() == []
 
@@ -233,7 +233,7 @@ def test_existing_podgroup_is_reused_and_pod_annotated() -> None:
                        "spec": {"minMember": 7, "queue": "default"}})
     env.settle()
     assert env.server.get("PodGroup", pg_name, "default")["spec"]["minMember"] == 7
-    assert env.server.get("Pod", "late", "default")["metadata"]["annotations"][GROUP_NAME_ANNOTATION] == pg_name
+    assert env.server.get("Pod", "late", "default")["metadata"]["annotations"][GROUP_NAME] == pg_name
 
 
 def _replicaset(name: str, replicas: int, annotations: dict[str, str] | None = None) -> dict[str, Any]:
@@ -264,7 +264,7 @@ def test_replicaset_pods_share_one_podgroup_sized_by_owner_annotation() -> None:
     assert pg["metadata"]["ownerReferences"][0]["kind"] == "ReplicaSet"
     pods = env.server.list("Pod", "default")["items"]
     assert len(pods) == 3
-    assert {p["metadata"]["annotations"][GROUP_NAME_ANNOTATION] for p in pods} == {pg["metadata"]["name"]}
+    assert {p["metadata"]["annotations"][GROUP_NAME] for p in pods} == {pg["metadata"]["name"]}
 
 
 def test_replicaset_scaled_to_zero_deletes_its_podgroup() -> None:

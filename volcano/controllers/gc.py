@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from volcano.api import accessors
 from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
@@ -40,11 +41,6 @@ COMPONENT = "gc-controller"
 
 FINISHED_PHASES = ("Completed", "Failed", "Terminated")
 """Job phases after which ``ttlSecondsAfterFinished`` starts counting."""
-
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
-
 
 def needs_cleanup(job: Mapping[str, Any]) -> bool:
     """True when the job sets ``ttlSecondsAfterFinished`` and its phase is in ``FINISHED_PHASES``."""
@@ -90,13 +86,13 @@ class GarbageCollector:
     def _on_job(self, event: str, job: Obj, old: Obj | None) -> None:
         if event == "DELETED":
             return
-        meta = _meta(job)
+        meta = accessors.meta(job)
         if not meta.get("deletionTimestamp") and needs_cleanup(job):
             self.queue.add(f"{meta.get('namespace', '')}/{meta.get('name', '')}")
 
     def _expired(self, key: str, job: Mapping[str, Any]) -> bool | None:
         """True when expired; False when not (re-queued for its expiry); None when not timeable."""
-        if _meta(job).get("deletionTimestamp") or not needs_cleanup(job):
+        if accessors.meta(job).get("deletionTimestamp") or not needs_cleanup(job):
             return False
         expire = expire_at_ms(job, self.clock)
         if expire is None:
@@ -131,7 +127,7 @@ class GarbageCollector:
             return
         if not expired:
             return
-        uid = _meta(fresh).get("uid")
+        uid = accessors.meta(fresh).get("uid")
         try:
             self.client.delete("Job", name, namespace, propagation_policy="Foreground",
                                preconditions={"uid": uid})

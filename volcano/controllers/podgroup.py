@@ -46,9 +46,11 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from volcano.api import accessors
 from volcano.api.frozen import thaw
 from volcano.api.quantity import format_milli
 from volcano.api.resources import pod_limits, pod_requests
+from volcano.api.well_known import GROUP_NAME, PREEMPTABLE
 from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
@@ -57,7 +59,6 @@ from volcano.sim import Clock, Priority, RandomStreams, Trace
 
 __all__ = [
     "GROUP_MIN_MEMBER_ANNOTATION",
-    "GROUP_NAME_ANNOTATION",
     "PODGROUP_NAME_PREFIX",
     "QUEUE_NAME_ANNOTATION",
     "PodGroupController",
@@ -69,8 +70,6 @@ __all__ = [
 
 COMPONENT = "pg-controller"
 
-GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
-"""Pod annotation naming the pod's PodGroup."""
 GROUP_MIN_MEMBER_ANNOTATION = "scheduling.volcano.sh/group-min-member"
 """Owner (ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job) annotation giving the PodGroup's minMember."""
 QUEUE_NAME_ANNOTATION = "scheduling.volcano.sh/queue-name"
@@ -79,7 +78,6 @@ PODGROUP_NAME_PREFIX = "podgroup-"
 """Prefix of PodGroups made for plain pods."""
 
 _VOLCANO_PREFIX = "volcano.sh/"
-_PREEMPTABLE = "volcano.sh/preemptable"
 _COOLDOWN = "volcano.sh/cooldown-time"
 _REVOCABLE_ZONE = "volcano.sh/revocable-zone"
 _JDB_MIN = "volcano.sh/jdb-min-available"
@@ -97,44 +95,32 @@ _BINARY_BASES = ("memory", "ephemeral-storage")
 _INT32_MAX = 2**31 - 1
 
 
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
-
-
 def _annotations(obj: Mapping[str, Any]) -> Mapping[str, str]:
-    ann = _meta(obj).get("annotations")
+    ann = accessors.meta(obj).get("annotations")
     return ann if isinstance(ann, Mapping) else {}
 
 
 def _labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
-    labels = _meta(obj).get("labels")
+    labels = accessors.meta(obj).get("labels")
     return labels if isinstance(labels, Mapping) else {}
 
 
 def _owner_refs(obj: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    refs = _meta(obj).get("ownerReferences")
+    refs = accessors.meta(obj).get("ownerReferences")
     return [r for r in refs if isinstance(r, Mapping)] if isinstance(refs, list) else []
 
 
-def _controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    for ref in _owner_refs(obj):
-        if ref.get("controller") is True:
-            return ref
-    return None
-
-
 def _controller_uid(obj: Mapping[str, Any]) -> list[str]:
-    ref = _controller_ref(obj)
+    ref = accessors.controller_of(obj)
     return [str(ref.get("uid"))] if ref is not None and ref.get("uid") else []
 
 
 def podgroup_name_for_pod(pod: Mapping[str, Any]) -> str:
     """``podgroup-<controller owner uid>``, or ``podgroup-<pod uid>`` for a pod without a controller."""
-    ref = _controller_ref(pod)
+    ref = accessors.controller_of(pod)
     if ref is not None:
         return PODGROUP_NAME_PREFIX + str(ref.get("uid", ""))
-    return PODGROUP_NAME_PREFIX + str(_meta(pod).get("uid", ""))
+    return PODGROUP_NAME_PREFIX + str(accessors.meta(pod).get("uid", ""))
 
 
 def _is_native(name: str) -> bool:
@@ -227,14 +213,14 @@ def build_podgroup_for_pod(pod: Mapping[str, Any], name: str, owner_annotations:
     ``owner_annotations`` are the merged annotations of the pod's owners (first
     owner wins per key); they are used only when ``inherit_owner_annotations``.
     """
-    meta = _meta(pod)
+    meta = accessors.meta(pod)
     pod_ann = _annotations(pod)
     pod_labels = _labels(pod)
     min_member = _min_member(owner_annotations) if inherit_owner_annotations else 1
     usage = pod_quota_usage(pod)
     total = {key: value * min_member for key, value in usage.items()} if min_member else {}
     refs = _owner_refs(pod)
-    if _controller_ref(pod) is not None:
+    if accessors.controller_of(pod) is not None:
         owner_refs = thaw(refs)
     else:
         owner_refs = [{"apiVersion": "v1", "kind": "Pod", "name": meta.get("name", ""),
@@ -244,14 +230,14 @@ def build_podgroup_for_pod(pod: Mapping[str, Any], name: str, owner_annotations:
         for key in sorted(owner_annotations):
             if key.startswith(_VOLCANO_PREFIX):
                 annotations[key] = owner_annotations[key]
-    for key in (_PREEMPTABLE, _COOLDOWN, _REVOCABLE_ZONE):
+    for key in (PREEMPTABLE, _COOLDOWN, _REVOCABLE_ZONE):
         if key in pod_ann:
             annotations[key] = pod_ann[key]
     if _JDB_MIN in pod_ann:
         annotations[_JDB_MIN] = pod_ann[_JDB_MIN]
     elif _JDB_MAX in pod_ann:
         annotations[_JDB_MAX] = pod_ann[_JDB_MAX]
-    labels = {key: pod_labels[key] for key in (_PREEMPTABLE, _COOLDOWN) if key in pod_labels}
+    labels = {key: pod_labels[key] for key in (PREEMPTABLE, _COOLDOWN) if key in pod_labels}
     spec: dict[str, Any] = {"minMember": min_member, "queue": pod_ann.get(QUEUE_NAME_ANNOTATION) or "default",
                             "minResources": quota_usage_to_k8s(total)}
     priority_class = (pod.get("spec") or {}).get("priorityClassName")
@@ -313,12 +299,12 @@ class PodGroupController:
 
     def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
         if event == "ADDED":
-            meta = _meta(pod)
+            meta = accessors.meta(pod)
             self.queue.add(("Pod", meta.get("namespace", ""), meta.get("name", "")))
 
     def _on_workload(self, event: str, obj: Obj, old: Obj | None) -> None:
         if event in ("ADDED", "MODIFIED"):
-            meta = _meta(obj)
+            meta = accessors.meta(obj)
             self.queue.add((str(obj.get("kind", "")), meta.get("namespace", ""), meta.get("name", "")))
 
     # -- processing -----------------------------------------------------------------------------
@@ -333,7 +319,7 @@ class PodGroupController:
     def _wants(self, pod: Mapping[str, Any]) -> bool:
         if (pod.get("spec") or {}).get("schedulerName") not in self.scheduler_names:
             return False
-        return not _annotations(pod).get(GROUP_NAME_ANNOTATION)
+        return not _annotations(pod).get(GROUP_NAME)
 
     def _sync_pod(self, namespace: str, name: str) -> None:
         pod = self._pods.get(name, namespace)
@@ -352,7 +338,7 @@ class PodGroupController:
         merged: dict[str, str] = {}
         if not self.inherit_owner_annotations:
             return merged
-        namespace = _meta(pod).get("namespace")
+        namespace = accessors.meta(pod).get("namespace")
         for ref in _owner_refs(pod):
             kind = _OWNER_KINDS.get(str(ref.get("kind", "")))
             owner_name = ref.get("name")
@@ -371,20 +357,20 @@ class PodGroupController:
                                       inherit_owner_annotations=self.inherit_owner_annotations)
 
     def _create(self, pod: Mapping[str, Any], pg_name: str) -> None:
-        namespace = _meta(pod).get("namespace")
+        namespace = accessors.meta(pod).get("namespace")
         try:
             self.client.create(self._build(pod, pg_name), namespace=namespace)
         except ApiError as err:
             if err.reason != "AlreadyExists":
                 raise
             return
-        self._record("CreatePodGroup", f"{namespace}/{pg_name}", f"pod {_meta(pod).get('name')}")
+        self._record("CreatePodGroup", f"{namespace}/{pg_name}", f"pod {accessors.meta(pod).get('name')}")
 
     def _annotate(self, pod: Mapping[str, Any], pg_name: str) -> None:
-        if _annotations(pod).get(GROUP_NAME_ANNOTATION):
+        if _annotations(pod).get(GROUP_NAME):
             return
-        meta = _meta(pod)
-        self.client.patch("Pod", meta["name"], {"metadata": {"annotations": {GROUP_NAME_ANNOTATION: pg_name}}},
+        meta = accessors.meta(pod)
+        self.client.patch("Pod", meta["name"], {"metadata": {"annotations": {GROUP_NAME: pg_name}}},
                           meta.get("namespace"))
         self._record("BindPodGroup", f"{meta.get('namespace')}/{meta['name']}", pg_name)
 
@@ -395,7 +381,7 @@ class PodGroupController:
         spec = workload.get("spec") or {}
         replicas = spec.get("replicas", 1)
         if replicas == 0:
-            pg_name = PODGROUP_NAME_PREFIX + str(_meta(workload).get("uid", ""))
+            pg_name = PODGROUP_NAME_PREFIX + str(accessors.meta(workload).get("uid", ""))
             try:
                 self.client.delete("PodGroup", pg_name, namespace)
             except ApiError as err:
@@ -409,12 +395,12 @@ class PodGroupController:
             match[_REVISION_HASH] = (workload.get("status") or {}).get("updateRevision", "")
         # The workload's own pods (found through their controller reference, not by scanning the
         # namespace) that match its selector.
-        candidates = [p for p in self._pods.by_index(_OWNER_INDEX, str(_meta(workload).get("uid", "")))
-                      if _meta(p).get("namespace") == namespace
+        candidates = [p for p in self._pods.by_index(_OWNER_INDEX, str(accessors.meta(workload).get("uid", "")))
+                      if accessors.meta(p).get("namespace") == namespace
                       and all(_labels(p).get(k) == v for k, v in match.items())]
         if not candidates:
             return
-        pod = min(candidates, key=lambda p: str(_meta(p).get("name", "")))
+        pod = min(candidates, key=lambda p: str(accessors.meta(p).get("name", "")))
         if not self._wants(pod):
             return
         pg_name = podgroup_name_for_pod(pod)
@@ -426,7 +412,7 @@ class PodGroupController:
         self._annotate(pod, pg_name)
 
     def _update_if_changed(self, existing: Obj, pod: Mapping[str, Any]) -> None:
-        fresh = self._build(pod, _meta(existing)["name"])
+        fresh = self._build(pod, accessors.meta(existing)["name"])
         current = thaw(existing)
         changed = False
         if current.get("spec") != fresh["spec"]:
@@ -438,7 +424,7 @@ class PodGroupController:
                 changed = True
         if changed:
             self.client.update(current)
-            self._record("UpdatePodGroup", f"{_meta(existing).get('namespace')}/{_meta(existing)['name']}")
+            self._record("UpdatePodGroup", accessors.key(existing))
 
     def _record(self, event: str, obj: str, detail: str = "") -> None:
         if self.trace is not None:

@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from volcano.api import accessors
 from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
@@ -86,11 +87,6 @@ StateFn = Callable[[str, int], str]
 
 class QueueSyncError(Exception):
     """A queue request could not be completed (retried with backoff)."""
-
-
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
 
 
 def _state(queue: Mapping[str, Any]) -> str:
@@ -190,7 +186,7 @@ class QueueController:
         self.queue.add((name, action))
 
     def _on_queue(self, event: str, queue: Obj, old: Obj | None) -> None:
-        name = str(_meta(queue).get("name", ""))
+        name = str(accessors.meta(queue).get("name", ""))
         if event == "ADDED" or (event == "MODIFIED" and old is not None and _parent(old) != _parent(queue)):
             self._enqueue(name, SYNC_QUEUE)
         elif event == "DELETED":
@@ -199,7 +195,7 @@ class QueueController:
 
     def _on_podgroup(self, event: str, pg: Obj, old: Obj | None) -> None:
         queue = str((pg.get("spec") or {}).get("queue") or "")
-        key = f"{_meta(pg).get('namespace', '')}/{_meta(pg).get('name', '')}"
+        key = f"{accessors.meta(pg).get('namespace', '')}/{accessors.meta(pg).get('name', '')}"
         if event == "DELETED":
             self._podgroups.get(queue, set()).discard(key)
         elif event == "MODIFIED" and old is not None and \
@@ -216,7 +212,7 @@ class QueueController:
         if not isinstance(target, Mapping) or target.get("apiVersion") != _QUEUE_API_VERSION \
                 or target.get("kind") != "Queue":
             return
-        key = (str(_meta(cmd).get("namespace", "")), str(_meta(cmd).get("name", "")))
+        key = (str(accessors.meta(cmd).get("namespace", "")), str(accessors.meta(cmd).get("name", "")))
         self._commands[key] = cmd
         self.command_queue.add(key)
 
@@ -302,13 +298,13 @@ class QueueController:
         return alive
 
     def _write_state(self, queue: Obj, state: str) -> Obj:
-        name = _meta(queue)["name"]
+        name = accessors.meta(queue)["name"]
         updated = self.client.patch("Queue", name, {"status": {"state": state}}, subresource="status")
         self._record("QueueState", name, f"{_state(queue) or '-'} -> {state}")
         return updated
 
     def _sync(self, queue: Obj, fn: StateFn) -> None:
-        name = str(_meta(queue)["name"])
+        name = str(accessors.meta(queue)["name"])
         if name != "root" and not _parent(queue):
             queue = self.client.patch("Queue", name, {"spec": {"parent": "root"}})
         pgs = self._queue_podgroups(name, prune=True)
@@ -326,7 +322,7 @@ class QueueController:
         self._sync_hierarchy(queue)
 
     def _sync_hierarchy(self, queue: Obj) -> None:
-        name = str(_meta(queue)["name"])
+        name = str(accessors.meta(queue)["name"])
         if name == "root":
             return
         parent_name = _parent(queue)
@@ -339,20 +335,20 @@ class QueueController:
                 self._annotate(queue, "true")
                 self._enqueue(name, CLOSE_QUEUE)
         elif _state(parent) == "Open" and state in _CLOSED \
-                and (_meta(queue).get("annotations") or {}).get(CLOSED_BY_PARENT_ANNOTATION) == "true":
+                and (accessors.meta(queue).get("annotations") or {}).get(CLOSED_BY_PARENT_ANNOTATION) == "true":
             self._enqueue(name, OPEN_QUEUE)
 
     def _annotate(self, queue: Obj, value: str) -> None:
-        if (_meta(queue).get("annotations") or {}).get(CLOSED_BY_PARENT_ANNOTATION) == value:
+        if (accessors.meta(queue).get("annotations") or {}).get(CLOSED_BY_PARENT_ANNOTATION) == value:
             return
-        self.client.patch("Queue", _meta(queue)["name"],
+        self.client.patch("Queue", accessors.meta(queue)["name"],
                           {"metadata": {"annotations": {CLOSED_BY_PARENT_ANNOTATION: value}}})
 
     def _children(self, name: str) -> list[Obj]:
         return [q for q in self._queues.list() if _parent(q) == name]
 
     def _open(self, queue: Obj, fn: StateFn) -> None:
-        name = str(_meta(queue)["name"])
+        name = str(accessors.meta(queue)["name"])
         current = _state(queue)
         if current != "Open":
             parent_name = _parent(queue)
@@ -365,8 +361,8 @@ class QueueController:
                     raise QueueSyncError(f"Failed to open queue {name} because its parent queue {parent_name} "
                                          "is closing or closed. Open the parent queue first.")
             for child in self._children(name):
-                if (_meta(child).get("annotations") or {}).get(CLOSED_BY_PARENT_ANNOTATION) == "true":
-                    self._enqueue(str(_meta(child)["name"]), OPEN_QUEUE)
+                if (accessors.meta(child).get("annotations") or {}).get(CLOSED_BY_PARENT_ANNOTATION) == "true":
+                    self._enqueue(str(accessors.meta(child)["name"]), OPEN_QUEUE)
         state = fn(current, 0)
         if state != current:
             try:
@@ -378,7 +374,7 @@ class QueueController:
         self._annotate(queue, "false")
 
     def _close(self, queue: Obj, fn: StateFn) -> None:
-        name = str(_meta(queue)["name"])
+        name = str(accessors.meta(queue)["name"])
         current = _state(queue)
         if current not in _CLOSED:
             if name == "root":
@@ -386,7 +382,7 @@ class QueueController:
             for child in self._children(name):
                 if _state(child) not in _CLOSED:
                     self._annotate(child, "true")
-                    self._enqueue(str(_meta(child)["name"]), CLOSE_QUEUE)
+                    self._enqueue(str(accessors.meta(child)["name"]), CLOSE_QUEUE)
         state = fn(current, len(self._queue_podgroups(name, prune=False)))
         if state != current:
             try:

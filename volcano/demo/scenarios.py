@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from volcano.api.well_known import GROUP_NAME, SIM_DURATION, SIM_PROGRESS
 from volcano.demo.history import GANG_LABEL, JOB_LABEL
 from volcano.demo.spark import ROLE_LABEL, SparkDrivers
 from volcano.testbed import FakeCluster
@@ -43,11 +44,11 @@ def _container(req: dict[str, str]) -> Obj:
 
 def _pod(name: str, job: str, needs: int, req: dict[str, str], scheduler: str, duration: str, *,
          gang: bool, group: str | None = None, labels: dict[str, str] | None = None) -> Obj:
-    annotations = {"sim.volcano.sh/duration": duration}
+    annotations = {SIM_DURATION: duration}
     if gang:
-        annotations["sim.volcano.sh/progress"] = "gang"
+        annotations[SIM_PROGRESS] = "gang"
     if group:
-        annotations["scheduling.k8s.io/group-name"] = group
+        annotations[GROUP_NAME] = group
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "annotations": annotations,
                          "labels": {JOB_LABEL: job, GANG_LABEL: str(needs), **(labels or {})}},
@@ -65,9 +66,9 @@ def _pod_group(name: str, min_member: int, queue: str = "default", min_resources
 def _volcano_job(name: str, tasks: list[tuple[str, int, dict[str, str]]], duration: str, *,
                  queue: str = "default", gang: bool = True) -> Obj:
     total = sum(rep for _, rep, _ in tasks)
-    annotations = {"sim.volcano.sh/duration": duration}
+    annotations = {SIM_DURATION: duration}
     if gang:
-        annotations["sim.volcano.sh/progress"] = "gang"
+        annotations[SIM_PROGRESS] = "gang"
     return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": name},
             "spec": {"schedulerName": "volcano", "minAvailable": total, "queue": queue,
                      "policies": [{"event": "PodEvicted", "action": "RestartJob"}],
@@ -129,7 +130,7 @@ def _spark_submit(c: FakeCluster, scheduler: str) -> dict[str, int]:
             c.apply(_pod_group(group, 1, min_resources={"cpu": "3", "memory": "3Gi"}))
         driver = _pod(f"{app}-driver", app, 1, {"cpu": "1", "memory": "1Gi"}, scheduler, "0s", gang=False,
                       group=group, labels={ROLE_LABEL: "driver"})
-        del driver["metadata"]["annotations"]["sim.volcano.sh/duration"]  # the driver exits when its work is done
+        del driver["metadata"]["annotations"][SIM_DURATION]  # the driver exits when its work is done
         driver["spec"]["restartPolicy"] = "Never"
         c.apply(driver)
     return dict.fromkeys(apps, 3)

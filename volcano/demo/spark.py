@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from volcano.api.frozen import thaw
+from volcano.api.well_known import GROUP_NAME, SIM_DURATION
 from volcano.apiserver import ApiError
 from volcano.demo.history import GANG_LABEL as NEEDS_LABEL
 from volcano.sim import Priority
@@ -21,7 +22,6 @@ from volcano.testbed import FakeCluster
 __all__ = ["ROLE_LABEL", "SparkDrivers"]
 
 ROLE_LABEL = "demo.volcano.sh/role"
-GROUP = "scheduling.k8s.io/group-name"
 
 
 class SparkDrivers:
@@ -53,9 +53,9 @@ class SparkDrivers:
         meta, spec = driver["metadata"], driver["spec"]
         names = [f"{meta['name']}-exec-{i + 1}" for i in range(self.executors)]
         self._waiting[meta["name"]] = names
-        annotations = {"sim.volcano.sh/duration": self.executor_duration}
-        if GROUP in (meta.get("annotations") or {}):
-            annotations[GROUP] = meta["annotations"][GROUP]
+        annotations = {SIM_DURATION: self.executor_duration}
+        if GROUP_NAME in (meta.get("annotations") or {}):
+            annotations[GROUP_NAME] = meta["annotations"][GROUP_NAME]
         for name in names:
             self.cluster.client.create({
                 "apiVersion": "v1", "kind": "Pod",

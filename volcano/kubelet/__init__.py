@@ -6,9 +6,6 @@ describe each pod's work and outcome.
 """
 
 from volcano.kubelet.config import (
-    ANNOTATION_DURATION,
-    ANNOTATION_EXIT_CODE,
-    ANNOTATION_PROGRESS,
     KubeletConfig,
     SimAnnotationError,
     SimSpec,
@@ -18,9 +15,6 @@ from volcano.kubelet.config import (
 from volcano.kubelet.kubelet import SimKubelet
 
 __all__ = [
-    "ANNOTATION_DURATION",
-    "ANNOTATION_EXIT_CODE",
-    "ANNOTATION_PROGRESS",
     "KubeletConfig",
     "SimAnnotationError",
     "SimKubelet",

@@ -26,11 +26,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from volcano.api.well_known import GROUP_NAME, SIM_DURATION, SIM_EXIT_CODE, SIM_PROGRESS
+
 __all__ = [
-    "ANNOTATION_DURATION",
-    "ANNOTATION_EXIT_CODE",
-    "ANNOTATION_GROUP_NAME",
-    "ANNOTATION_PROGRESS",
     "PROGRESS_ALONE",
     "PROGRESS_GANG",
     "KubeletConfig",
@@ -40,10 +38,6 @@ __all__ = [
     "parse_sim_spec",
 ]
 
-ANNOTATION_DURATION = "sim.volcano.sh/duration"
-ANNOTATION_PROGRESS = "sim.volcano.sh/progress"
-ANNOTATION_EXIT_CODE = "sim.volcano.sh/exit-code"
-ANNOTATION_GROUP_NAME = "scheduling.k8s.io/group-name"
 PROGRESS_ALONE = "alone"
 PROGRESS_GANG = "gang"
 
@@ -100,26 +94,26 @@ class SimSpec:
 def parse_sim_spec(pod: Mapping[str, Any]) -> SimSpec:
     """Read the simulation annotations of ``pod`` (see the module docstring)."""
     annotations = (pod.get("metadata") or {}).get("annotations") or {}
-    raw_duration = annotations.get(ANNOTATION_DURATION)
+    raw_duration = annotations.get(SIM_DURATION)
     duration: int | None = None
     if raw_duration is not None:
         try:
             duration = parse_duration_ms(raw_duration)
         except SimAnnotationError as err:
-            raise SimAnnotationError(f"annotation {ANNOTATION_DURATION}: {err}") from None
-    progress = annotations.get(ANNOTATION_PROGRESS, PROGRESS_ALONE)
+            raise SimAnnotationError(f"annotation {SIM_DURATION}: {err}") from None
+    progress = annotations.get(SIM_PROGRESS, PROGRESS_ALONE)
     if progress not in (PROGRESS_ALONE, PROGRESS_GANG):
         raise SimAnnotationError(
-            f"annotation {ANNOTATION_PROGRESS}: invalid value {progress!r}: expected 'alone' or 'gang'")
-    raw_exit = annotations.get(ANNOTATION_EXIT_CODE, "0")
+            f"annotation {SIM_PROGRESS}: invalid value {progress!r}: expected 'alone' or 'gang'")
+    raw_exit = annotations.get(SIM_EXIT_CODE, "0")
     try:
         exit_code = int(str(raw_exit).strip())
     except ValueError:
         exit_code = -1
     if not 0 <= exit_code <= 255:
         raise SimAnnotationError(
-            f"annotation {ANNOTATION_EXIT_CODE}: invalid value {raw_exit!r}: expected an integer 0..255")
-    group = annotations.get(ANNOTATION_GROUP_NAME) or None
+            f"annotation {SIM_EXIT_CODE}: invalid value {raw_exit!r}: expected an integer 0..255")
+    group = annotations.get(GROUP_NAME) or None
     return SimSpec(duration, progress == PROGRESS_GANG, exit_code, group)
 
 

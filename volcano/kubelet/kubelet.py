@@ -65,6 +65,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from volcano.api import accessors
 from volcano.api.frozen import thaw
 from volcano.api.quantity import QuantityError
 from volcano.api.resources import Resources, node_allocatable, pod_requests
@@ -91,12 +92,8 @@ _TERMINAL_PHASES = ("Succeeded", "Failed")
 _NODE_INDEX = "kubelet/spec.nodeName"
 
 
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    return obj.get("metadata") or {}
-
-
 def _pod_key(obj: Mapping[str, Any]) -> str:
-    meta = _meta(obj)
+    meta = accessors.meta(obj)
     return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
 
 
@@ -155,7 +152,7 @@ class SimKubelet:
         self._pg_informer.add_handler(self._on_podgroup)
 
     def _on_node(self, event: str, obj: Obj, old: Obj | None) -> None:
-        self._dirty_nodes[_meta(obj).get("name", "")] = None
+        self._dirty_nodes[accessors.meta(obj).get("name", "")] = None
         self._schedule_drain()
 
     def _on_pod(self, event: str, obj: Obj, old: Obj | None) -> None:
@@ -189,7 +186,7 @@ class SimKubelet:
         for key in pods:
             namespace, _, name = key.partition("/")
             obj = self._pod_informer.get(name, namespace)
-            created = _meta(obj).get("creationTimestamp") or "" if obj is not None else ""
+            created = accessors.meta(obj).get("creationTimestamp") or "" if obj is not None else ""
             ordered.append((created, key, obj))
         ordered.sort(key=lambda item: (item[0], item[1]))
         for _, key, obj in ordered:
@@ -234,7 +231,7 @@ class SimKubelet:
         return True
 
     def _node_state(self, obj: Obj) -> NodeState:
-        name = _meta(obj)["name"]
+        name = accessors.meta(obj)["name"]
         node = self._nodes.get(name)
         if node is None:
             node = NodeState(name)
@@ -273,7 +270,7 @@ class SimKubelet:
         for handle in node.eviction_timers:
             handle.cancel()
         for pod in self._pod_informer.by_index(_NODE_INDEX, name):
-            self._force_delete(_pod_key(pod), _meta(pod).get("uid"))
+            self._force_delete(_pod_key(pod), accessors.meta(pod).get("uid"))
 
     def fail_node(self, name: str) -> None:
         """Stop node ``name``'s kubelet (see the module docstring). Unknown node: ApiError NotFound."""
@@ -316,7 +313,7 @@ class SimKubelet:
             delay = eviction_delay_ms(pod, self.config.node_eviction_timeout_ms)
             if delay is None:
                 continue
-            handle = self.clock.call_later(delay, self._evict, name, _pod_key(pod), _meta(pod).get("uid"),
+            handle = self.clock.call_later(delay, self._evict, name, _pod_key(pod), accessors.meta(pod).get("uid"),
                                            priority=Priority.CONTROLLER)
             node.eviction_timers.append(handle)
 
@@ -373,12 +370,12 @@ class SimKubelet:
 
     def _sync_pod(self, key: str, obj: Obj | None) -> None:
         st = self._pods.get(key)
-        if st is not None and (obj is None or _meta(obj).get("uid") != st.uid):
+        if st is not None and (obj is None or accessors.meta(obj).get("uid") != st.uid):
             self._forget(st)
             st = None
         if obj is None:
             return
-        deleting = bool(_meta(obj).get("deletionTimestamp"))
+        deleting = bool(accessors.meta(obj).get("deletionTimestamp"))
         if st is not None:
             node = self._nodes.get(st.node)
             if deleting and not st.killing and node is not None and not node.down:
@@ -392,12 +389,12 @@ class SimKubelet:
             return  # no kubelet runs there (yet): the pod waits, as on a real cluster
         if deleting:
             self.trace.record(self.clock.now_ms, "kubelet", "PodKilled", key, node_name)
-            self._force_delete(key, _meta(obj).get("uid"))
+            self._force_delete(key, accessors.meta(obj).get("uid"))
             return
         self._admit(key, obj, node)
 
     def _admit(self, key: str, obj: Obj, node: NodeState) -> None:
-        meta = _meta(obj)
+        meta = accessors.meta(obj)
         st = PodState(key, meta.get("namespace", ""), meta.get("name", ""), meta.get("uid", ""), node.name)
         self._pods[key] = st
         try:
@@ -545,7 +542,7 @@ class SimKubelet:
         if pod is None:
             return
         now = self._now()
-        deleting = bool(_meta(pod).get("deletionTimestamp"))
+        deleting = bool(accessors.meta(pod).get("deletionTimestamp"))
         restart = not deleting and (st.restart_policy == "Always"
                                     or (st.restart_policy == "OnFailure" and exit_code != 0))
         if st.group is not None:
@@ -606,7 +603,7 @@ class SimKubelet:
             self.trace.record(self.clock.now_ms, "kubelet", "PodKilled", st.key, st.node)
             self._force_delete(st.key, st.uid)
             return
-        meta = _meta(pod)
+        meta = accessors.meta(pod)
         grace = meta.get("deletionGracePeriodSeconds")
         if grace is None:
             grace = (pod.get("spec") or {}).get("terminationGracePeriodSeconds", 30)
@@ -677,7 +674,7 @@ class SimKubelet:
             if err.code == 404:
                 return None
             raise
-        return pod if _meta(pod).get("uid") == st.uid else None
+        return pod if accessors.meta(pod).get("uid") == st.uid else None
 
     def _patch_status(self, st: PodState, status: dict[str, Any]) -> bool:
         return self._patch(self.client.patch, "Pod", st.name, {"status": status}, st.namespace,

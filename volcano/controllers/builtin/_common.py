@@ -1,6 +1,6 @@
 """Helpers shared by the built-in Kubernetes controllers (ReplicaSet, Deployment, batch/v1 Job).
 
-* ownerReferences: ``controller_ref``, ``controller_ref_to``;
+* ownerReferences: ``controller_of`` (from ``volcano.api.accessors``), ``controller_ref_to``;
 * pod predicates as the Kubernetes controllers use them: ``is_pod_active``,
   ``is_pod_ready``, and ``deletion_rank`` (which pods go first on scale-down);
 * ``NameGenerator``: ``<prefix><5 chars>`` names from a seeded random stream,
@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from volcano.api.accessors import controller_of, meta
 from volcano.api.frozen import thaw
 from volcano.apiserver.client import Client
 from volcano.apiserver.errors import ApiError
@@ -25,7 +26,7 @@ __all__ = [
     "Expectations",
     "NameGenerator",
     "PodControl",
-    "controller_ref",
+    "controller_of",
     "controller_ref_to",
     "controller_uid_index",
     "deletion_rank",
@@ -41,12 +42,6 @@ __all__ = [
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATED_BASE = 58  # Kubernetes truncates a generateName base to 63 - 5 characters
 _PHASE_RANK = {"Pending": 0, "Unknown": 1, "Running": 2}
-
-
-def meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``obj["metadata"]``, or an empty mapping."""
-    value = obj.get("metadata")
-    return value if isinstance(value, Mapping) else {}
 
 
 def int_field(obj: Mapping[str, Any], path: str, default: int) -> int:
@@ -66,19 +61,9 @@ def int_field(obj: Mapping[str, Any], path: str, default: int) -> int:
     return value
 
 
-def controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The ownerReference with ``controller: true``, if any."""
-    refs = meta(obj).get("ownerReferences")
-    if isinstance(refs, list):
-        for ref in refs:
-            if isinstance(ref, Mapping) and ref.get("controller") is True:
-                return ref
-    return None
-
-
 def controller_uid_index(obj: Mapping[str, Any]) -> list[str]:
     """Index function: the uid of ``obj``'s controller, as a one-element list (empty without one)."""
-    ref = controller_ref(obj)
+    ref = controller_of(obj)
     return [str(ref.get("uid"))] if ref is not None and ref.get("uid") else []
 
 

@@ -41,7 +41,7 @@ from volcano.controllers.builtin._common import (
     Expectations,
     NameGenerator,
     PodControl,
-    controller_ref,
+    controller_of,
     controller_ref_to,
     controller_uid_index,
     deletion_rank,
@@ -116,7 +116,7 @@ class BatchJobController:
         self.queue.add(key)
 
     def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
-        ref = controller_ref(pod)
+        ref = controller_of(pod)
         if ref is None or ref.get("kind") != "Job" or not str(ref.get("apiVersion", "")).startswith("batch/"):
             return
         key = f"{meta(pod).get('namespace', '')}/{ref.get('name', '')}"

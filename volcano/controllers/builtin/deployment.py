@@ -33,7 +33,7 @@ from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.controllers.builtin._common import (
-    controller_ref,
+    controller_of,
     controller_ref_to,
     controller_uid_index,
     ensure_index,
@@ -96,7 +96,7 @@ class DeploymentController:
             self.queue.add(f"{meta(deployment).get('namespace', '')}/{meta(deployment).get('name', '')}")
 
     def _on_replicaset(self, event: str, rs: Obj, old: Obj | None) -> None:
-        ref = controller_ref(rs)
+        ref = controller_of(rs)
         if ref is not None and ref.get("kind") == "Deployment":
             self.queue.add(f"{meta(rs).get('namespace', '')}/{ref.get('name', '')}")
 

@@ -35,7 +35,7 @@ from volcano.controllers.builtin._common import (
     Expectations,
     NameGenerator,
     PodControl,
-    controller_ref,
+    controller_of,
     controller_ref_to,
     controller_uid_index,
     deletion_rank,
@@ -104,7 +104,7 @@ class ReplicaSetController:
         self.queue.add(key)
 
     def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
-        ref = controller_ref(pod)
+        ref = controller_of(pod)
         if ref is None or ref.get("kind") != self.KIND or \
                 str(ref.get("apiVersion", "")).partition("/")[0] != self.API_VERSION.partition("/")[0]:
             return

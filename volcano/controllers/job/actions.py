@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from volcano.api.frozen import thaw
+from volcano.api.well_known import TASK_SPEC
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.controllers.job.cache import JobCache
 from volcano.controllers.job.constants import (
     ANN_CONTROLLER_OUT_OF_SYNC,
     ANN_JOB_FORWARDING,
-    ANN_TASK_SPEC,
     LABEL_PARTITION_ID,
     PHASE_PENDING,
 )
@@ -510,7 +510,7 @@ class JobActions:
             except ApiError as exc:
                 errors.append(f"failed to delete pod {pname}, err {exc.message}")
                 _count(pod, counts, task_counts,
-                       str((pod["metadata"].get("annotations") or {}).get(ANN_TASK_SPEC, "")))
+                       str((pod["metadata"].get("annotations") or {}).get(TASK_SPEC, "")))
                 continue
             counts["terminating"] += 1
         if errors:

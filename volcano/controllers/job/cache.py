@@ -23,11 +23,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from volcano.api.accessors import controller_of
+from volcano.api.well_known import JOB_NAME, TASK_SPEC
 from volcano.apiserver.client import Obj
-from volcano.controllers.job.constants import ANN_JOB_NAME, ANN_JOB_VERSION, ANN_TASK_SPEC, JOB_API_VERSION, JOB_KIND
+from volcano.controllers.job.constants import ANN_JOB_VERSION, JOB_API_VERSION, JOB_KIND
 from volcano.controllers.job.overlay import WriteOverlay
 
-__all__ = ["POD_INDEX", "InformerLike", "JobCache", "controller_of", "job_pod_keys", "rv_int"]
+__all__ = ["POD_INDEX", "InformerLike", "JobCache", "job_pod_keys", "rv_int"]
 
 POD_INDEX = "volcano-job"
 
@@ -56,14 +58,6 @@ def rv_int(obj: Mapping[str, Any] | None) -> int:
         return -1
 
 
-def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The ownerReference with ``controller: true``, if any."""
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
-        if ref.get("controller"):
-            return ref
-    return None
-
-
 def job_pod_keys(pod: Mapping[str, Any]) -> list[str]:
     """Index function: ``[<ns>/<job>]`` for a pod the Job controller manages, else ``[]``."""
     ref = controller_of(pod)
@@ -71,13 +65,13 @@ def job_pod_keys(pod: Mapping[str, Any]) -> list[str]:
         return []
     meta = pod.get("metadata") or {}
     ann = meta.get("annotations") or {}
-    if ANN_JOB_NAME not in ann or ANN_TASK_SPEC not in ann:
+    if JOB_NAME not in ann or TASK_SPEC not in ann:
         return []
     try:
         int(ann.get(ANN_JOB_VERSION, ""))
     except (TypeError, ValueError):
         return []
-    return [f"{meta.get('namespace', '')}/{ann[ANN_JOB_NAME]}"]
+    return [f"{meta.get('namespace', '')}/{ann[JOB_NAME]}"]
 
 
 class JobCache:
@@ -134,7 +128,7 @@ class JobCache:
         out: dict[str, dict[str, Obj]] = {}
         for pod_name in sorted(found):
             pod = found[pod_name]
-            out.setdefault(pod["metadata"]["annotations"][ANN_TASK_SPEC], {})[pod_name] = pod
+            out.setdefault(pod["metadata"]["annotations"][TASK_SPEC], {})[pod_name] = pod
         return out
 
     def pod(self, namespace: str, name: str) -> Obj | None:

@@ -20,19 +20,14 @@ __all__ = [
     "ACTION_TERMINATE_JOB",
     "ANN_CONTROLLER_OUT_OF_SYNC",
     "ANN_COOLDOWN_TIME",
-    "ANN_GROUP_NAME",
     "ANN_JDB_MAX_UNAVAILABLE",
     "ANN_JDB_MIN_AVAILABLE",
     "ANN_JOB_FORWARDING",
-    "ANN_JOB_NAME",
     "ANN_JOB_RETRY_COUNT",
     "ANN_JOB_VERSION",
     "ANN_NUMA_POLICY",
-    "ANN_PREEMPTABLE",
-    "ANN_QUEUE_NAME",
     "ANN_REVOCABLE_ZONE",
     "ANN_TASK_INDEX",
-    "ANN_TASK_SPEC",
     "ANN_TEMPLATE_UID",
     "COMPONENT",
     "EVENT_ANY",
@@ -115,20 +110,15 @@ ACTION_SYNC_JOB = "SyncJob"
 ACTION_ENQUEUE_JOB = "EnqueueJob"
 
 # Labels and annotations.
-ANN_JOB_NAME = "volcano.sh/job-name"
 LABEL_JOB_NAMESPACE = "volcano.sh/job-namespace"
-ANN_TASK_SPEC = "volcano.sh/task-spec"
 ANN_TASK_INDEX = "volcano.sh/task-index"
-ANN_QUEUE_NAME = "volcano.sh/queue-name"
 ANN_JOB_VERSION = "volcano.sh/job-version"
 ANN_JOB_RETRY_COUNT = "volcano.sh/job-retry-count"
 ANN_TEMPLATE_UID = "volcano.sh/template-uid"
 LABEL_PARTITION_ID = "volcano.sh/partition-id"
 ANN_JOB_FORWARDING = "volcano.sh/job-forwarding"
 ANN_CONTROLLER_OUT_OF_SYNC = "volcano.sh/controller-out-of-sync"
-ANN_GROUP_NAME = "scheduling.k8s.io/group-name"
 ANN_NUMA_POLICY = "volcano.sh/numa-topology-policy"
-ANN_PREEMPTABLE = "volcano.sh/preemptable"
 ANN_COOLDOWN_TIME = "volcano.sh/cooldown-time"
 ANN_REVOCABLE_ZONE = "volcano.sh/revocable-zone"
 ANN_JDB_MIN_AVAILABLE = "volcano.sh/jdb-min-available"

@@ -32,10 +32,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from volcano.api.accessors import controller_of
+from volcano.api.well_known import JOB_NAME, TASK_SPEC
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.controllers.job.actions import EventSink, JobActions, JobSyncError, Target, format_go_duration
-from volcano.controllers.job.cache import POD_INDEX, JobCache, controller_of, job_pod_keys
+from volcano.controllers.job.cache import POD_INDEX, JobCache, job_pod_keys
 from volcano.controllers.job.constants import (
     ACTION_ABORT_JOB,
     ACTION_COMPLETE_JOB,
@@ -47,9 +49,7 @@ from volcano.controllers.job.constants import (
     ACTION_SYNC_JOB,
     ACTION_TERMINATE_JOB,
     ANN_CONTROLLER_OUT_OF_SYNC,
-    ANN_JOB_NAME,
     ANN_JOB_VERSION,
-    ANN_TASK_SPEC,
     EVENT_COMMAND_ISSUED,
     EVENT_OUT_OF_SYNC,
     EVENT_POD_EVICTED,
@@ -171,8 +171,8 @@ class JobController:
         ref = controller_of(pod) or {}
         if ann.get(ANN_CONTROLLER_OUT_OF_SYNC) == "true":
             event = EVENT_OUT_OF_SYNC
-        return Request(str(meta.get("namespace", "")), str(ann[ANN_JOB_NAME]), job_uid=str(ref.get("uid", "")),
-                       task_name=str(ann[ANN_TASK_SPEC]), pod_name=str(meta["name"]),
+        return Request(str(meta.get("namespace", "")), str(ann[JOB_NAME]), job_uid=str(ref.get("uid", "")),
+                       task_name=str(ann[TASK_SPEC]), pod_name=str(meta["name"]),
                        pod_uid=str(meta.get("uid", "")),
                        partition_id=str((meta.get("labels") or {}).get(LABEL_PARTITION_ID, "")),
                        event=event, exit_code=exit_code, job_version=int(ann[ANN_JOB_VERSION]))
@@ -205,7 +205,7 @@ class JobController:
     def _pod_update_event(self, pod: Obj, old: Obj | None) -> str:
         phase, old_phase = _phase(pod), _phase(old)
         ann = pod["metadata"]["annotations"]
-        ns, job_name, task = str(pod["metadata"].get("namespace", "")), ann[ANN_JOB_NAME], ann[ANN_TASK_SPEC]
+        ns, job_name, task = str(pod["metadata"].get("namespace", "")), ann[JOB_NAME], ann[TASK_SPEC]
         event = EVENT_OUT_OF_SYNC
         if phase == "Failed":
             if old_phase != "Failed":

@@ -27,12 +27,13 @@ from typing import Any
 from volcano.api.frozen import freeze
 from volcano.api.quantity import format_milli
 from volcano.api.resources import pod_limits, pod_requests
-from volcano.controllers.job.constants import ANN_TASK_SPEC, JOB_API_VERSION, JOB_KIND, LABEL_PARTITION_ID
+from volcano.api.well_known import TASK_SPEC
+from volcano.controllers.job.constants import JOB_API_VERSION, JOB_KIND, LABEL_PARTITION_ID
 
 __all__ = [
     "DesiredSpecCache",
     "build_podgroup",
-    "controller_ref",
+    "job_owner_reference",
     "min_resources",
     "min_task_member",
     "pod_quota_usage",
@@ -51,7 +52,7 @@ def podgroup_name(job: Mapping[str, Any]) -> str:
     return f"{meta['name']}-{meta.get('uid', '')}"
 
 
-def controller_ref(job: Mapping[str, Any]) -> dict[str, Any]:
+def job_owner_reference(job: Mapping[str, Any]) -> dict[str, Any]:
     """A controller ownerReference to ``job``."""
     meta = job["metadata"]
     return {"apiVersion": JOB_API_VERSION, "kind": JOB_KIND, "name": meta["name"], "uid": meta.get("uid", ""),
@@ -197,7 +198,7 @@ def _sub_group_policy(job: Mapping[str, Any]) -> list[dict[str, Any]]:
             "name": task.get("name", ""),
             "subGroupSize": int(pp.get("partitionSize") or 0),
             "minSubGroups": int(pp.get("minPartitions") or 0),
-            "labelSelector": {"matchLabels": {ANN_TASK_SPEC: task.get("name", "")}},
+            "labelSelector": {"matchLabels": {TASK_SPEC: task.get("name", "")}},
             "matchLabelKeys": [LABEL_PARTITION_ID],
         }
         nt = _network_topology(pp.get("networkTopology"))
@@ -272,7 +273,7 @@ def build_podgroup(job: Mapping[str, Any], priority_of: PriorityOf | None = None
             "namespace": meta.get("namespace", "default"),
             "labels": dict(meta.get("labels") or {}),
             "annotations": dict(meta.get("annotations") or {}),
-            "ownerReferences": [controller_ref(job)],
+            "ownerReferences": [job_owner_reference(job)],
         },
         "spec": cache.get(job, priority_of) if cache is not None else _desired_spec(job, priority_of),
     }

@@ -16,26 +16,22 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from volcano.api.frozen import thaw
+from volcano.api.well_known import GROUP_NAME, JOB_NAME, PREEMPTABLE, QUEUE_NAME, TASK_SPEC
 from volcano.controllers.job.constants import (
     ANN_COOLDOWN_TIME,
-    ANN_GROUP_NAME,
     ANN_JDB_MAX_UNAVAILABLE,
     ANN_JDB_MIN_AVAILABLE,
     ANN_JOB_FORWARDING,
-    ANN_JOB_NAME,
     ANN_JOB_RETRY_COUNT,
     ANN_JOB_VERSION,
     ANN_NUMA_POLICY,
-    ANN_PREEMPTABLE,
-    ANN_QUEUE_NAME,
     ANN_REVOCABLE_ZONE,
     ANN_TASK_INDEX,
-    ANN_TASK_SPEC,
     ANN_TEMPLATE_UID,
     LABEL_JOB_NAMESPACE,
     LABEL_PARTITION_ID,
 )
-from volcano.controllers.job.podgroup import controller_ref, podgroup_name
+from volcano.controllers.job.podgroup import job_owner_reference, podgroup_name
 
 __all__ = ["build_pod", "pod_index", "pod_name", "volume_name"]
 
@@ -99,17 +95,17 @@ def build_pod(job: Mapping[str, Any], task: Mapping[str, Any], index: int, *,
     job_labels = meta.get("labels") or {}
     annotations.update({
         ANN_TASK_INDEX: str(index),
-        ANN_TASK_SPEC: task_name,
-        ANN_GROUP_NAME: podgroup_name(job),
-        ANN_JOB_NAME: job_name,
-        ANN_QUEUE_NAME: str(spec.get("queue") or ""),
+        TASK_SPEC: task_name,
+        GROUP_NAME: podgroup_name(job),
+        JOB_NAME: job_name,
+        QUEUE_NAME: str(spec.get("queue") or ""),
         ANN_JOB_VERSION: str(int(status.get("version") or 0)),
         ANN_TEMPLATE_UID: f"{job_name}-{task_name}",
         ANN_JOB_RETRY_COUNT: str(int(status.get("retryCount") or 0)),
     })
     if task.get("topologyPolicy"):
         annotations[ANN_NUMA_POLICY] = str(task["topologyPolicy"])
-    for key in (ANN_PREEMPTABLE, ANN_COOLDOWN_TIME, ANN_REVOCABLE_ZONE):
+    for key in (PREEMPTABLE, ANN_COOLDOWN_TIME, ANN_REVOCABLE_ZONE):
         if key in job_ann:
             annotations[key] = job_ann[key]
     if ANN_JDB_MIN_AVAILABLE in job_ann:
@@ -119,12 +115,12 @@ def build_pod(job: Mapping[str, Any], task: Mapping[str, Any], index: int, *,
 
     labels.update({
         ANN_TASK_INDEX: str(index),
-        ANN_JOB_NAME: job_name,
-        ANN_TASK_SPEC: task_name,
+        JOB_NAME: job_name,
+        TASK_SPEC: task_name,
         LABEL_JOB_NAMESPACE: namespace,
-        ANN_QUEUE_NAME: str(spec.get("queue") or ""),
+        QUEUE_NAME: str(spec.get("queue") or ""),
     })
-    for key in (ANN_PREEMPTABLE, ANN_COOLDOWN_TIME):
+    for key in (PREEMPTABLE, ANN_COOLDOWN_TIME):
         if key in job_labels:
             labels[key] = job_labels[key]
     if job_forwarding:
@@ -143,7 +139,7 @@ def build_pod(job: Mapping[str, Any], task: Mapping[str, Any], index: int, *,
             "namespace": namespace,
             "labels": labels,
             "annotations": annotations,
-            "ownerReferences": [controller_ref(job)],
+            "ownerReferences": [job_owner_reference(job)],
         },
         "spec": pod_spec,
     }

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from volcano.api.well_known import PREEMPTABLE
 from volcano.scheduler.actions.base import Action, is_pending
 from volcano.scheduler.actions.preempt import candidate_rows
 from volcano.scheduler.framework.model import (
@@ -73,7 +74,6 @@ GANG_RECLAIM = "gangreclaim"
 """Eviction kind (and eviction reason) of the gangreclaim action."""
 CLUSTER_DOMAIN = "<cluster-top-hypernode>"
 """The one eviction domain here: every node of the session."""
-PREEMPTABLE_KEY = "volcano.sh/preemptable"
 DEFAULT_MAX_DOMAINS = 8
 _BASE = np.array([0, 1, 2], dtype=np.intp)
 
@@ -126,7 +126,7 @@ def is_job_preemptable(job: JobInfo) -> bool:
     """Volcano's ``IsJobPreemptableForGangEviction``: a PodGroup without the
     ``volcano.sh/preemptable`` annotation or label may lose tasks; with it, its value decides."""
     meta = job.podgroup.get("metadata") or {}
-    if PREEMPTABLE_KEY in (meta.get("annotations") or {}) or PREEMPTABLE_KEY in (meta.get("labels") or {}):
+    if PREEMPTABLE in (meta.get("annotations") or {}) or PREEMPTABLE in (meta.get("labels") or {}):
         return job.preemptable
     return True
 

@@ -23,12 +23,12 @@ import numpy as np
 import numpy.typing as npt
 
 from volcano.api.resources import PODS, node_allocatable, pod_requests
+from volcano.api.well_known import GROUP_NAME, PREEMPTABLE, TASK_PRIORITY, TASK_SPEC
 from volcano.scheduler.framework.resources import POD_UNIT, ResourceSpace, Vec, scheduler_resources
 
 __all__ = [
     "ALLOCATED_STATUSES",
     "COMPLETED_STATUSES",
-    "GROUP_NAME_ANNOTATION",
     "PREEMPTABLE_STATUSES",
     "READY_STATUSES",
     "SCHEDULED_STATUSES",
@@ -46,10 +46,6 @@ __all__ = [
     "task_status_of",
 ]
 
-GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
-TASK_SPEC_KEY = "volcano.sh/task-spec"
-TASK_PRIORITY_ANNOTATION = "volcano.sh/task-priority"
-PREEMPTABLE_KEY = "volcano.sh/preemptable"
 
 
 class TaskStatus(IntEnum):
@@ -167,22 +163,22 @@ class TaskSpec:
         self.namespace: str = meta.get("namespace") or "default"
         self.key = f"{self.namespace}/{self.name}"
         self.uid: str = meta.get("uid") or f"{self.namespace}-{self.name}"
-        group = annotations.get(GROUP_NAME_ANNOTATION)
+        group = annotations.get(GROUP_NAME)
         self.job_id = f"{self.namespace}/{group}" if group else ""
-        self.role: str = annotations.get(TASK_SPEC_KEY) or labels.get(TASK_SPEC_KEY) or ""
+        self.role: str = annotations.get(TASK_SPEC) or labels.get(TASK_SPEC) or ""
         self.labels: Mapping[str, str] = labels
         req = pod_requests(pod)
         self.best_effort = req.is_zero()
         self.requests = req + {PODS: POD_UNIT}
         prio = spec.get("priority")
         priority = int(prio) if prio is not None else 1
-        if TASK_PRIORITY_ANNOTATION in annotations:
-            text = str(annotations[TASK_PRIORITY_ANNOTATION]).strip()
+        if TASK_PRIORITY in annotations:
+            text = str(annotations[TASK_PRIORITY]).strip()
             if text.lstrip("+-").isdigit():
                 priority = int(text)
         self.priority = priority
         self.priority_class: str = spec.get("priorityClassName") or ""
-        raw = annotations.get(PREEMPTABLE_KEY, labels.get(PREEMPTABLE_KEY))
+        raw = annotations.get(PREEMPTABLE, labels.get(PREEMPTABLE))
         self.preemptable = True if raw is None else bool(parse_bool(raw))
         self.preemption_never = spec.get("preemptionPolicy") == "Never"
         self.gated = bool(spec.get("schedulingGates"))
@@ -397,7 +393,7 @@ class JobInfo:
         self.priority = priority
         self.creation: str = meta.get("creationTimestamp") or ""
         annotations = meta.get("annotations") or {}
-        raw = annotations.get(PREEMPTABLE_KEY, (meta.get("labels") or {}).get(PREEMPTABLE_KEY))
+        raw = annotations.get(PREEMPTABLE, (meta.get("labels") or {}).get(PREEMPTABLE))
         self.preemptable = bool(parse_bool(raw)) if raw is not None else False
         self.phase: str = status.get("phase") or ""
         self.conditions: list[dict[str, Any]] = [dict(c) for c in status.get("conditions") or []]

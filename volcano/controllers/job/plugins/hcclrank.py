@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from volcano.controllers.job.constants import ANN_TASK_INDEX, ANN_TASK_SPEC
+from volcano.api.well_known import TASK_SPEC
+from volcano.controllers.job.constants import ANN_TASK_INDEX
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, PluginError, parse_flags
 
 __all__ = ["HCCL_RANK_ANNOTATION", "HcclRankPlugin"]
@@ -55,7 +56,7 @@ class HcclRankPlugin(JobPlugin):
         if rank:
             annotations[HCCL_RANK_ANNOTATION] = rank
             return
-        task = str(annotations.get(ANN_TASK_SPEC) or "")
+        task = str(annotations.get(TASK_SPEC) or "")
         if task not in (self.master, self.worker):
             return
         text = (meta.get("labels") or {}).get(ANN_TASK_INDEX)

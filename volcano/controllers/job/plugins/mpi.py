@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from volcano.controllers.job.constants import ANN_TASK_SPEC
+from volcano.api.well_known import TASK_SPEC
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, parse_flags, task_hosts
 
 __all__ = ["MpiPlugin"]
@@ -29,7 +29,7 @@ class MpiPlugin(JobPlugin):
 
     def on_pod_create(self, pod: dict[str, Any], job: Mapping[str, Any]) -> None:
         """Add ``MPI_HOST`` (master pods) and the port."""
-        task = (pod["metadata"].get("annotations") or {}).get(ANN_TASK_SPEC, "")
+        task = (pod["metadata"].get("annotations") or {}).get(TASK_SPEC, "")
         env: dict[str, str] | None = None
         if task == self.master:
             worker = next((t for t in (job.get("spec") or {}).get("tasks") or [] if t.get("name") == self.worker),

@@ -8,7 +8,7 @@ from typing import Any
 from volcano.api.frozen import thaw
 from volcano.apiserver.client import Client
 from volcano.apiserver.errors import ApiError
-from volcano.controllers.job.podgroup import controller_ref
+from volcano.controllers.job.podgroup import job_owner_reference
 
 __all__ = ["create_if_absent", "create_or_update_data", "delete_if_present", "owned_meta"]
 
@@ -16,7 +16,7 @@ __all__ = ["create_if_absent", "create_or_update_data", "delete_if_present", "ow
 def owned_meta(job: Mapping[str, Any], name: str) -> dict[str, Any]:
     """Metadata for an object named ``name`` in the job's namespace, controlled by the job."""
     meta = job["metadata"]
-    return {"name": name, "namespace": meta.get("namespace", "default"), "ownerReferences": [controller_ref(job)]}
+    return {"name": name, "namespace": meta.get("namespace", "default"), "ownerReferences": [job_owner_reference(job)]}
 
 
 def create_or_update_data(client: Client, kind: str, job: Mapping[str, Any], name: str,

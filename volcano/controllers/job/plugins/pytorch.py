@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from volcano.controllers.job.constants import ANN_TASK_SPEC
+from volcano.api.well_known import TASK_SPEC
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, parse_flags, task_hosts
 
 __all__ = ["PytorchPlugin"]
@@ -41,8 +41,8 @@ class PytorchPlugin(JobPlugin):
         first["replicas"] = 1
         addr = task_hosts(job, first)[0] if int(master.get("replicas") or 0) else \
             f"{job['metadata']['name']}-{self.master}-0.{job['metadata']['name']}"
-        task = (pod["metadata"].get("labels") or {}).get(ANN_TASK_SPEC) or \
-            (pod["metadata"].get("annotations") or {}).get(ANN_TASK_SPEC, "")
+        task = (pod["metadata"].get("labels") or {}).get(TASK_SPEC) or \
+            (pod["metadata"].get("annotations") or {}).get(TASK_SPEC, "")
         spec = pod.setdefault("spec", {})
         rank: int | None = None
         if task == self.worker:

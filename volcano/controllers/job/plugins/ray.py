@@ -30,7 +30,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from volcano.controllers.job.constants import ANN_JOB_NAME, ANN_TASK_SPEC, LABEL_JOB_NAMESPACE
+from volcano.api.well_known import JOB_NAME, TASK_SPEC
+from volcano.controllers.job.constants import LABEL_JOB_NAMESPACE
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, PluginError, parse_flags
 from volcano.controllers.job.plugins.owned import create_if_absent, delete_if_present, owned_meta
 
@@ -80,8 +81,8 @@ class RayPlugin(JobPlugin):
         head = next((t for t in tasks if t.get("name") == self.head), None)
         if head is None:
             raise PluginError(f"job {job['metadata']['name']} doesn't have head task {self.head}")
-        task = (pod["metadata"].get("annotations") or {}).get(ANN_TASK_SPEC) or \
-            (pod["metadata"].get("labels") or {}).get(ANN_TASK_SPEC, "")
+        task = (pod["metadata"].get("annotations") or {}).get(TASK_SPEC) or \
+            (pod["metadata"].get("labels") or {}).get(TASK_SPEC, "")
         for container in (pod.get("spec") or {}).get("containers") or []:
             name = container.get("name")
             if task == self.head and name == self.head_container:
@@ -103,8 +104,8 @@ class RayPlugin(JobPlugin):
         meta = job["metadata"]
         create_if_absent(self.ctx.client, {
             "apiVersion": "v1", "kind": "Service", "metadata": owned_meta(job, self.service_name(job)),
-            "spec": {"selector": {ANN_JOB_NAME: meta["name"], LABEL_JOB_NAMESPACE: meta.get("namespace", "default"),
-                                  ANN_TASK_SPEC: self.head},
+            "spec": {"selector": {JOB_NAME: meta["name"], LABEL_JOB_NAMESPACE: meta.get("namespace", "default"),
+                                  TASK_SPEC: self.head},
                      "ports": [{"name": port_name, "port": number, "targetPort": port_name, "protocol": "TCP"}
                                for port_name, number in self._ports()]},
         })

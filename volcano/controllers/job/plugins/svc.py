@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from volcano.controllers.job.constants import ANN_JOB_NAME, LABEL_JOB_NAMESPACE
+from volcano.api.well_known import JOB_NAME
+from volcano.controllers.job.constants import LABEL_JOB_NAMESPACE
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, parse_flags, task_hosts
 from volcano.controllers.job.plugins.owned import (
     create_if_absent,
@@ -70,7 +71,7 @@ class SvcPlugin(JobPlugin):
     @staticmethod
     def _selector(job: Mapping[str, Any]) -> dict[str, str]:
         meta = job["metadata"]
-        return {ANN_JOB_NAME: meta["name"], LABEL_JOB_NAMESPACE: meta.get("namespace", "default")}
+        return {JOB_NAME: meta["name"], LABEL_JOB_NAMESPACE: meta.get("namespace", "default")}
 
     def on_job_add(self, job: dict[str, Any]) -> None:
         """Create the ConfigMap, Service and NetworkPolicy."""

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from volcano.controllers.job.constants import ANN_TASK_SPEC
+from volcano.api.well_known import TASK_SPEC
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, parse_flags
 
 __all__ = ["TensorflowPlugin", "tf_config"]
@@ -62,7 +62,7 @@ class TensorflowPlugin(JobPlugin):
         tasks = (job.get("spec") or {}).get("tasks") or []
         if len(tasks) == 1 and int(tasks[0].get("replicas") or 0) == 1:
             return
-        task = (pod["metadata"].get("annotations") or {}).get(ANN_TASK_SPEC, "")
+        task = (pod["metadata"].get("annotations") or {}).get(TASK_SPEC, "")
         index = int(str(pod["metadata"]["name"]).rsplit("-", 1)[-1])
         value = tf_config(job, task, index, self.roles, self.port)
         for c in pod.setdefault("spec", {}).get("containers") or []:

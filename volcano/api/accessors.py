@@ -1,0 +1,78 @@
+"""Typed reads of Kubernetes-shaped objects that tolerate missing or malformed parts.
+
+Objects come from manifests, the store and watches; any part may be absent, and
+an object written before validation existed may hold a wrong type where a
+mapping belongs. These accessors never raise on shape: a missing or non-mapping
+``metadata``/``status`` reads as empty, a missing name as ``""``. They replace
+the ``(obj.get("status") or {})`` chains and the per-module ``_meta`` helpers.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["annotations", "controller_of", "key", "labels", "meta", "name", "namespace", "phase", "status"]
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+def meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``obj["metadata"]``, or an empty mapping when absent or not a mapping."""
+    value = obj.get("metadata")
+    return value if isinstance(value, Mapping) else _EMPTY
+
+
+def status(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``obj["status"]``, or an empty mapping when absent or not a mapping."""
+    value = obj.get("status")
+    return value if isinstance(value, Mapping) else _EMPTY
+
+
+def name(obj: Mapping[str, Any]) -> str:
+    """``metadata.name``, or ``""``."""
+    value = meta(obj).get("name")
+    return value if isinstance(value, str) else ""
+
+
+def namespace(obj: Mapping[str, Any]) -> str:
+    """``metadata.namespace``, or ``""`` (cluster-scoped objects)."""
+    value = meta(obj).get("namespace")
+    return value if isinstance(value, str) else ""
+
+
+def key(obj: Mapping[str, Any]) -> str:
+    """``namespace/name``, or just ``name`` for an object without a namespace (client-go's key)."""
+    ns = namespace(obj)
+    return f"{ns}/{name(obj)}" if ns else name(obj)
+
+
+def labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
+    """``metadata.labels``, or an empty mapping."""
+    value = meta(obj).get("labels")
+    return value if isinstance(value, Mapping) else _EMPTY
+
+
+def annotations(obj: Mapping[str, Any]) -> Mapping[str, str]:
+    """``metadata.annotations``, or an empty mapping."""
+    value = meta(obj).get("annotations")
+    return value if isinstance(value, Mapping) else _EMPTY
+
+
+def phase(obj: Mapping[str, Any]) -> str:
+    """``status.phase``, or for a Volcano Job ``status.state.phase``; ``""`` when unset."""
+    st = status(obj)
+    value = st.get("phase")
+    if value is None:
+        state = st.get("state")
+        value = state.get("phase") if isinstance(state, Mapping) else None
+    return value if isinstance(value, str) else ""
+
+
+def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The ownerReference with ``controller: true`` (there is at most one), or None."""
+    refs = meta(obj).get("ownerReferences")
+    if not isinstance(refs, list):
+        return None
+    for ref in refs:
+        if isinstance(ref, Mapping) and ref.get("controller") is True:
+            return ref
+    return None
