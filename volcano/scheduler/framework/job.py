@@ -1,0 +1,286 @@
+"""Jobs as the scheduler sees them: a PodGroup and its member tasks in one session.
+
+``JobInfo`` keeps its status counts and allocated vector current as tasks move
+(``add_task`` / ``set_status``) and carries Volcano's gang arithmetic
+(``job_info.go``: ready, pipelined, starving, per-role minimums). ``FitErrors``
+and ``task_scheduling_reason`` render the messages Volcano writes for tasks that
+did not fit.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from volcano.api import accessors as obj
+from volcano.api.well_known import PREEMPTABLE
+from volcano.scheduler.framework.resources import ResourceSpace, scheduler_resources
+from volcano.scheduler.framework.task import (
+    ALLOCATED_STATUSES,
+    READY_STATUSES,
+    VALID_STATUSES,
+    TaskInfo,
+    TaskStatus,
+    parse_bool,
+)
+
+__all__ = ["FitErrors", "JobInfo", "task_scheduling_reason"]
+
+S = TaskStatus
+
+
+class FitErrors:
+    """Why a task fits no node: a histogram of node reasons (or one explicit error).
+
+    ``error()`` renders Volcano's message: ``0/<N> nodes are unavailable: <count>
+    <reason>, ... .`` with N the number of failing nodes and the histogram
+    sorted as strings. ``unresolvable`` marks node rows whose failure no
+    eviction can fix (preempt and reclaim skip them)."""
+
+    __slots__ = ("err", "n_nodes", "reasons", "unresolvable")
+
+    def __init__(self, err: str = "") -> None:
+        self.err = err
+        self.n_nodes = 0
+        self.reasons: Counter[str] = Counter()
+        self.unresolvable: npt.NDArray[np.bool_] | None = None
+
+    def add(self, reason_counts: Mapping[str, int], n_nodes: int) -> None:
+        """Record ``n_nodes`` failing nodes with these reason counts."""
+        self.n_nodes += n_nodes
+        self.reasons.update(reason_counts)
+
+    def error(self) -> str:
+        """The message Volcano prints for these fit errors."""
+        if self.err and not self.reasons:
+            return self.err
+        base = self.err or f"0/{self.n_nodes} nodes are unavailable"
+        hist = sorted(f"{count} {reason}" for reason, count in self.reasons.items())
+        return f"{base}: {', '.join(hist)}."
+
+
+class JobInfo:
+    """A PodGroup and its member tasks in one session."""
+
+    __slots__ = (
+        "_be_pending",
+        "_ready",
+        "allocated",
+        "conditions",
+        "creation",
+        "fit_errors",
+        "job_fit_errors",
+        "min_available",
+        "min_resources",
+        "min_task_member",
+        "name",
+        "namespace",
+        "phase",
+        "podgroup",
+        "preemptable",
+        "priority",
+        "queue",
+        "status_counts",
+        "tasks",
+        "uid",
+    )
+
+    def __init__(self, podgroup: Mapping[str, Any], default_queue: str, priority: int, space: ResourceSpace) -> None:
+        meta = obj.meta(podgroup)
+        spec = podgroup.get("spec") or {}
+        status = obj.status(podgroup)
+        self.podgroup = podgroup
+        self.name = obj.name(podgroup)
+        self.namespace = obj.namespace(podgroup) or "default"
+        self.uid = f"{self.namespace}/{self.name}"
+        self.queue: str = spec.get("queue") or default_queue
+        self.min_available = int(spec.get("minMember") or 0)
+        self.min_task_member: dict[str, int] = {k: int(v) for k, v in (spec.get("minTaskMember") or {}).items()}
+        self.min_resources = scheduler_resources(spec.get("minResources"), field="spec.minResources") \
+            if spec.get("minResources") is not None else None
+        self.priority = priority
+        self.creation: str = meta.get("creationTimestamp") or ""
+        raw = obj.annotations(podgroup).get(PREEMPTABLE, obj.labels(podgroup).get(PREEMPTABLE))
+        self.preemptable = bool(parse_bool(raw)) if raw is not None else False
+        self.phase: str = status.get("phase") or ""
+        self.conditions: list[dict[str, Any]] = [dict(c) for c in status.get("conditions") or []]
+        self.tasks: dict[str, TaskInfo] = {}
+        self.status_counts: Counter[TaskStatus] = Counter()
+        self._be_pending = 0
+        self._ready = 0
+        self.allocated = space.zeros()
+        self.fit_errors: dict[str, FitErrors] = {}
+        self.job_fit_errors = ""
+
+    # -- membership and status ------------------------------------------------------------
+    def add_task(self, task: TaskInfo) -> None:
+        """Add a task (keeps counts and the allocated vector current)."""
+        task.job = self
+        self.tasks[task.uid] = task
+        self.status_counts[task.status] += 1
+        if task.status == S.Pending and task.spec.best_effort:
+            self._be_pending += 1
+        if task.status in READY_STATUSES:
+            self._ready += 1
+        if task.status in ALLOCATED_STATUSES:
+            self.allocated = self.allocated + task.vec
+
+    def set_status(self, task: TaskInfo, status: TaskStatus) -> None:
+        """Move ``task`` to ``status`` (counts and allocation follow)."""
+        old = task.status
+        if old == status:
+            return
+        self.status_counts[old] -= 1
+        self.status_counts[status] += 1
+        if task.spec.best_effort:
+            self._be_pending += (status == S.Pending) - (old == S.Pending)
+        self._ready += (status in READY_STATUSES) - (old in READY_STATUSES)
+        was, now = old in ALLOCATED_STATUSES, status in ALLOCATED_STATUSES
+        if was and not now:
+            self.allocated = self.allocated - task.vec
+        elif now and not was:
+            self.allocated = self.allocated + task.vec
+        task.status = status
+
+    def count(self, statuses: Iterable[TaskStatus]) -> int:
+        """Number of tasks in any of ``statuses``."""
+        counts = self.status_counts
+        total = 0
+        for s in statuses:
+            total += counts[s]
+        return total
+
+    def tasks_in(self, *statuses: TaskStatus) -> list[TaskInfo]:
+        """Tasks with one of ``statuses``, in insertion order."""
+        return [t for t in self.tasks.values() if t.status in statuses]
+
+    # -- gang arithmetic (Volcano job_info.go) ---------------------------------------------
+    def ready_task_num(self) -> int:
+        """#tasks in Bound, Binding, Running, Allocated, Succeeded (kept current by
+        ``add_task`` / ``set_status``)."""
+        return self._ready
+
+    def waiting_task_num(self) -> int:
+        """#tasks Pipelined."""
+        return self.status_counts[S.Pipelined]
+
+    def pending_best_effort_num(self) -> int:
+        """#Pending tasks without requests."""
+        return self._be_pending
+
+    def valid_task_num(self) -> int:
+        """#tasks in a valid status."""
+        return self.count(VALID_STATUSES)
+
+    def is_ready(self) -> bool:
+        """ReadyTaskNum + PendingBestEffort >= minAvailable."""
+        return self._ready + self._be_pending >= self.min_available
+
+    def is_pipelined(self) -> bool:
+        """Waiting + Ready + PendingBestEffort >= minAvailable."""
+        return self.waiting_task_num() + self.ready_task_num() + self.pending_best_effort_num() >= self.min_available
+
+    def is_starving(self) -> bool:
+        """Waiting + Ready < minAvailable."""
+        return self.waiting_task_num() + self.ready_task_num() < self.min_available
+
+    def _role_counts(self, statuses: frozenset[TaskStatus], pending_be: bool) -> Counter[str]:
+        out: Counter[str] = Counter()
+        for t in self.tasks.values():
+            if t.status in statuses or (pending_be and t.status == S.Pending and t.best_effort):
+                out[t.spec.role] += 1
+        return out
+
+    def _check_roles(self, statuses: frozenset[TaskStatus], pending_be: bool, skip_zero: bool) -> bool:
+        if not self.min_task_member or self.min_available < sum(self.min_task_member.values()):
+            return True
+        counts = self._role_counts(statuses, pending_be)
+        for role, minimum in sorted(self.min_task_member.items()):
+            if skip_zero and minimum == 0:
+                continue
+            if counts[role] < minimum:
+                return False
+        return True
+
+    def check_task_valid(self) -> bool:
+        """Every role has enough valid tasks (skipped when minMember < Σ minTaskMember)."""
+        return self._check_roles(VALID_STATUSES, False, True)
+
+    def check_task_ready(self) -> bool:
+        """Every role has enough ready tasks (+ pending best-effort ones)."""
+        return self._check_roles(READY_STATUSES, True, False)
+
+    def check_task_pipelined(self) -> bool:
+        """Every role has enough ready or pipelined tasks."""
+        return self._check_roles(READY_STATUSES | {S.Pipelined}, True, False)
+
+    def task_has_fit_errors(self, task: TaskInfo) -> bool:
+        """A task of the same non-empty role already failed in this session."""
+        role = task.spec.role
+        if not role or not self.fit_errors:
+            return False
+        return any(self.tasks[uid].spec.role == role for uid in self.fit_errors if uid in self.tasks)
+
+    def need_continue_allocating(self) -> bool:
+        """Whether allocate should try the job's other tasks after one failed (Volcano's rules)."""
+        n = len(self.tasks)
+        if self.min_available >= n:
+            return False
+        failed_roles = {self.tasks[uid].spec.role for uid in self.fit_errors if uid in self.tasks}
+        pending: Counter[str] = Counter(t.spec.role for t in self.tasks.values() if t.status == S.Pending)
+        total_min = sum(self.min_task_member.values())
+        if self.min_available < total_min:
+            left = sum(c for r, c in pending.items() if r not in failed_roles)
+            return self.ready_task_num() + left >= self.min_available
+        allocated: Counter[str] = Counter()
+        for t in self.tasks.values():
+            if t.status in READY_STATUSES or (t.status == S.Pending and t.best_effort):
+                allocated[t.spec.role] += 1
+        for role in sorted(failed_roles):
+            minimum = self.min_task_member.get(role, 0)
+            if minimum > 0 and allocated[role] < minimum:
+                return False
+        return True
+
+    # -- messages --------------------------------------------------------------------------
+    def fit_error(self, origin_order: list[TaskInfo] | None = None) -> str:
+        """Volcano's ``job.FitError()`` message (see the module docs of ``status``)."""
+        head = "pod group is ready" if self.is_ready() else "pod group is not ready"
+        parts = [f"{c} {s.name}" for s, c in self.status_counts.items() if c > 0]
+        parts.append(f"{self.min_available} minAvailable")
+        msg = head + ", " + ", ".join(sorted(parts))
+        reasons: Counter[str] = Counter()
+        for t in self.tasks.values():
+            if t.status == S.Pending:
+                reasons[task_scheduling_reason(self, t)[0]] += 1
+        if reasons:
+            msg += "; Pending: " + ", ".join(sorted(f"{c} {r}" for r, c in reasons.items()))
+        if self.job_fit_errors:
+            msg += ". Origin reason is: " + self.job_fit_errors
+        else:
+            for t in origin_order if origin_order is not None else self.tasks.values():
+                fe = self.fit_errors.get(t.uid)
+                if fe is not None:
+                    msg += f". Origin reason is {t.name}: {fe.error()}"
+                    break
+        return msg
+
+
+def task_scheduling_reason(job: JobInfo, task: TaskInfo) -> tuple[str, str, str]:
+    """(reason, message, nominated node) for a task, from its last transaction or current state."""
+    status, node = task.last_txn if task.last_txn is not None else (task.status, task.node_name)
+    if status == S.Allocated:
+        return ("Schedulable",
+                f"Pod {task.key} can possibly be assigned to {node}, once minAvailable is satisfied", "")
+    if status == S.Pipelined:
+        return ("Unschedulable",
+                f"Pod {task.key} can possibly be assigned to {node}, once resource is released and "
+                "minAvailable is satisfied", node if task.eviction_occurred else "")
+    if status == S.Pending:
+        fe = job.fit_errors.get(task.uid)
+        return ("Unschedulable", fe.error() if fe is not None else job.job_fit_errors, "")
+    return (status.name, job.job_fit_errors, "")
