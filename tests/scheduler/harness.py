@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from volcano.scheduler.actions import ACTIONS
+from volcano.scheduler.actions import default_actions
 from volcano.scheduler.framework.conf import ENABLE_FLAGS, PluginOption, SchedulerConf, Tier
+from volcano.scheduler.framework.metrics import NO_METRICS, MetricsSink
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec, TaskStatus
 from volcano.scheduler.framework.plugin import Arguments, PluginRegistry
 from volcano.scheduler.framework.resources import ResourceSpace
@@ -152,7 +153,8 @@ class Result:
 
 def run(configuration: SchedulerConf, *, nodes: Iterable[Obj] = (), pods: Iterable[Obj] = (),
         podgroups: Iterable[Obj] = (), queues: Iterable[Obj] = (), pcs: Iterable[Obj] = (),
-        registry: PluginRegistry | None = None, actions: Iterable[str] | None = None) -> Result:
+        registry: PluginRegistry | None = None, actions: Iterable[str] | None = None,
+        metrics: MetricsSink = NO_METRICS) -> Result:
     """One cycle over the objects; returns binds, evictions and the close outcome."""
     space = ResourceSpace()
     classes = {p["metadata"]["name"]: int(p["value"]) for p in pcs}
@@ -163,9 +165,12 @@ def run(configuration: SchedulerConf, *, nodes: Iterable[Obj] = (), pods: Iterab
         groups.append((g, classes.get(name, default)))
     snap = Snapshot(space, [NodeSpec(n) for n in nodes], groups, [TaskSpec(p) for p in pods],
                     [QueueInfo(q) for q in queues], priority_classes=classes)
-    ssn = Session(snap, configuration, registry or default_registry(), uid="session-1")
+    ssn = Session(snap, configuration, registry or default_registry(), uid="session-1", metrics=metrics)
+    registered = default_actions()
     for name in actions if actions is not None else configuration.actions:
-        ACTIONS[name](Arguments(configuration.action_arguments(name))).execute(ssn)
+        cls = registered.get(name)
+        assert cls is not None, name
+        cls(Arguments(configuration.action_arguments(name))).execute(ssn)
     outcome = close_session(ssn)
     binds = {t.key: n for t, n in ssn.binds}
     evicted = [t.key for t, _ in ssn.evictions]

@@ -9,7 +9,6 @@ import pytest
 
 from tests.scheduler.harness import Result, node, pc, pg, pod, queue, res, run
 from volcano.scheduler.actions.gang_evict import (
-    CLUSTER_DOMAIN,
     Bundle,
     BundleType,
     apply_allowed,
@@ -27,6 +26,7 @@ from volcano.scheduler.config import load_scheduler_conf
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.model import JobInfo, TaskInfo
 from volcano.scheduler.framework.plugin import Arguments
+from volcano.scheduler.framework.points import CLUSTER_DOMAIN
 
 PRE = {"volcano.sh/preemptable": "true"}
 PCS = [pc("high", 100), pc("mid", 50), pc("low", 10)]

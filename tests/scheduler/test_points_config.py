@@ -12,6 +12,7 @@ from volcano.scheduler.config import (
     load_scheduler_conf,
 )
 from volcano.scheduler.framework import points as P
+from volcano.scheduler.framework.conf import ENABLE_FLAGS
 
 
 def const(v):  # type: ignore[no-untyped-def]
@@ -28,15 +29,18 @@ def test_all_ok_and_verdicts() -> None:
     a, b = P.Verdict(3), P.Verdict(3)
     a.fail(np.array([True, False, False]), "ra", True)
     b.fail(np.array([True, True, False]), "rb", False)
-    v = P.verdicts([[const(a)], [const(b)]], 3)
+    v = P.verdicts([[const(a)], [const(None)], [const(b)]])
+    assert v is not None
     assert [v.reasons[c - 1] if c else None for c in v.codes] == ["ra", "rb", None]
     assert v.unresolvable_mask().tolist() == [True, False, False]
+    assert a.reasons == ["ra"] and b.codes.tolist() == [1, 1, 0]  # the plugins' verdicts are untouched
+    assert P.verdicts([[const(None)], []]) is None
 
 
 def test_score_sum() -> None:
     rows = np.array([0, 2])
-    out = P.score_sum([[lambda rows: np.array([1.0, 2.0])], [lambda rows: np.array([0.5, 0.5])]], rows)
-    assert out.tolist() == [1.5, 2.5]
+    out = P.score_sum([[lambda task, rows: np.array([1.0, 2.0])], [lambda task, rows: rows * 0.25]], "task", rows)
+    assert out.tolist() == [1.0, 2.5]
 
 
 def test_tier_intersect_quirks() -> None:
@@ -64,7 +68,8 @@ def test_tier_union() -> None:
 def test_boolean_combiners() -> None:
     assert P.any_true([]) is False and P.any_true([[const(False)], [const(True)]]) is True
     assert P.all_true([]) is True and P.all_true([[const(True), const(False)]]) is False
-    assert P.first_failure([[const(None), const(("r", "m"))]]) == ("r", "m")
+    assert P.first_result([[const(None), const(("r", "m"))], [const(("x", "y"))]]) == ("r", "m")
+    assert P.first_result([[const(None)]]) is None
 
 
 def test_tier_vote() -> None:
@@ -84,8 +89,16 @@ def test_call_all_and_first_tier_all() -> None:
 
 
 def test_catalogue_declares_each_point_once() -> None:
-    assert len(P.CATALOGUE) == len({p.name for p in P.CATALOGUE.values()})
+    declared = [v for v in vars(P).values() if isinstance(v, P.Point)]
+    assert sorted(p.name for p in declared) == sorted(P.CATALOGUE)  # every constant is catalogued, once
+    assert all(P.CATALOGUE[p.name] is p for p in declared)
     assert P.CATALOGUE["job_valid"].flag is None
+    with pytest.raises(ValueError, match="'job_ready' is declared twice"):
+        P.catalogue(P.JOB_READY, P.JOB_ORDER, P.Point("job_ready", None, P.all_true, "again"))
+
+
+def test_every_flag_is_a_volcano_enable_flag() -> None:
+    assert {p.flag for p in P.CATALOGUE.values()} - {None} <= set(ENABLE_FLAGS)
 
 
 @pytest.mark.parametrize("text", [DEFAULT_SCHEDULER_CONF_TEXT, HELM_SCHEDULER_CONF_TEXT])

@@ -11,7 +11,7 @@ import pytest
 from tests.scheduler.harness import conf, node, opt, pg, pod, queue, res, run
 from volcano.scheduler.framework.model import JobInfo
 from volcano.scheduler.framework.plugin import Plugin
-from volcano.scheduler.framework.points import PERMIT, REJECT
+from volcano.scheduler.framework.points import JOB_ENQUEUEABLE, PERMIT, REJECT
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.plugins import default_registry
 
@@ -92,7 +92,7 @@ class _RejectA(Plugin):
     name = "reject-a"
 
     def open(self, ssn: Session) -> None:
-        ssn.add_fn("job_enqueueable", self.vote)
+        ssn.add_fn(JOB_ENQUEUEABLE, self.vote)
 
     def vote(self, job: JobInfo) -> int:
         """Reject pgA, permit the rest."""

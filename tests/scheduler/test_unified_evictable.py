@@ -8,13 +8,22 @@ from typing import Any, ClassVar
 import pytest
 
 from tests.scheduler.harness import Result, conf, node, opt, pc, pg, pod, queue, res, run
-from volcano.scheduler.actions.gang_evict import GANG_PREEMPT, GANG_RECLAIM, EvictionContext, unified_evictable
+from volcano.scheduler.actions.gang_evict import unified_evictable
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.model import TaskInfo
 from volcano.scheduler.framework.plugin import Plugin, PluginRegistry
-from volcano.scheduler.framework.points import ABSTAIN, CATALOGUE, PERMIT, REJECT, tier_intersect
+from volcano.scheduler.framework.points import (
+    ABSTAIN,
+    CATALOGUE,
+    GANG_PREEMPT,
+    GANG_RECLAIM,
+    PERMIT,
+    REJECT,
+    UNIFIED_EVICTABLE,
+    EvictionContext,
+    tier_intersect,
+)
 from volcano.scheduler.framework.session import Session
-from volcano.scheduler.plugins import default_registry
 
 PRE = {"volcano.sh/preemptable": "true"}
 PCS = [pc("high", 100), pc("mid", 50), pc("low", 10)]
@@ -28,8 +37,8 @@ def _pod(name: str, group: str, ns: str = "ns", node_name: str = "n1", phase: st
 # -- the point -------------------------------------------------------------------------------
 
 def test_point_is_tier_intersection_without_enable_flag() -> None:
-    point = CATALOGUE["unified_evictable"]
-    assert point.combiner is tier_intersect
+    point = UNIFIED_EVICTABLE
+    assert CATALOGUE[point.name] is point and point.fold is tier_intersect
     assert point.flag is None
 
 
@@ -44,7 +53,7 @@ class _Toy(Plugin):
         def fn(_ctx: Any, cands: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
             return [t for t in cands if t.uid in uids], vote
 
-        ssn.add_fn("unified_evictable", fn)
+        ssn.add_fn(UNIFIED_EVICTABLE, fn)
 
 
 def _toy_registry(answers: dict[str, tuple[tuple[str, ...], int]]) -> PluginRegistry:
@@ -99,13 +108,13 @@ def _plugin_session(plugin: str, pods: list[dict[str, Any]], podgroups: list[dic
                podgroups=podgroups, pcs=PCS, actions=[])
 
 
-def test_each_named_plugin_registers_one_callback() -> None:
-    c = SchedulerConf((), (Tier(tuple(PluginOption(n) for n in ("priority", "gang", "conformance", "capacity"))),))
+@pytest.mark.parametrize(("name", "registers"), [
+    ("priority", True), ("gang", True), ("conformance", True), ("capacity", True), ("drf", False),
+    ("proportion", False)])
+def test_which_plugins_register_a_callback(name: str, registers: bool) -> None:
+    c = SchedulerConf((), (Tier((PluginOption(name),)),))
     r = run(c, nodes=[node("n1", res(1, "1Gi"))], queues=[queue("q")], actions=[])
-    assert len(r.session.fns("unified_evictable")[0]) == 4
-    assert sorted(n for n in default_registry().names()
-                  if n in ("priority", "gang", "conformance", "capacity")) == [
-        "capacity", "conformance", "gang", "priority"]
+    assert r.session.has(UNIFIED_EVICTABLE) is registers
 
 
 @pytest.mark.parametrize("kind", [GANG_PREEMPT, GANG_RECLAIM])

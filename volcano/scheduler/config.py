@@ -21,7 +21,8 @@ from typing import Any
 
 import yaml
 
-from volcano.scheduler.actions import ACTIONS, UNSUPPORTED_ACTIONS
+from volcano.scheduler.actions import UNSUPPORTED_ACTIONS, default_actions
+from volcano.scheduler.framework.action import ActionRegistry
 from volcano.scheduler.framework.conf import ENABLE_FLAGS, PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.plugin import PluginRegistry
 from volcano.scheduler.plugins import VOLCANO_PLUGINS, default_registry
@@ -108,10 +109,12 @@ def _to_mapping(source: str | Path | Mapping[str, Any]) -> Mapping[str, Any]:
     return data
 
 
-def load_scheduler_conf(source: str | Path | Mapping[str, Any], *,
-                        registry: PluginRegistry | None = None) -> SchedulerConf:
-    """Parse and validate a scheduler configuration (see the module docstring)."""
+def load_scheduler_conf(source: str | Path | Mapping[str, Any], *, registry: PluginRegistry | None = None,
+                        actions: ActionRegistry | None = None) -> SchedulerConf:
+    """Parse and validate a scheduler configuration (see the module docstring) against
+    the plugins of ``registry`` and the ``actions`` (default: every one implemented)."""
     reg = registry if registry is not None else default_registry()
+    known_actions = actions if actions is not None else default_actions()
     data = _to_mapping(source)
     for key in data:
         if key not in ("actions", "tiers", "configurations", "metrics"):
@@ -119,12 +122,13 @@ def load_scheduler_conf(source: str | Path | Mapping[str, Any], *,
     raw_actions = data.get("actions")
     if not isinstance(raw_actions, str):
         raise _err("actions", f"must be a comma-separated string, got {raw_actions!r}")
-    actions = tuple(a.strip() for a in raw_actions.split(","))
-    for a in actions:
+    action_names = tuple(a.strip() for a in raw_actions.split(","))
+    for a in action_names:
+        if a in known_actions:
+            continue
         if a in UNSUPPORTED_ACTIONS:
             raise _err("actions", f"action {a!r} is not yet supported")
-        if a not in ACTIONS:
-            raise _err("actions", f"unknown action {a!r}")
+        raise _err("actions", f"unknown action {a!r}")
     tiers_raw = data.get("tiers") or []
     if not isinstance(tiers_raw, list):
         raise _err("tiers", "must be a list")
@@ -175,31 +179,21 @@ def load_scheduler_conf(source: str | Path | Mapping[str, Any], *,
         if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
             raise _err(where, "must be a mapping with a string 'name'")
         aname = entry["name"]
-        acls = ACTIONS.get(aname)
+        acls = known_actions.get(aname)
         if acls is None:
             raise _err(where, f"unknown action {aname!r}")
         args = entry.get("arguments") or {}
         if not isinstance(args, Mapping):
             raise _err(f"{where}.arguments", "must be a mapping")
         for arg in args:
-            if arg not in acls.ARGUMENTS:
+            if not acls.accepts_argument(str(arg)):
                 raise _err(f"{where}.arguments", f"unknown argument {arg!r} for action {aname!r}")
         configurations[aname] = dict(args)
     metrics = data.get("metrics") or {}
     if not isinstance(metrics, Mapping):
         raise _err("metrics", "must be a mapping")
-    return SchedulerConf(actions, tuple(tiers), configurations, dict(metrics))
+    return SchedulerConf(action_names, tuple(tiers), configurations, dict(metrics))
 
 
-def _default() -> SchedulerConf:
-    # The built-in default, minus plugins whose modules do not exist yet (they are
-    # added automatically once present); the text above is Volcano's default unchanged.
-    reg = default_registry()
-    data = yaml.safe_load(DEFAULT_SCHEDULER_CONF_TEXT)
-    for tier in data["tiers"]:
-        tier["plugins"] = [p for p in tier["plugins"] if p["name"] in reg]
-    return load_scheduler_conf(data, registry=reg)
-
-
-DEFAULT_SCHEDULER_CONF: SchedulerConf = _default()
-"""Volcano's built-in default configuration (only the plugins available here)."""
+DEFAULT_SCHEDULER_CONF: SchedulerConf = load_scheduler_conf(DEFAULT_SCHEDULER_CONF_TEXT)
+"""Volcano's built-in default configuration."""

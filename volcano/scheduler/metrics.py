@@ -4,6 +4,8 @@ Names, labels and buckets follow Volcano's ``pkg/scheduler/metrics``. Latencies
 are simulated milliseconds (a cycle takes no simulated time, so cycle/action
 latencies are 0 unless the clock is advanced inside them); the job scheduling
 latency (creation to allocation) is meaningful in simulated time.
+``SchedulerMetrics`` is also the session's ``MetricsSink``: plugins and actions
+report through its ``count_*``/``set_*`` methods.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ def _exp_buckets(lo: float, hi: float, count: int) -> list[float]:
 
 
 class SchedulerMetrics:
-    """Every scheduler metric, registered in ``self.registry`` (never the global one)."""
+    """Every scheduler metric, registered in ``self.registry`` (never the global one);
+    a ``volcano.scheduler.framework.metrics.MetricsSink``."""
 
     def __init__(self) -> None:
         r = self.registry = CollectorRegistry()
@@ -49,3 +52,29 @@ class SchedulerMetrics:
                                              ["action"], namespace=ns, registry=r)
         self.schedule_attempts = Counter("schedule_attempts_total", "Schedule attempts (never incremented)",
                                          ["result"], namespace=ns, registry=r)
+
+    # -- MetricsSink ----------------------------------------------------------------------------
+    def count_preemption_attempts(self, n: int) -> None:
+        """``total_preemption_attempts`` += n."""
+        if n:
+            self.preemption_attempts.inc(n)
+
+    def set_preemption_victims(self, n: int) -> None:
+        """``pod_preemption_victims`` = n."""
+        self.preemption_victims.set(n)
+
+    def count_eviction_transaction(self, action: str) -> None:
+        """``eviction_transactions_total{action}`` += 1."""
+        self.eviction_transactions.labels(action).inc()
+
+    def set_unschedulable_tasks(self, job: str, n: int) -> None:
+        """``unschedule_task_count{job_id}`` = n."""
+        self.unschedule_task_count.labels(job).set(n)
+
+    def set_unschedulable_jobs(self, n: int) -> None:
+        """``unschedule_job_count`` = n."""
+        self.unschedule_job_count.set(n)
+
+    def count_job_retry(self, job: str) -> None:
+        """``job_retry_counts{job_id}`` += 1."""
+        self.job_retry_counts.labels(job).inc()

@@ -20,9 +20,10 @@ from volcano.api.frozen import thaw
 from volcano.apiserver.client import Client
 from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory
-from volcano.scheduler.actions import ACTIONS
+from volcano.scheduler.actions import default_actions
 from volcano.scheduler.cache import SchedulerCache
 from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF
+from volcano.scheduler.framework.action import ActionRegistry
 from volcano.scheduler.framework.conf import SchedulerConf
 from volcano.scheduler.framework.model import TaskInfo
 from volcano.scheduler.framework.plugin import Arguments, PluginRegistry
@@ -46,7 +47,7 @@ class Scheduler:
                  conf: SchedulerConf | None = None, streams: RandomStreams | None = None,
                  trace: Trace | None = None, recorder: Any = None, scheduler_name: str = "volcano",
                  period_ms: int = 1000, registry: PluginRegistry | None = None,
-                 default_queue: str = "default") -> None:
+                 default_queue: str = "default", actions: ActionRegistry | None = None) -> None:
         self.client = client
         self.clock = clock
         self.conf = conf or DEFAULT_SCHEDULER_CONF
@@ -56,6 +57,7 @@ class Scheduler:
         self.name = scheduler_name
         self.period_ms = period_ms
         self.registry = registry or default_registry()
+        self.actions = actions or default_actions()
         self.cache = SchedulerCache(informers, scheduler_names=(scheduler_name,), default_queue=default_queue)
         self.metrics = SchedulerMetrics()
         self.cycles = 0
@@ -95,18 +97,14 @@ class Scheduler:
         self.cycles += 1
         start = self.clock.now_ms
         ssn = Session(self.cache.snapshot(), self.conf, self.registry, uid=f"{self.name}-session-{self.cycles}",
-                      now_ms=start, trace=self.trace, component=self.name, clock=self.clock)
+                      now_ms=start, trace=self.trace, component=self.name, clock=self.clock, metrics=self.metrics)
         for name in self.conf.actions:
-            action = ACTIONS[name](Arguments(self.conf.action_arguments(name)))
+            cls = self.actions.get(name)
+            if cls is None:
+                raise KeyError(f"action {name!r} is not in the registry")
+            action = cls(Arguments(self.conf.action_arguments(name)))
             action.execute(ssn)
             self.metrics.action_latency.labels(name).observe(self.clock.now_ms - start)
-            extra = getattr(action, "metrics", {})
-            if extra.get("attempts"):
-                self.metrics.preemption_attempts.inc(extra["attempts"])
-            if "victims" in extra:
-                self.metrics.preemption_victims.set(extra["victims"])
-            if extra.get("eviction_transactions"):
-                self.metrics.eviction_transactions.labels(name).inc(extra["eviction_transactions"])
         outcome = close_session(ssn)
         self._apply(ssn, outcome)
         self.metrics.e2e_latency.observe(self.clock.now_ms - start)
@@ -118,12 +116,6 @@ class Scheduler:
         return self.cache.informers.informer("Pod").get(task.name, task.namespace)
 
     def _apply(self, ssn: Session, out: SessionOutcome) -> None:
-        obs = ssn.observations
-        for job_name, n in sorted((obs.get("unschedule_task_count") or {}).items()):
-            self.metrics.unschedule_task_count.labels(job_name).set(n)
-        self.metrics.unschedule_job_count.set(obs.get("unschedule_job_count", 0))
-        for job_name, n in sorted((obs.get("job_retry") or {}).items()):
-            self.metrics.job_retry_counts.labels(job_name).inc(n)
         for task, node in ssn.binds:
             self._bind(task, node)
         for task, reason in ssn.evictions:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskInfo, TaskSpec, TaskStatus
 from volcano.scheduler.framework.resources import ResourceSpace
-from volcano.scheduler.framework.select import feasible, prioritize, select_node
+from volcano.scheduler.framework.select import SELECT_STATES, feasible, prioritize, select_node
 from volcano.scheduler.framework.session import Session, Snapshot
 from volcano.scheduler.plugins import default_registry
 
@@ -88,7 +88,7 @@ def test_select_node_matches_full_path(seed: int) -> None:
         if got is not None:
             ssn.do_allocate(task, ssn.nodes[got])
             placed.append(task)
-    assert ssn.cache["select.states"]  # the incremental path was taken
+    assert ssn.state.peek(SELECT_STATES)  # the incremental path was taken
 
 
 def test_no_fit_reports_the_full_fit_errors() -> None:
@@ -113,4 +113,4 @@ def test_inter_pod_affinity_takes_the_full_path() -> None:
     task = next(t for j in ssn.jobs.values() for t in j.tasks.values())
     assert not ssn.rows_local(task)
     select_node(ssn, task)
-    assert "select.states" not in ssn.cache
+    assert SELECT_STATES not in ssn.state

@@ -10,6 +10,7 @@ import pytest
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec
 from volcano.scheduler.framework.plugin import Arguments, PluginRegistry
+from volcano.scheduler.framework.points import NODE_ORDER
 from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.session import Session, Snapshot
 from volcano.scheduler.plugins.binpack import BinpackPlugin, BinpackWeights, binpack_scores, parse_binpack_arguments
@@ -48,7 +49,7 @@ def _session(args: dict[str, Any]) -> Session:
     snap = Snapshot(space=ResourceSpace([GPU, FOO]), nodes=[NodeSpec(n) for n in nodes], podgroups=[(pg, 0)],
                     tasks=[TaskSpec(p) for p in pods],
                     queues=[QueueInfo({"metadata": {"name": "c1"}, "status": {"state": "Open"}})])
-    return Session(snap, conf, PluginRegistry({"binpack": BinpackPlugin}))
+    return Session(snap, conf, PluginRegistry([BinpackPlugin]))
 
 
 ARGS_A = {"binpack.weight": 10, "binpack.cpu": 2, "binpack.memory": 3, "binpack.resources": f"{GPU}, {FOO}",
@@ -71,7 +72,7 @@ def test_node_scores_upstream_table(args: dict[str, Any], expected: dict[str, li
 
 
 def test_zero_weight_registers_nothing_and_overflow_zeroes_node() -> None:
-    assert not _session({"binpack.weight": 0}).has("node_order")
+    assert not _session({"binpack.weight": 0}).has(NODE_ORDER)
     alloc = np.array([[2000, 0], [1000, 0]], dtype=np.int64)
     used = np.zeros((2, 2), dtype=np.int64)
     scores = binpack_scores({"cpu": 1500}, ["cpu", "memory"], alloc, used, BinpackWeights())

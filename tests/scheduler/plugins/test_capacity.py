@@ -93,7 +93,7 @@ def _session(queues: list[dict[str, Any]], pgs: list[tuple[str, str, str]], pods
     conf = SchedulerConf(actions=("allocate",), tiers=(Tier((PluginOption("capacity", flags or {}),)),))
     snap = Snapshot(space=ResourceSpace(), nodes=[NodeSpec(n) for n in nodes], podgroups=pg_objs,
                     tasks=[TaskSpec(p) for p in pods], queues=[QueueInfo(q) for q in queues])
-    return Session(snap, conf, PluginRegistry({"capacity": CapacityPlugin}))
+    return Session(snap, conf, PluginRegistry([CapacityPlugin]))
 
 
 def _pod(name: str, pg: str, cpu: str, mem: str, node: str = "", phase: str = "Pending") -> dict[str, Any]:

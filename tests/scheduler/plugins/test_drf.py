@@ -10,6 +10,7 @@ import pytest
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec
 from volcano.scheduler.framework.plugin import PluginRegistry
+from volcano.scheduler.framework.points import JOB_ORDER, PREEMPTABLE, QUEUE_ORDER, RECLAIMABLE
 from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.session import Session, Snapshot
 from volcano.scheduler.plugins.drf import DrfPlugin, dominant_share, preemptable_victims, share_mask
@@ -43,7 +44,7 @@ def _session(nodes: list[dict[str, Any]], pgs: list[dict[str, Any]], pods: list[
     conf = SchedulerConf(actions=("allocate",), tiers=(Tier((PluginOption("drf", flags or {}),)),))
     snap = Snapshot(space=space, nodes=[NodeSpec(n) for n in nodes], podgroups=[(pg, 0) for pg in pgs],
                     tasks=[TaskSpec(p) for p in pods], queues=[_queue("q-1"), _queue("q-2")])
-    return Session(snap, conf, PluginRegistry({"drf": DrfPlugin}))
+    return Session(snap, conf, PluginRegistry([DrfPlugin]))
 
 
 def test_dominant_share_uses_largest_fraction_and_tolerance() -> None:
@@ -81,12 +82,12 @@ def test_job_order_follows_shares_and_allocation_events() -> None:
     plugin = ssn.plugins["drf"]
     assert isinstance(plugin, DrfPlugin)
     assert plugin.share[small.uid] == pytest.approx(0.2)
-    assert ssn.call("job_order", large1, small) == -1  # share 0 before 0.2
-    assert ssn.call("job_order", large1, large2) == 0
+    assert ssn.call(JOB_ORDER, large1, small) == -1  # share 0 before 0.2
+    assert ssn.call(JOB_ORDER, large1, large2) == 0
     task = next(iter(large2.tasks.values()))
     ssn.do_allocate(task, ssn.table.by_name["node-1"])
     assert plugin.share[large2.uid] == pytest.approx(0.6)
-    assert ssn.call("job_order", small, large2) == -1
+    assert ssn.call(JOB_ORDER, small, large2) == -1
     ssn.undo_allocate(task)
     assert plugin.share[large2.uid] == 0.0
 
@@ -104,7 +105,7 @@ def test_preemptable_through_session_and_flag_gating() -> None:
     # ls = 0.25; low after giving one up: 0.25 (equal -> victim); after two: 0 -> not a victim
     assert [t.name for t in victims] == ["low-0"]
     off = _session(nodes, pgs, pods, {"enablePreemptable": False, "enableJobOrder": False})
-    assert not off.has("preemptable") and not off.has("job_order")
+    assert not off.has(PREEMPTABLE) and not off.has(JOB_ORDER)
 
 
 def test_hierarchy_flag_opens_the_hdrf_tree() -> None:
@@ -112,5 +113,5 @@ def test_hierarchy_flag_opens_the_hdrf_tree() -> None:
     ssn = _session([_node("n1", "1", "1G")], [_pg("g", "q-1")], [_pod("p", "g", "1", "1G")], {"enableHierarchy": True})
     plugin = ssn.plugins["drf"]
     assert isinstance(plugin, DrfPlugin) and plugin.tree is not None
-    assert ssn.has("queue_order") and ssn.has("reclaimable")
+    assert ssn.has(QUEUE_ORDER) and ssn.has(RECLAIMABLE)
     assert sorted(plugin.tree.leaves) == ["c1/g"]

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from tests.scheduler.harness import Result, conf, node, opt, pg, pod, queue, res, run
+from volcano.scheduler.framework.points import QUEUE_ORDER, RECLAIMABLE
 from volcano.scheduler.plugins.drf import DrfPlugin
 from volcano.scheduler.plugins.drf_hierarchy import HdrfTree, parse_weight
 
@@ -75,10 +76,10 @@ def test_queue_order_is_registered_only_with_the_hierarchy() -> None:
     on = run(conf([], [opt("drf", "hierarchy", "queueOrder", "jobOrder")]), nodes=nodes, queues=queues, pods=pods,
              podgroups=pgs)
     sci, dev = on.session.queues["root-sci"], on.session.queues["root-eng-dev"]
-    assert on.session.call("queue_order", dev, sci) == -1  # eng (empty) before sci (0.1)
-    assert on.session.call("queue_order", sci, dev) == 1
+    assert on.session.call(QUEUE_ORDER, dev, sci) == -1  # eng (empty) before sci (0.1)
+    assert on.session.call(QUEUE_ORDER, sci, dev) == 1
     off = run(conf([], [opt("drf", "queueOrder", "jobOrder")]), nodes=nodes, queues=queues, pods=pods, podgroups=pgs)
-    assert not off.session.has("queue_order") and not off.session.has("reclaimable")
+    assert not off.session.has(QUEUE_ORDER) and not off.session.has(RECLAIMABLE)
 
 
 def _tree(total: list[int]) -> HdrfTree:

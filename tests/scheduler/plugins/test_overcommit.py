@@ -30,7 +30,7 @@ def _session(pgs: list[dict[str, Any]], nodes: list[tuple[str, str, str]], facto
     snap = Snapshot(space=ResourceSpace(), nodes=[NodeSpec(n) for n in node_objs], podgroups=[(p, 0) for p in pgs],
                     tasks=[TaskSpec(p) for p in pods or []],
                     queues=[QueueInfo({"metadata": {"name": "q1"}, "status": {"state": "Open"}})])
-    return Session(snap, conf, PluginRegistry({"overcommit": OvercommitPlugin}))
+    return Session(snap, conf, PluginRegistry([OvercommitPlugin]))
 
 
 UPSTREAM_NODES = [("n1", "2", "4Gi"), ("n2", "4", "16Gi")]

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from collections import deque
 
-from volcano.scheduler.actions.base import Action, is_pending
+from volcano.scheduler.actions.base import Action, Agenda, is_pending
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskStatus
 from volcano.scheduler.framework.select import fits, select_node
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.statement import Statement
-from volcano.scheduler.framework.util import PriorityQueue
 
 __all__ = ["Allocate", "allocate_for_tasks"]
 
@@ -76,9 +75,7 @@ class Allocate(Action):
     def execute(self, ssn: Session) -> None:
         """Allocate pending tasks (see the module docstring)."""
         enqueue_on = "enqueue" in ssn.conf.actions
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
-        seen: set[str] = set()
-        by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+        agenda = Agenda(ssn)
         sheets: dict[str, deque[TaskInfo]] = {}
         for job in ssn.jobs.values():
             if is_pending(job):
@@ -95,15 +92,12 @@ class Allocate(Action):
             if not todo:
                 continue
             sheets[job.uid] = deque(ssn.sort_tasks(todo))
-            by_queue.setdefault(queue.name, PriorityQueue(ssn.job_less)).push(job)
-            if queue.name not in seen:
-                seen.add(queue.name)
-                queues.push(queue)
-        while queues:
-            queue = queues.pop()
+            agenda.add_job(queue, job)
+        while agenda:
+            queue = agenda.pop_queue()
             if ssn.overused(queue):
                 continue
-            jobs = by_queue.get(queue.name)
+            jobs = agenda.jobs(queue)
             if not jobs:
                 continue
             job = jobs.pop()
@@ -113,4 +107,4 @@ class Allocate(Action):
                 stmt.commit()
                 if tasks:
                     jobs.push(job)
-            queues.push(queue)
+            agenda.push_queue(queue)

@@ -10,24 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from volcano.scheduler.actions.base import Action, is_pending
-from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskStatus
+from volcano.scheduler.actions.base import Action, Agenda, schedulable_jobs
+from volcano.scheduler.framework.model import FitErrors, TaskInfo, TaskStatus
 from volcano.scheduler.framework.select import feasible
 from volcano.scheduler.framework.session import Session
-from volcano.scheduler.framework.util import PriorityQueue
 
 __all__ = ["Backfill", "pick_up_pending_tasks"]
 
 
 def pick_up_pending_tasks(ssn: Session) -> list[TaskInfo]:
     """Best-effort tasks to backfill, in queue, job, task order (un-pipelining pipelined ones)."""
-    queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
-    seen: set[str] = set()
-    by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+    agenda = Agenda(ssn)
     tasks: dict[str, list[TaskInfo]] = {}
-    for job in ssn.jobs.values():
-        if is_pending(job) or ssn.job_valid(job) is not None or job.queue not in ssn.queues:
-            continue
+    for job, queue in schedulable_jobs(ssn):
         cands: list[TaskInfo] = []
         for t in list(job.tasks.values()):
             if not t.best_effort:
@@ -40,14 +35,10 @@ def pick_up_pending_tasks(ssn: Session) -> list[TaskInfo]:
         if not cands:
             continue
         tasks[job.uid] = ssn.sort_tasks(cands)
-        by_queue.setdefault(job.queue, PriorityQueue(ssn.job_less)).push(job)
-        if job.queue not in seen:
-            seen.add(job.queue)
-            queues.push(ssn.queues[job.queue])
+        agenda.add_job(queue, job)
     out: list[TaskInfo] = []
-    while queues:
-        q = queues.pop()
-        jobs = by_queue[q.name]
+    while agenda:
+        jobs = agenda.jobs(agenda.pop_queue())
         while jobs:
             out.extend(tasks[jobs.pop().uid])
     return out

@@ -1,31 +1,23 @@
-"""Action base class and helpers shared by actions (job filters, victim ordering)."""
+"""Helpers every action shares: job filters and the queue/job agenda.
+
+Volcano's actions each build the same two structures: a heap of queues in
+queue order, and per queue a heap of its jobs in job order; they pop a queue,
+serve one (or every) job of it, and push the queue back. ``Agenda`` is that
+pair, built once here.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar
+from collections.abc import Iterator
 
-from volcano.scheduler.framework.model import JobInfo, TaskInfo, TaskStatus
-from volcano.scheduler.framework.plugin import Arguments
+from volcano.scheduler.framework.action import Action
+from volcano.scheduler.framework.job import JobInfo
+from volcano.scheduler.framework.queue import QueueInfo
 from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.task import TaskInfo, TaskStatus
+from volcano.scheduler.framework.util import PriorityQueue
 
-__all__ = ["Action", "is_pending", "pending_tasks", "victim_less"]
-
-
-class Action:
-    """One step of a scheduling cycle; ``execute(ssn)`` runs it over a session.
-
-    ``ARGUMENTS`` lists the ``configurations`` keys the action understands."""
-
-    name: ClassVar[str] = ""
-    ARGUMENTS: ClassVar[frozenset[str]] = frozenset({"predicateErrorCacheEnable"})
-
-    def __init__(self, args: Arguments | None = None) -> None:
-        self.args = args or Arguments()
-
-    def execute(self, ssn: Session) -> None:
-        """Run the action."""
-        raise NotImplementedError
+__all__ = ["Action", "Agenda", "is_pending", "pending_tasks", "schedulable_jobs"]
 
 
 def is_pending(job: JobInfo) -> bool:
@@ -38,6 +30,55 @@ def pending_tasks(job: JobInfo) -> list[TaskInfo]:
     return [t for t in job.tasks.values() if t.status == TaskStatus.Pending and not t.spec.gated]
 
 
-def victim_less(ssn: Session, preemptor: TaskInfo) -> Callable[[TaskInfo, TaskInfo], bool]:
-    """Volcano's victim heap order (first evicted first) for ``preemptor``: ``Session.victim_less``."""
-    return ssn.victim_less(preemptor)
+def schedulable_jobs(ssn: Session) -> Iterator[tuple[JobInfo, QueueInfo]]:
+    """Jobs past enqueue (not Pending), valid (JobValid), in a queue of the session,
+    with their queue, in session order: what preempt, reclaim, backfill and the gang
+    actions consider."""
+    for job in ssn.jobs.values():
+        if is_pending(job) or ssn.job_valid(job) is not None:
+            continue
+        queue = ssn.queues.get(job.queue)
+        if queue is not None:
+            yield job, queue
+
+
+class Agenda:
+    """Queues in queue order, each with its jobs in job order (see the module docstring)."""
+
+    def __init__(self, ssn: Session) -> None:
+        self._ssn = ssn
+        self._queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
+        self._seen: set[str] = set()
+        self._jobs: dict[str, PriorityQueue[JobInfo]] = {}
+
+    def add_queue(self, queue: QueueInfo) -> None:
+        """Put ``queue`` on the agenda (once; later calls do nothing)."""
+        if queue.name not in self._seen:
+            self._seen.add(queue.name)
+            self._queues.push(queue)
+
+    def add_job(self, queue: QueueInfo, job: JobInfo) -> None:
+        """Put ``job`` on ``queue``'s heap (and the queue on the agenda)."""
+        self.add_queue(queue)
+        heap = self._jobs.get(queue.name)
+        if heap is None:
+            heap = self._jobs[queue.name] = PriorityQueue(self._ssn.job_less)
+        heap.push(job)
+
+    def __bool__(self) -> bool:
+        return bool(self._queues)
+
+    def pop_queue(self) -> QueueInfo:
+        """The first queue in queue order (IndexError when none is left)."""
+        return self._queues.pop()
+
+    def push_queue(self, queue: QueueInfo) -> None:
+        """Put a popped queue back (to serve its next job later)."""
+        self._queues.push(queue)
+
+    def jobs(self, queue: QueueInfo) -> PriorityQueue[JobInfo]:
+        """The heap of ``queue``'s jobs (empty when none was added)."""
+        heap = self._jobs.get(queue.name)
+        if heap is None:
+            heap = self._jobs[queue.name] = PriorityQueue(self._ssn.job_less)
+        return heap

@@ -7,10 +7,8 @@ Rejected jobs stay Pending and are retried next cycle (Volcano ``enqueue.go``).
 
 from __future__ import annotations
 
-from volcano.scheduler.actions.base import Action, is_pending
-from volcano.scheduler.framework.model import JobInfo, QueueInfo
+from volcano.scheduler.actions.base import Action, Agenda, is_pending
 from volcano.scheduler.framework.session import Session
-from volcano.scheduler.framework.util import PriorityQueue
 
 __all__ = ["Enqueue"]
 
@@ -22,21 +20,17 @@ class Enqueue(Action):
 
     def execute(self, ssn: Session) -> None:
         """Admit what the queues and plugins allow."""
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
-        seen: set[str] = set()
-        by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+        agenda = Agenda(ssn)
         for job in ssn.jobs.values():
             queue = ssn.queues.get(job.queue)
             if queue is None:
                 continue
-            if queue.name not in seen:
-                seen.add(queue.name)
-                queues.push(queue)
+            agenda.add_queue(queue)
             if is_pending(job):
-                by_queue.setdefault(queue.name, PriorityQueue(ssn.job_less)).push(job)
-        while queues:
-            queue = queues.pop()
-            jobs = by_queue.get(queue.name)
+                agenda.add_job(queue, job)
+        while agenda:
+            queue = agenda.pop_queue()
+            jobs = agenda.jobs(queue)
             if not jobs:
                 continue
             job = jobs.pop()
@@ -44,4 +38,4 @@ class Enqueue(Action):
                 ssn.job_enqueued(job)
                 job.phase = "Inqueue"
                 ssn.record("Enqueue", job.uid, queue.name)
-            queues.push(queue)
+            agenda.push_queue(queue)

@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 from functools import cmp_to_key
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
 from volcano.api.well_known import PREEMPTABLE
-from volcano.scheduler.actions.base import Action, is_pending
+from volcano.scheduler.actions.base import Action, Agenda, schedulable_jobs
 from volcano.scheduler.actions.preempt import candidate_rows
 from volcano.scheduler.framework.model import (
     ALLOCATED_STATUSES,
@@ -39,19 +39,15 @@ from volcano.scheduler.framework.model import (
     TaskStatus,
 )
 from volcano.scheduler.framework.plugin import Arguments
+from volcano.scheduler.framework.points import CLUSTER_DOMAIN, UNIFIED_EVICTABLE, EvictionContext
 from volcano.scheduler.framework.resources import Vec
 from volcano.scheduler.framework.select import fits, prioritize
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.statement import Statement
-from volcano.scheduler.framework.util import PriorityQueue
 
 __all__ = [
-    "CLUSTER_DOMAIN",
-    "GANG_PREEMPT",
-    "GANG_RECLAIM",
     "Bundle",
     "BundleType",
-    "EvictionContext",
     "GangEvictAction",
     "apply_allowed",
     "build_plan",
@@ -68,12 +64,6 @@ __all__ = [
     "vec_le",
 ]
 
-GANG_PREEMPT = "gangpreempt"
-"""Eviction kind (and eviction reason) of the gangpreempt action."""
-GANG_RECLAIM = "gangreclaim"
-"""Eviction kind (and eviction reason) of the gangreclaim action."""
-CLUSTER_DOMAIN = "<cluster-top-hypernode>"
-"""The one eviction domain here: every node of the session."""
 DEFAULT_MAX_DOMAINS = 8
 _BASE = np.array([0, 1, 2], dtype=np.intp)
 
@@ -96,16 +86,6 @@ class Bundle:
     tasks: list[TaskInfo]
     local: Vec
     global_: Vec | None = None
-
-
-@dataclass(frozen=True)
-class EvictionContext:
-    """Who asks UnifiedEvictable: the action kind, the starving job, the domain."""
-
-    kind: str
-    job: JobInfo
-    domain: str = CLUSTER_DOMAIN
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 def _sum(tasks: Iterable[TaskInfo], width: int) -> Vec:
@@ -303,7 +283,7 @@ def sort_for_reclaim(bundles: list[Bundle], need: Vec, queue_less: Callable[[Que
 def unified_evictable(ssn: Session, ctx: EvictionContext, candidates: list[TaskInfo]) -> list[TaskInfo]:
     """Victims UnifiedEvictable allows among ``candidates`` (the ``unified_evictable``
     point's tier intersection; [] when no tier decides)."""
-    return ssn.call("unified_evictable", ctx, candidates) or []
+    return ssn.call(UNIFIED_EVICTABLE, ctx, candidates) or []
 
 
 def collect_pending(ssn: Session, job: JobInfo) -> list[TaskInfo]:
@@ -361,7 +341,6 @@ class GangEvictAction(Action):
         max_domains = self.args.get_int("maxDomains", DEFAULT_MAX_DOMAINS)
         self.max_domains = max_domains if max_domains > 0 else DEFAULT_MAX_DOMAINS
         self.allow_whole_bundle = self.args.get_bool("allowWholeBundle", True)
-        self.metrics: dict[str, int] = {}
 
     def select_domain_bundles(self, ssn: Session, job: JobInfo, pending: list[TaskInfo],
                               need: Vec, domain: str) -> list[Bundle]:
@@ -378,35 +357,21 @@ class GangEvictAction(Action):
 
     def execute(self, ssn: Session) -> None:
         """Run the action over the session (see the class docstring)."""
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
-        seen: set[str] = set()
-        starving: dict[str, PriorityQueue[JobInfo]] = {}
-        for job in ssn.jobs.values():
-            if is_pending(job) or ssn.job_valid(job) is not None:
-                continue
-            queue = ssn.queues.get(job.queue)
-            if queue is None:
-                continue
-            if queue.name not in seen:
-                seen.add(queue.name)
-                queues.push(queue)
+        agenda = Agenda(ssn)
+        for job, queue in schedulable_jobs(ssn):
+            agenda.add_queue(queue)
             if ssn.job_starving(job):
-                starving.setdefault(queue.name, PriorityQueue(ssn.job_less)).push(job)
-        while queues:
-            queue = queues.pop()
+                agenda.add_job(queue, job)
+        while agenda:
+            queue = agenda.pop_queue()
             if self.skip_overused and ssn.overused(queue):
                 continue
-            jobs = starving.get(queue.name)
+            jobs = agenda.jobs(queue)
             while jobs:
                 job = jobs.pop()
                 stmt = Statement(ssn)
                 self._evict_for_job(ssn, stmt, queue, job)
-                if ssn.job_pipelined(job):
-                    if stmt.evicts:
-                        self.metrics["eviction_transactions"] = self.metrics.get("eviction_transactions", 0) + 1
-                    stmt.commit()
-                else:
-                    stmt.discard()
+                stmt.settle(ssn.job_pipelined(job), action=self.name)
 
     def _evict_for_job(self, ssn: Session, stmt: Statement, queue: QueueInfo, job: JobInfo) -> None:
         pending = collect_pending(ssn, job)

@@ -12,13 +12,12 @@ used only with ``allowWholeBundle``. Eviction reason ``gangpreempt``.
 from __future__ import annotations
 
 from volcano.scheduler.actions.gang_evict import (
-    GANG_PREEMPT,
     Bundle,
-    EvictionContext,
     GangEvictAction,
     sort_for_preempt,
 )
 from volcano.scheduler.framework.model import PREEMPTABLE_STATUSES, JobInfo, TaskInfo
+from volcano.scheduler.framework.points import GANG_PREEMPT, EvictionContext
 from volcano.scheduler.framework.resources import Vec
 from volcano.scheduler.framework.session import Session
 

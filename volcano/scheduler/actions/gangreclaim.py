@@ -12,13 +12,12 @@ reclaiming queue, then by return on investment; whole bundles only with
 from __future__ import annotations
 
 from volcano.scheduler.actions.gang_evict import (
-    GANG_RECLAIM,
     Bundle,
-    EvictionContext,
     GangEvictAction,
     sort_for_reclaim,
 )
 from volcano.scheduler.framework.model import JobInfo, QueueInfo, TaskInfo, TaskStatus
+from volcano.scheduler.framework.points import GANG_RECLAIM, EvictionContext
 from volcano.scheduler.framework.resources import Vec
 from volcano.scheduler.framework.session import Session
 

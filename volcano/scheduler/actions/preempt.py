@@ -28,7 +28,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from volcano.scheduler.actions.base import Action, is_pending, pending_tasks, victim_less
+from volcano.scheduler.actions.base import Action, Agenda, pending_tasks, schedulable_jobs
+from volcano.scheduler.framework.extension import Arguments
 from volcano.scheduler.framework.model import PREEMPTABLE_STATUSES, JobInfo, NodeInfo, QueueInfo, TaskInfo
 from volcano.scheduler.framework.select import feasible, fits
 from volcano.scheduler.framework.session import Session
@@ -97,21 +98,9 @@ def _pod_priority(task: TaskInfo) -> int:
 
 
 def _fits_on(ssn: Session, queue: QueueInfo, preemptor: TaskInfo, row: int) -> bool:
+    """Whether ``preemptor`` may go on ``row`` now: Allocatable, FutureIdle fit, predicates."""
     return (ssn.allocatable(queue, preemptor) and fits(preemptor, ssn.table.fidle[row])
             and bool(ssn.predicate(preemptor).codes[row] == 0))
-
-
-def _lift(ssn: Session, node: NodeInfo, task: TaskInfo) -> None:
-    """Take ``task`` off ``node`` for a dry run (accounting and event handlers only)."""
-    ssn.table.remove_task(node, task)
-    for fn in ssn.on_deallocate:
-        fn(task)
-
-
-def _put_back(ssn: Session, node: NodeInfo, task: TaskInfo) -> None:
-    ssn.table.add_task(node, task)
-    for fn in ssn.on_allocate:
-        fn(task)
 
 
 def select_victims_on_node(ssn: Session, preemptor: TaskInfo, queue: QueueInfo, node: NodeInfo,
@@ -128,12 +117,12 @@ def select_victims_on_node(ssn: Session, preemptor: TaskInfo, queue: QueueInfo, 
         room += v.vec
     if not fits(preemptor, room):
         return []
-    heap: PriorityQueue[TaskInfo] = PriorityQueue(victim_less(ssn, preemptor), victims_all)
+    heap: PriorityQueue[TaskInfo] = PriorityQueue(ssn.victim_less(preemptor), victims_all)
     lifted: list[TaskInfo] = []
     try:
         while heap:
             task = heap.pop()
-            _lift(ssn, node, task)
+            ssn.lift(node, task)
             lifted.append(task)
             if _fits_on(ssn, queue, preemptor, row):
                 break
@@ -141,15 +130,15 @@ def select_victims_on_node(ssn: Session, preemptor: TaskInfo, queue: QueueInfo, 
             return []
         victims: list[TaskInfo] = []
         for task in reversed(lifted):
-            _put_back(ssn, node, task)
+            ssn.put_back(node, task)
             if not _fits_on(ssn, queue, preemptor, row):
-                _lift(ssn, node, task)
+                ssn.lift(node, task)
                 victims.append(task)
         return victims
     finally:
         for task in lifted:
             if task.uid not in node.tasks:
-                _put_back(ssn, node, task)
+                ssn.put_back(node, task)
 
 
 def pick_candidate(candidates: list[tuple[int, list[TaskInfo]]]) -> tuple[int, list[TaskInfo]]:
@@ -205,10 +194,10 @@ def topology_aware_preempt(ssn: Session, stmt: Statement, preemptor: TaskInfo, k
 
 
 def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo,
-                 keep: Callable[[TaskInfo], bool], metrics: dict[str, int] | None = None,
-                 topology: TopologyOptions | None = None) -> bool:
+                 keep: Callable[[TaskInfo], bool], topology: TopologyOptions | None = None) -> bool:
     """Try to make room for ``preemptor``; True when it was pipelined somewhere.
-    With ``topology`` the dry-run (topology-aware) algorithm is used."""
+    With ``topology`` the dry-run (topology-aware) algorithm is used. Reports the
+    nodes scanned (attempts) and the victims offered on the last one to ``ssn.metrics``."""
     if not _eligible(ssn, preemptor) or ssn.pre_predicate(preemptor):
         return False
     job = preemptor.job
@@ -218,8 +207,7 @@ def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo,
     if len(rows) == 0:
         return False
     if topology is not None:
-        if metrics is not None:
-            metrics["attempts"] = metrics.get("attempts", 0) + 1
+        ssn.metrics.count_preemption_attempts(1)
         return topology_aware_preempt(ssn, stmt, preemptor, keep, rows.tolist(), topology)
     scores = ssn.node_scores(preemptor, rows)
     order = rows[np.argsort(-scores, kind="stable")]
@@ -229,43 +217,35 @@ def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo,
     # would reject them); they still count as attempts, as the scan visits them.
     possible = could_fit_rows(ssn, preemptor, order)
     visit = order[possible].tolist()
-    if metrics is not None:
-        metrics["attempts"] = metrics.get("attempts", 0) + len(order) - len(visit)
+    ssn.metrics.count_preemption_attempts(len(order) - len(visit))
     for row in visit:
         node = ssn.nodes[row]
-        if metrics is not None:
-            metrics["attempts"] = metrics.get("attempts", 0) + 1
+        ssn.metrics.count_preemption_attempts(1)
         preemptees = [t for t in node.tasks.values() if keep(t)]
         victims = ssn.preemptable(preemptor, preemptees)
-        if metrics is not None:
-            metrics["victims"] = len(victims)
+        ssn.metrics.set_preemption_victims(len(victims))
         room = table.fidle[row].copy()
         for v in victims:
             room += v.vec
         if not fits(preemptor, room):
             continue
-        heap: PriorityQueue[TaskInfo] = PriorityQueue(victim_less(ssn, preemptor), victims)
+        heap: PriorityQueue[TaskInfo] = PriorityQueue(ssn.victim_less(preemptor), victims)
         node_stmt = Statement(ssn)
-
-        def fit_now(row: int = row) -> bool:
-            return (ssn.allocatable(queue, preemptor) and fits(preemptor, table.fidle[row])
-                    and bool(ssn.predicate(preemptor).codes[row] == 0))
-
         evicted = False
-        while not fit_now():
+        while not _fits_on(ssn, queue, preemptor, row):
             if not heap:
                 break
             node_stmt.evict(heap.pop(), "preempt")
             evicted = True
-        if fit_now():
+        if _fits_on(ssn, queue, preemptor, row):
             node_stmt.pipeline(preemptor, node, evicted)
             stmt.merge(node_stmt)
             return True
         node_stmt.discard()
-    if metrics is not None and not possible[-1]:
+    if not possible[-1]:
         # The scan's last node was skipped: its victim count is the gauge's value.
         last = ssn.nodes[int(order[-1])]
-        metrics["victims"] = len(ssn.preemptable(preemptor, [t for t in last.tasks.values() if keep(t)]))
+        ssn.metrics.set_preemption_victims(len(ssn.preemptable(preemptor, [t for t in last.tasks.values() if keep(t)])))
     return False
 
 
@@ -277,9 +257,8 @@ class Preempt(Action):
         "predicateErrorCacheEnable", "enableTopologyAwarePreemption", "topologyAwarePreemptWorkerNum",
         "minCandidateNodesPercentage", "minCandidateNodesAbsolute", "maxCandidateNodesAbsolute"})
 
-    def __init__(self, args: object = None) -> None:
-        super().__init__(args)  # type: ignore[arg-type]
-        self.metrics: dict[str, int] = {}
+    def __init__(self, args: Arguments | None = None) -> None:
+        super().__init__(args)
         a = self.args
         self.topology: TopologyOptions | None = None
         if a.get_bool("enableTopologyAwarePreemption", False):
@@ -289,48 +268,32 @@ class Preempt(Action):
 
     def execute(self, ssn: Session) -> None:
         """Preempt within queues (phase A across jobs, phase B within jobs)."""
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
-        seen: set[str] = set()
-        by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+        agenda = Agenda(ssn)
         starving: dict[str, list[JobInfo]] = {}
         task_lists: dict[str, list[TaskInfo]] = {}
-        for job in ssn.jobs.values():
-            if is_pending(job) or ssn.job_valid(job) is not None or job.queue not in ssn.queues:
-                continue
+        for job, queue in schedulable_jobs(ssn):
             if not ssn.job_starving(job):
                 continue
-            if job.queue not in seen:
-                seen.add(job.queue)
-                queues.push(ssn.queues[job.queue])
-            by_queue.setdefault(job.queue, PriorityQueue(ssn.job_less)).push(job)
-            starving.setdefault(job.queue, []).append(job)
+            agenda.add_job(queue, job)
+            starving.setdefault(queue.name, []).append(job)
             task_lists[job.uid] = ssn.sort_tasks(pending_tasks(job))
-        while queues:
-            queue = queues.pop()
-            jobs = by_queue[queue.name]
-            while jobs:
+        while agenda:
+            queue = agenda.pop_queue()
+            jobs = agenda.jobs(queue)
+            while jobs:  # phase A: between jobs of the queue
                 job = jobs.pop()
                 stmt = Statement(ssn)
                 todo = list(task_lists[job.uid])
                 while ssn.job_starving(job) and todo:
                     p = todo.pop(0)
-                    preempt_task(ssn, stmt, p, self._other_job_filter(ssn, p), self.metrics, self.topology)
-                if ssn.job_pipelined(job):
-                    self._commit(stmt)
-                else:
-                    stmt.discard()
-            for job in starving[queue.name]:
+                    preempt_task(ssn, stmt, p, self._other_job_filter(ssn, p), self.topology)
+                stmt.settle(ssn.job_pipelined(job), action=self.name)
+            for job in starving[queue.name]:  # phase B: between tasks of one job
                 for p in ssn.sort_tasks(pending_tasks(job)):
                     stmt = Statement(ssn)
-                    if not preempt_task(ssn, stmt, p, self._same_job_filter(p), self.metrics, self.topology):
-                        stmt.discard()
+                    if not stmt.settle(preempt_task(ssn, stmt, p, self._same_job_filter(p), self.topology),
+                                       action=self.name):
                         break
-                    self._commit(stmt)
-
-    def _commit(self, stmt: Statement) -> None:
-        if stmt.evicts:
-            self.metrics["eviction_transactions"] = self.metrics.get("eviction_transactions", 0) + 1
-        stmt.commit()
 
     @staticmethod
     def _other_job_filter(ssn: Session, p: TaskInfo) -> Callable[[TaskInfo], bool]:

@@ -20,7 +20,7 @@ share; upstream behaves the same way.
 
 from __future__ import annotations
 
-from volcano.scheduler.actions.base import Action, is_pending, pending_tasks, victim_less
+from volcano.scheduler.actions.base import Action, Agenda, pending_tasks, schedulable_jobs
 from volcano.scheduler.actions.preempt import candidate_rows
 from volcano.scheduler.framework.model import JobInfo, QueueInfo, TaskInfo, TaskStatus
 from volcano.scheduler.framework.select import fits
@@ -55,7 +55,7 @@ def reclaim_for_task(ssn: Session, stmt: Statement, task: TaskInfo, job: JobInfo
             room += v.vec
         if not fits(task, room):
             continue
-        heap: PriorityQueue[TaskInfo] = PriorityQueue(victim_less(ssn, task), victims)
+        heap: PriorityQueue[TaskInfo] = PriorityQueue(ssn.victim_less(task), victims)
         available = table.fidle[row].copy()
         node_stmt = Statement(ssn)
         evicted = False
@@ -78,30 +78,20 @@ class Reclaim(Action):
 
     name = "reclaim"
 
-    def __init__(self, args: object = None) -> None:
-        super().__init__(args)  # type: ignore[arg-type]
-        self.metrics: dict[str, int] = {}
-
     def execute(self, ssn: Session) -> None:
         """Reclaim across queues (see the module docstring)."""
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
-        seen: set[str] = set()
-        by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+        agenda = Agenda(ssn)
         task_lists: dict[str, list[TaskInfo]] = {}
-        for job in ssn.jobs.values():
-            if is_pending(job) or ssn.job_valid(job) is not None or job.queue not in ssn.queues:
-                continue
-            if job.queue not in seen:
-                seen.add(job.queue)
-                queues.push(ssn.queues[job.queue])
+        for job, queue in schedulable_jobs(ssn):
+            agenda.add_queue(queue)
             if ssn.job_starving(job):
-                by_queue.setdefault(job.queue, PriorityQueue(ssn.job_less)).push(job)
+                agenda.add_job(queue, job)
                 task_lists[job.uid] = ssn.sort_tasks(pending_tasks(job))
-        while queues:
-            queue = queues.pop()
+        while agenda:
+            queue = agenda.pop_queue()
             if ssn.overused(queue):
                 continue
-            jobs = by_queue.get(queue.name)
+            jobs = agenda.jobs(queue)
             while jobs:  # upstream also re-pushes the queue here; popped again it has no jobs left
                 self._serve(ssn, queue, jobs.pop(), task_lists)
 
@@ -114,9 +104,4 @@ class Reclaim(Action):
             if t.spec.preemption_never or not ssn.preemptive(queue, [t]) or ssn.pre_predicate(t):
                 continue
             reclaim_for_task(ssn, stmt, t, job)
-        if ssn.job_pipelined(job):
-            if stmt.evicts:
-                self.metrics["eviction_transactions"] = self.metrics.get("eviction_transactions", 0) + 1
-            stmt.commit()
-        else:
-            stmt.discard()
+        stmt.settle(ssn.job_pipelined(job), action=self.name)

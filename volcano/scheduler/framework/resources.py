@@ -3,9 +3,11 @@
 Everything in the scheduler is integer milli-units (``volcano.api.resources``):
 cpu ``1`` is 1000, memory ``1Ki`` is 1,024,000, one pod is 1000 in the ``pods``
 dimension. A ``ResourceSpace`` assigns each resource name a column; a vector is
-a 1-D ``numpy.int64`` array over those columns. Volcano compares with a 0.1
-tolerance in its float units; with exact integers we compare exactly
-(documented deviation: the tolerance only ever absorbed float rounding).
+a 1-D ``numpy.int64`` array over those columns. Node fit compares these
+integers exactly: Volcano's 0.1-unit tolerance cannot change a comparison of
+whole units. Where upstream compares fractional shares tolerantly (queue
+quotas), ``volcano.scheduler.framework.quota`` keeps its tolerance; that module
+states the rule.
 """
 
 from __future__ import annotations

@@ -22,26 +22,18 @@ from collections import Counter
 import numpy as np
 import numpy.typing as npt
 
-from volcano.scheduler.framework.model import FitErrors, TaskInfo
+from volcano.scheduler.framework.job import FitErrors
 from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.state import StateKey
+from volcano.scheduler.framework.task import TaskInfo
 
-__all__ = ["feasible", "fit_rows", "fits", "prioritize", "select_node"]
-
-def _dims(task: TaskInfo) -> npt.NDArray[np.intp]:
-    """Columns Volcano compares for a task: cpu, memory, pods and its scalars."""
-    return task.spec.dims()
+__all__ = ["SELECT_STATES", "feasible", "fits", "prioritize", "select_node"]
 
 
 def fits(task: TaskInfo, available: npt.NDArray[np.int64]) -> bool:
     """``task`` request <= ``available`` on every compared column."""
-    d = _dims(task)
+    d = task.spec.dims()
     return bool(np.all(task.vec[d] <= available[d]))
-
-
-def fit_rows(ssn: Session, task: TaskInfo, matrix: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
-    """Rows of ``matrix`` (idle or future idle) the task fits in."""
-    d = _dims(task)
-    return np.all(matrix[:, d] >= task.vec[d], axis=1)
 
 
 def feasible(ssn: Session, task: TaskInfo, *, resources: bool = True,
@@ -63,7 +55,7 @@ def feasible(ssn: Session, task: TaskInfo, *, resources: bool = True,
         ok = verdict.ok
     reasons: Counter[str] = Counter()
     if resources:
-        d = _dims(task)
+        d = task.spec.dims()
         short = table.fidle[:, d] < task.vec[d]
         bad_res = short.any(axis=1)
         if bad_res.any():
@@ -93,7 +85,7 @@ def prioritize(ssn: Session, task: TaskInfo, rows: npt.NDArray[np.intp]) -> int 
     if len(rows) == 0:
         return None
     table = ssn.table
-    d = _dims(task)
+    d = task.spec.dims()
     in_idle = np.all(table.idle[rows][:, d] >= task.vec[d], axis=1)
     grad = rows[in_idle]
     if len(grad) == 0:
@@ -110,7 +102,6 @@ def prioritize(ssn: Session, task: TaskInfo, rows: npt.NDArray[np.intp]) -> int 
     return int(grad[int(np.argmax(scores))])
 
 
-_STATES = "select.states"
 _FULL_RESYNC = 4
 """Re-evaluate every row when more than 1/_FULL_RESYNC of them changed."""
 
@@ -127,10 +118,14 @@ class _SigState:
         self.scores = np.zeros(n, dtype=np.float64)
 
 
+SELECT_STATES: StateKey[dict[object, _SigState]] = StateKey("select.states", dict)
+"""Per task signature, the row-local results ``select_node`` keeps for this session."""
+
+
 def _synced(ssn: Session, task: TaskInfo) -> _SigState:
     table = ssn.table
     n = len(table)
-    states: dict[object, _SigState] = ssn.cache.setdefault(_STATES, {})
+    states = ssn.state.get(SELECT_STATES)
     changes = table.changes
     st = states.get(task.spec.sched_sig)
     if st is None:
@@ -147,7 +142,7 @@ def _synced(ssn: Session, task: TaskInfo) -> _SigState:
         else:
             rows = np.array(sorted(set(changes[st.pos:])), dtype=np.intp)
     st.pos = len(changes)
-    d = _dims(task)
+    d = task.spec.dims()
     need = task.vec[d]
     cells = np.ix_(rows, d)
     st.ok[rows] = ssn.predicate_rows(task, rows) & (table.fidle[cells] >= need).all(axis=1)

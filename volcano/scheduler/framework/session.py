@@ -3,8 +3,11 @@
 ``Session(snapshot, conf, registry, ...)`` builds the session model from the
 snapshot (tasks, jobs, columnar node table, queues), instantiates every
 configured plugin with its arguments and calls ``open``; plugins register
-callbacks through ``add_fn`` (gated by the entry's enable flag, see
-``points.CATALOGUE``) and event handlers through ``add_event_handler``.
+callbacks through ``add_fn(POINT, fn)`` (typed by the ``Point`` constant, gated
+by the entry's enable flag, see ``points``) and event handlers through
+``add_event_handler``. Plugins keep scratch data in the typed ``state`` (this
+session) and ``shared`` (across sessions while the nodes are unchanged), and
+report metrics through ``metrics``.
 Actions read and change the session only through the helpers here and through
 ``Statement``. Binds and evictions that actions commit are collected in
 ``binds`` / ``evictions``; the cache executes them. ``close()`` runs the
@@ -17,27 +20,47 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cmp_to_key
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf
-from volcano.scheduler.framework.model import (
-    COMPLETED_STATUSES,
-    JobInfo,
-    NodeInfo,
-    NodeSpec,
-    NodeTable,
-    QueueInfo,
-    TaskInfo,
-    TaskSpec,
-    TaskStatus,
-    default_task_less,
-)
+from volcano.scheduler.framework.job import JobInfo
+from volcano.scheduler.framework.metrics import NO_METRICS, MetricsSink
+from volcano.scheduler.framework.node import NodeInfo, NodeSpec, NodeTable
 from volcano.scheduler.framework.plugin import Arguments, Plugin, PluginRegistry
-from volcano.scheduler.framework.points import CATALOGUE, Verdict
+from volcano.scheduler.framework.points import (
+    ALLOCATABLE,
+    BEST_NODE,
+    CATALOGUE,
+    JOB_ENQUEUEABLE,
+    JOB_ENQUEUED,
+    JOB_ORDER,
+    JOB_PIPELINED,
+    JOB_READY,
+    JOB_STARVING,
+    JOB_VALID,
+    NODE_ORDER,
+    OVERUSED,
+    PRE_PREDICATE,
+    PREDICATE,
+    PREEMPTABLE,
+    PREEMPTIVE,
+    QUEUE_ORDER,
+    RECLAIMABLE,
+    TASK_ORDER,
+    VICTIM_QUEUE_ORDER,
+    FloatArray,
+    IntArray,
+    JobInvalid,
+    Point,
+    Verdict,
+)
+from volcano.scheduler.framework.queue import QueueInfo
 from volcano.scheduler.framework.resources import ResourceSpace, Vec
+from volcano.scheduler.framework.state import State
+from volcano.scheduler.framework.task import COMPLETED_STATUSES, TaskInfo, TaskSpec, TaskStatus, default_task_less
 from volcano.scheduler.framework.util import PriorityQueue
 from volcano.sim.clock import Clock, SimClock
 from volcano.sim.trace import Trace
@@ -45,8 +68,11 @@ from volcano.sim.trace import Trace
 __all__ = ["EventHandler", "Session", "Snapshot"]
 
 S = TaskStatus
-_COMBINERS = {name: p.combiner for name, p in CATALOGUE.items()}
+P = ParamSpec("P")
+A = TypeVar("A")
+R = TypeVar("R")
 EventHandler = Callable[[TaskInfo], None]
+"""Told of a task whose placement changed (see ``Session.add_event_handler``)."""
 
 
 @dataclass
@@ -65,8 +91,9 @@ class Snapshot:
     """Task uid -> (status, node) the cache knows better than the pod (binds in flight,
     evictions sent)."""
     shared: dict[Any, Any] = field(default_factory=dict)
-    """Caches valid across sessions while the node set is unchanged (the cache
-    hands the same dict to every snapshot until a node changes)."""
+    """The backing store of ``Session.shared``: caches valid across sessions while
+    the node set is unchanged (the cache hands the same dict to every snapshot
+    until a node changes)."""
 
 
 class Session:
@@ -74,7 +101,8 @@ class Session:
 
     def __init__(self, snapshot: Snapshot, conf: SchedulerConf, registry: PluginRegistry, *,
                  uid: str = "session-0", now_ms: int = 0, trace: Trace | None = None,
-                 component: str = "volcano", clock: Clock | None = None) -> None:
+                 component: str = "volcano", clock: Clock | None = None,
+                 metrics: MetricsSink = NO_METRICS) -> None:
         self.uid = uid
         self.now_ms = now_ms
         self.clock: Clock = clock if clock is not None else SimClock()
@@ -115,10 +143,15 @@ class Session:
         self.on_allocate: list[EventHandler] = []
         self.on_deallocate: list[EventHandler] = []
         self.plugins: dict[str, Plugin] = {}
-        self.cache: dict[Any, Any] = {}
-        self.shared: dict[Any, Any] = snapshot.shared
-        self.observations: dict[str, Any] = {}
+        self.state = State()
+        """Typed scratch state for this session (``state.StateKey``)."""
+        self.shared = State(snapshot.shared)
+        """Typed caches kept across sessions while the node set is unchanged."""
+        self.metrics = metrics
+        """Where plugins and actions report metrics."""
         self.job_events: list[tuple[JobInfo, str, str, str]] = []
+        # Callbacks of every point by name, per tier; heterogeneous, so stored untyped:
+        # add_fn and call are the typed doors.
         self._fns: dict[str, list[list[Callable[..., Any]]]] = {
             name: [[] for _ in conf.tiers] for name in CATALOGUE}
         self._current: tuple[int, PluginOption] | None = None
@@ -135,25 +168,26 @@ class Session:
         self._current = None
 
     # -- registration --------------------------------------------------------------------
-    def add_fn(self, point: str, fn: Callable[..., Any], *,
+    def add_fn(self, point: Point[P, A, Any], fn: Callable[P, A], *,
                row_local: bool | Callable[[TaskInfo], bool] = False) -> None:
         """Register ``fn`` for ``point`` on behalf of the plugin being opened
         (ignored when that plugin's entry disables the point's flag).
 
-        ``row_local`` (``predicate`` and ``node_order`` only) promises that the
+        ``row_local`` (``PREDICATE`` and ``NODE_ORDER`` only) promises that the
         answer for a node row depends only on that row's node and accounting and
-        on the task's ``spec.sched_sig`` (a callable decides per task). A row-local
-        predicate must also accept ``fn(task, rows)`` and answer for those rows
-        only. When every callback is row-local for a task, node selection keeps
-        per-signature results and re-evaluates only rows changed since
+        on the task's ``spec.sched_sig`` (a callable decides per task); a row-local
+        predicate answers ``fn(task, rows)`` for those rows only. When every
+        callback is row-local for a task, node selection keeps per-signature
+        results and re-evaluates only rows changed since
         (``volcano.scheduler.framework.select``)."""
         if self._current is None:
             raise RuntimeError("add_fn is only valid inside Plugin.open")
-        spec = CATALOGUE[point]
+        if CATALOGUE.get(point.name) is not point:
+            raise ValueError(f"{point.name!r} is not a point of the catalogue")
         tier, opt = self._current
-        if opt.enabled(spec.flag):
-            self._fns[point][tier].append(fn)
-            if point in ("predicate", "node_order") and row_local is not True:
+        if opt.enabled(point.flag):
+            self._fns[point.name][tier].append(fn)
+            if (point is PREDICATE or point is NODE_ORDER) and row_local is not True:
                 self._locality.append(row_local)
 
     def rows_local(self, task: TaskInfo) -> bool:
@@ -162,7 +196,7 @@ class Session:
         for cond in self._locality:
             if not callable(cond) or not cond(task):
                 return False
-        return not self.has("best_node")
+        return not self.has(BEST_NODE)
 
     def add_event_handler(self, allocate: EventHandler | None = None,
                           deallocate: EventHandler | None = None) -> None:
@@ -173,17 +207,13 @@ class Session:
         if deallocate is not None:
             self.on_deallocate.append(deallocate)
 
-    def fns(self, point: str) -> list[list[Callable[..., Any]]]:
-        """The participating callbacks of ``point``, by tier."""
-        return self._fns[point]
-
-    def has(self, point: str) -> bool:
+    def has(self, point: Point[..., Any, Any]) -> bool:
         """Whether any plugin participates in ``point``."""
-        return any(self._fns[point])
+        return any(self._fns[point.name])
 
-    def call(self, point: str, *args: Any) -> Any:
-        """Dispatch ``point`` through its combiner."""
-        return _COMBINERS[point](self._fns[point], *args)
+    def call(self, point: Point[P, A, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """Dispatch ``point``: its combiner folds the participating callbacks."""
+        return point.fold(self._fns[point.name], *args, **kwargs)
 
     def timestamp(self) -> str:
         """RFC 3339 time of this session's ``now_ms``, formatted by its clock."""
@@ -209,7 +239,7 @@ class Session:
         """JobOrderFn, falling back to creation time then UID."""
         # The first_nonzero combiner inlined: heaps call this hundreds of
         # thousands of times per cycle.
-        for tier in self._fns["job_order"]:
+        for tier in self._fns[JOB_ORDER.name]:
             for fn in tier:
                 j = fn(left, right)
                 if j:
@@ -220,11 +250,11 @@ class Session:
 
     def job_compare(self, left: JobInfo, right: JobInfo) -> int:
         """JobOrderFn's raw answer (0 when every plugin abstains)."""
-        return int(self.call("job_order", left, right))
+        return self.call(JOB_ORDER, left, right)
 
     def queue_less(self, left: QueueInfo, right: QueueInfo) -> bool:
         """QueueOrderFn, falling back to creation time then name."""
-        j = self.call("queue_order", left, right)
+        j = self.call(QUEUE_ORDER, left, right)
         if j:
             return j < 0
         if left.creation != right.creation:
@@ -233,14 +263,14 @@ class Session:
 
     def task_less(self, left: TaskInfo, right: TaskInfo) -> bool:
         """TaskOrderFn, falling back to Volcano's default task order."""
-        j = self.call("task_order", left, right)
+        j = self.call(TASK_ORDER, left, right)
         if j:
             return j < 0
         return default_task_less(left.spec, right.spec)
 
     def victim_queue_less(self, left: QueueInfo, right: QueueInfo, preemptor: QueueInfo) -> bool:
         """VictimQueueOrderFn, else the queue scheduled later goes first."""
-        j = self.call("victim_queue_order", left, right, preemptor)
+        j = self.call(VICTIM_QUEUE_ORDER, left, right, preemptor)
         if j:
             return j < 0
         return not self.queue_less(left, right)
@@ -291,74 +321,75 @@ class Session:
     # -- job-level predicates ---------------------------------------------------------------
     def job_ready(self, job: JobInfo) -> bool:
         """JobReady (AND; no plugin: True)."""
-        return bool(self.call("job_ready", job))
+        return self.call(JOB_READY, job)
 
     def job_pipelined(self, job: JobInfo) -> bool:
         """JobPipelined (tier vote)."""
-        return bool(self.call("job_pipelined", job))
+        return self.call(JOB_PIPELINED, job)
 
     def job_starving(self, job: JobInfo) -> bool:
         """JobStarving (first tier with a callback)."""
-        return bool(self.call("job_starving", job))
+        return self.call(JOB_STARVING, job)
 
-    def job_valid(self, job: JobInfo) -> Any:
+    def job_valid(self, job: JobInfo) -> JobInvalid | None:
         """None when valid, else the first plugin's (reason, message)."""
-        return self.call("job_valid", job)
+        return self.call(JOB_VALID, job)
 
     def job_enqueueable(self, job: JobInfo) -> bool:
         """JobEnqueueable (tier vote)."""
-        return bool(self.call("job_enqueueable", job))
+        return self.call(JOB_ENQUEUEABLE, job)
 
     def job_enqueued(self, job: JobInfo) -> None:
         """JobEnqueued (call all)."""
-        self.call("job_enqueued", job)
+        self.call(JOB_ENQUEUED, job)
 
     def overused(self, queue: QueueInfo) -> bool:
         """Overused (OR)."""
-        return bool(self.call("overused", queue))
+        return self.call(OVERUSED, queue)
 
     def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
         """Allocatable (AND)."""
-        return bool(self.call("allocatable", queue, task))
+        return self.call(ALLOCATABLE, queue, task)
 
     def preemptive(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
         """Preemptive (AND)."""
-        return bool(self.call("preemptive", queue, tasks))
+        return self.call(PREEMPTIVE, queue, tasks)
 
     def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> list[TaskInfo]:
         """Victims by the tier-intersection rule ([] when no tier decides)."""
-        return self.call("preemptable", preemptor, preemptees) or []
+        return self.call(PREEMPTABLE, preemptor, preemptees) or []
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> list[TaskInfo]:
         """Victims by the tier-intersection rule ([] when no tier decides)."""
-        return self.call("reclaimable", reclaimer, reclaimees) or []
+        return self.call(RECLAIMABLE, reclaimer, reclaimees) or []
 
     # -- node-level predicates and scores -----------------------------------------------------
     def pre_predicate(self, task: TaskInfo) -> str | None:
         """PrePredicate: the first error, or None."""
-        return self.call("pre_predicate", task)
+        return self.call(PRE_PREDICATE, task)
 
     def predicate(self, task: TaskInfo) -> Verdict:
         """Predicates over every node row (first failing plugin per node)."""
-        return self.call("predicate", len(self.table), task)
+        verdict = self.call(PREDICATE, task, None)
+        return verdict if verdict is not None else Verdict(len(self.table))
 
-    def predicate_rows(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+    def predicate_rows(self, task: TaskInfo, rows: IntArray) -> npt.NDArray[np.bool_]:
         """Which of ``rows`` pass every predicate (only valid when ``rows_local(task)``)."""
         ok = np.ones(len(rows), dtype=np.bool_)
-        for tier in self._fns["predicate"]:
+        for tier in self._fns[PREDICATE.name]:
             for fn in tier:
                 v = fn(task, rows)
                 if v is not None:
                     ok &= v.ok
         return ok
 
-    def node_scores(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+    def node_scores(self, task: TaskInfo, rows: IntArray) -> FloatArray:
         """Summed node-order scores of ``rows``."""
-        return self.call("node_order", rows, task)
+        return self.call(NODE_ORDER, task, rows)
 
-    def best_node(self, task: TaskInfo, rows: npt.NDArray[np.intp], scores: npt.NDArray[np.float64]) -> int | None:
+    def best_node(self, task: TaskInfo, rows: IntArray, scores: FloatArray) -> int | None:
         """BestNodeFn's choice (a row), or None."""
-        return self.call("best_node", task, rows, scores)
+        return self.call(BEST_NODE, task, rows, scores)
 
     def job_of(self, task: TaskInfo) -> JobInfo | None:
         """The session job of ``task`` (None for tasks outside any session job)."""
@@ -411,6 +442,17 @@ class Session:
     def undo_pipeline(self, task: TaskInfo) -> None:
         """Undo ``do_pipeline`` (task back to Pending)."""
         self.undo_allocate(task)
+
+    def lift(self, node: NodeInfo, task: TaskInfo) -> None:
+        """Take ``task`` off ``node`` for a dry run: its accounting leaves the node
+        and the deallocate handlers fire; its status is unchanged. ``put_back`` undoes it."""
+        self.table.remove_task(node, task)
+        self._fire(self.on_deallocate, task)
+
+    def put_back(self, node: NodeInfo, task: TaskInfo) -> None:
+        """Undo ``lift``."""
+        self.table.add_task(node, task)
+        self._fire(self.on_allocate, task)
 
     def do_evict(self, task: TaskInfo) -> None:
         """Mark a running/bound task Releasing in the session."""

@@ -5,15 +5,17 @@ makes them real: Allocate ops are dispatched to the binder, Evict ops to the
 evictor, Pipeline ops stay in-session. ``discard`` first stores each affected
 task's current context as its last transaction, then undoes the operations in
 reverse order (an undone eviction always returns the task to Running, as
-Volcano's ``unevict`` does).
+Volcano's ``unevict`` does). ``settle`` is the rule the eviction actions share:
+commit when the job got what it needed, else discard.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from volcano.scheduler.framework.model import NodeInfo, TaskInfo
+from volcano.scheduler.framework.node import NodeInfo
 from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.task import TaskInfo
 
 __all__ = ["Operation", "Statement"]
 
@@ -69,6 +71,17 @@ class Statement:
             elif op.kind == "evict":
                 ssn.commit_evict(op.task, op.reason)
         self.ops = []
+
+    def settle(self, keep: bool, *, action: str) -> bool:
+        """Commit when ``keep``, else discard; returns ``keep``. A committed statement
+        that evicts counts as one eviction transaction of ``action`` (``ssn.metrics``)."""
+        if keep:
+            if self.evicts:
+                self.ssn.metrics.count_eviction_transaction(action)
+            self.commit()
+        else:
+            self.discard()
+        return keep
 
     def discard(self) -> None:
         """Record last transactions, then undo every operation in reverse order."""

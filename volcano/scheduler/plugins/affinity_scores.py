@@ -28,7 +28,7 @@ normalised to 0-100 over the nodes being scored and multiplied by its weight:
 
 Node-static parts (label columns, taint groups, the raw node-affinity and
 taint scores of a signature) are computed once per node set and kept in the
-session's ``shared`` cache, so a task is scored without a per-node Python
+session's ``shared`` state, so a task is scored without a per-node Python
 loop. Pod-affinity work is proportional to the placed pods only when the
 incoming pod has preferred pod-affinity terms, else to the placed pods that
 carry affinity terms.
@@ -45,6 +45,8 @@ import numpy.typing as npt
 
 from volcano.api.selectors import LabelSelector, label_selector_from_dict
 from volcano.scheduler.framework.model import NodeSpec, TaskInfo, TaskSpec
+from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.state import State, StateKey
 from volcano.scheduler.plugins.predicates import tolerates
 
 __all__ = [
@@ -150,15 +152,27 @@ def _signature(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, default=str)
 
 
-def preferred_node_affinity(labels: NodeLabels, pod: Obj, cache: dict[Any, Any]) -> IntVec | None:
+_NODE_LABELS: StateKey[NodeLabels | None] = StateKey("nodeorder.labels", lambda: None)
+"""The label columns of the current node set."""
+_NODE_AFFINITY: StateKey[dict[str, IntVec]] = StateKey("nodeorder.nodeaffinity", dict)
+"""Raw preferred node-affinity scores by term signature."""
+_PREFER_NO_SCHEDULE: StateKey[list[tuple[Obj, BoolVec]] | None] = StateKey(
+    "nodeorder.prefer-no-schedule", lambda: None)
+"""The node set's distinct PreferNoSchedule taints with the rows carrying each."""
+_TAINTS: StateKey[dict[str, IntVec]] = StateKey("nodeorder.taints", dict)
+"""Untolerated PreferNoSchedule counts by usable-toleration signature."""
+
+
+def preferred_node_affinity(labels: NodeLabels, pod: Obj, cache: State) -> IntVec | None:
     """Raw NodeAffinity scores of every node row (sum of matched preferred-term weights),
     or None when the pod has no preferred node-affinity term. Cached by term signature."""
     terms = (((pod.get("spec") or {}).get("affinity") or {}).get("nodeAffinity") or {}).get(
         "preferredDuringSchedulingIgnoredDuringExecution") or []
     if not terms:
         return None
-    key = ("nodeorder.nodeaffinity", _signature(terms))
-    raw = cache.get(key)
+    memo = cache.get(_NODE_AFFINITY)
+    key = _signature(terms)
+    raw = memo.get(key)
     if raw is None:
         raw = np.zeros(len(labels), dtype=np.int64)
         for term in terms:
@@ -166,14 +180,13 @@ def preferred_node_affinity(labels: NodeLabels, pod: Obj, cache: dict[Any, Any])
             if weight:
                 raw += labels.term(term.get("preference") or {}) * weight
         raw.setflags(write=False)
-        cache[key] = raw
+        memo[key] = raw
     return raw
 
 
-def _prefer_no_schedule_groups(nodes: Sequence[NodeSpec], cache: dict[Any, Any]) -> list[tuple[Obj, BoolVec]]:
+def _prefer_no_schedule_groups(nodes: Sequence[NodeSpec], cache: State) -> list[tuple[Obj, BoolVec]]:
     """Distinct ``PreferNoSchedule`` taints of the node set, each with the rows carrying it."""
-    key = "nodeorder.prefer-no-schedule"
-    groups = cache.get(key)
+    groups = cache.get(_PREFER_NO_SCHEDULE)
     if groups is None:
         found: dict[tuple[str, str], tuple[Obj, BoolVec]] = {}
         for row, node in enumerate(nodes):
@@ -184,24 +197,26 @@ def _prefer_no_schedule_groups(nodes: Sequence[NodeSpec], cache: dict[Any, Any])
                 if ident not in found:
                     found[ident] = (taint, np.zeros(len(nodes), dtype=np.bool_))
                 found[ident][1][row] = True
-        groups = cache[key] = [found[k] for k in sorted(found)]
+        groups = [found[k] for k in sorted(found)]
+        cache.set(_PREFER_NO_SCHEDULE, groups)
     return list(groups)
 
 
 def intolerable_prefer_no_schedule(nodes: Sequence[NodeSpec], tolerations: Sequence[Obj],
-                                   cache: dict[Any, Any]) -> IntVec:
+                                   cache: State) -> IntVec:
     """Per node row, how many ``PreferNoSchedule`` taints ``tolerations`` leave untolerated
     (only tolerations with an empty or ``PreferNoSchedule`` effect count)."""
     usable = [t for t in tolerations if (t.get("effect") or "") in ("", "PreferNoSchedule")]
-    key = ("nodeorder.taints", _signature(usable))
-    raw = cache.get(key)
+    memo = cache.get(_TAINTS)
+    key = _signature(usable)
+    raw = memo.get(key)
     if raw is None:
         raw = np.zeros(len(nodes), dtype=np.int64)
         for taint, rows in _prefer_no_schedule_groups(nodes, cache):
             if not tolerates(usable, taint):
                 raw += rows
         raw.setflags(write=False)
-        cache[key] = raw
+        memo[key] = raw
     return raw
 
 
@@ -356,15 +371,16 @@ class AffinityScorers:
 
     ``weights`` maps ``nodeaffinity.weight``, ``tainttoleration.weight`` and
     ``podaffinity.weight`` to their weights (0 disables a scorer). Node-static
-    parts are cached in the session's ``shared`` dict."""
+    parts are cached in the session's ``shared`` state."""
 
-    def __init__(self, ssn: Any, weights: Mapping[str, int]) -> None:
-        self.shared: dict[Any, Any] = ssn.shared
+    def __init__(self, ssn: Session, weights: Mapping[str, int]) -> None:
+        self.shared = ssn.shared
         self.specs: Sequence[NodeSpec] = [n.spec for n in ssn.nodes]
-        labels = self.shared.get("nodeorder.labels")
+        labels = self.shared.get(_NODE_LABELS)
         if labels is None or labels.nodes != self.specs:
-            labels = self.shared["nodeorder.labels"] = NodeLabels(self.specs)
-        self.labels: NodeLabels = labels
+            labels = NodeLabels(self.specs)
+            self.shared.set(_NODE_LABELS, labels)
+        self.labels = labels
         self.w_node = int(weights.get("nodeaffinity.weight", 0))
         self.w_taint = int(weights.get("tainttoleration.weight", 0))
         self.w_pod = int(weights.get("podaffinity.weight", 0))

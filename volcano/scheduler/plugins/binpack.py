@@ -28,7 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 from volcano.scheduler.framework.plugin import Arguments, Plugin
-from volcano.scheduler.plugins.proportion import ordered_names, tolerance
+from volcano.scheduler.framework.points import NODE_ORDER
+from volcano.scheduler.framework.quota import ordered_names, tolerance
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.model import TaskInfo
@@ -119,7 +120,7 @@ class BinpackPlugin(Plugin):
         self._ssn = ssn
         self._plans: dict[object, _Plan] = {}
         if self.weights.weight != 0:
-            ssn.add_fn("node_order", self.score, row_local=True)  # reads only the row and the requests
+            ssn.add_fn(NODE_ORDER, self.score, row_local=True)  # reads only the row and the requests
 
     def score(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         """Scores of node ``rows`` for ``task``."""

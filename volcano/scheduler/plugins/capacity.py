@@ -31,12 +31,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from volcano.scheduler.framework.plugin import Plugin
-from volcano.scheduler.framework.points import PERMIT
-from volcano.scheduler.plugins.capacity_hierarchy import ROOT, QueueTree, build_queue_tree
-from volcano.scheduler.plugins.proportion import (
+from volcano.scheduler.framework.points import (
+    ALLOCATABLE,
+    GANG_RECLAIM,
+    JOB_ENQUEUEABLE,
+    JOB_ENQUEUED,
+    PERMIT,
+    PREEMPTIVE,
+    QUEUE_ORDER,
+    RECLAIMABLE,
+    REJECT,
+    UNIFIED_EVICTABLE,
+    VICTIM_QUEUE_ORDER,
+    EvictionContext,
+    Victims,
+)
+from volcano.scheduler.framework.quota import (
     Num,
     QueueAttr,
     Vec,
@@ -48,13 +61,13 @@ from volcano.scheduler.plugins.proportion import (
     format_resource_names,
     is_empty,
     le_tolerant,
-    podgroup_event,
     resource_names,
     share,
     sub,
     tolerance,
     vector_le_tolerant,
 )
+from volcano.scheduler.plugins.capacity_hierarchy import ROOT, QueueTree, build_queue_tree
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.model import JobInfo, QueueInfo, TaskInfo
@@ -255,7 +268,7 @@ class CapacityPlugin(Plugin):
             self.attrs = self.tree.attrs
             for attr in self.attrs.values():
                 attr.share = capacity_share(attr.allocated, attr.quota.deserved)
-            ssn.add_fn("victim_queue_order", self.victim_queue_order)
+            ssn.add_fn(VICTIM_QUEUE_ORDER, self.victim_queue_order)
         else:
             self.attrs, _, _ = build_queue_attrs(ssn)
             for name in sorted(self.attrs):
@@ -263,13 +276,13 @@ class CapacityPlugin(Plugin):
                 spec: Vec = ssn.queues[name].deserved or {}
                 attr.quota.deserved = capacity_deserved(spec, attr.quota.real, attr.quota.guarantee)
                 attr.share = capacity_share(attr.allocated, attr.quota.deserved)
-        ssn.add_fn("queue_order", self.queue_order)
-        ssn.add_fn("reclaimable", self.reclaimable)
-        ssn.add_fn("preemptive", self.preemptive)
-        ssn.add_fn("allocatable", self.allocatable)
-        ssn.add_fn("job_enqueueable", self.job_enqueueable)
-        ssn.add_fn("job_enqueued", self.job_enqueued)
-        ssn.add_fn("unified_evictable", self.unified_evictable)
+        ssn.add_fn(QUEUE_ORDER, self.queue_order)
+        ssn.add_fn(RECLAIMABLE, self.reclaimable)
+        ssn.add_fn(PREEMPTIVE, self.preemptive)
+        ssn.add_fn(ALLOCATABLE, self.allocatable)
+        ssn.add_fn(JOB_ENQUEUEABLE, self.job_enqueueable)
+        ssn.add_fn(JOB_ENQUEUED, self.job_enqueued)
+        ssn.add_fn(UNIFIED_EVICTABLE, self.unified_evictable)
         ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
 
     def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
@@ -319,12 +332,12 @@ class CapacityPlugin(Plugin):
         return AncestorScope(self.ancestor_reclaim_level, tree.ancestors, job.queue,
                              self.attrs[job.queue].quota.deserved)
 
-    def unified_evictable(self, ctx: Any, candidates: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+    def unified_evictable(self, ctx: EvictionContext, candidates: list[TaskInfo]) -> Victims:
         """UnifiedEvictable for the gang actions: every candidate for ``gangpreempt``; for
         ``gangreclaim`` the candidates (in the order given) whose queue keeps its guarantee
         and either is not entitled to what they use or exceeds its deserved on a dimension
         they use (Volcano skips the resource-intersection test here)."""
-        if getattr(ctx, "kind", "") != "gangreclaim":
+        if ctx.kind != GANG_RECLAIM:
             return list(candidates), PERMIT
         working: dict[str, dict[str, Num]] = {}
         victims: list[TaskInfo] = []
@@ -417,9 +430,9 @@ class CapacityPlugin(Plugin):
             needed = sub(add(add(minimum, a.allocated), a.inqueue), a.elastic)
             ok, failing = fits_on_requested(needed, a.quota.real, minimum)
             if not ok:
-                podgroup_event(self._ssn, job, "Unschedulable", format_resource_names(
+                self._ssn.podgroup_event(job, "Normal", "Unschedulable", format_resource_names(
                     "queue resource quota insufficient", "insufficient", failing))
-                return -1
+                return REJECT
         return PERMIT
 
     def job_enqueued(self, job: JobInfo) -> None:

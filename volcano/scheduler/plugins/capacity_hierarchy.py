@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from volcano.scheduler.plugins.proportion import (
+from volcano.scheduler.framework.quota import (
     Num,
     QueueAttr,
     QueueQuota,

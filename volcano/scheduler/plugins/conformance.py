@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from volcano.scheduler.framework.model import TaskInfo
 from volcano.scheduler.framework.plugin import Plugin
-from volcano.scheduler.framework.points import PERMIT
+from volcano.scheduler.framework.points import PERMIT, PREEMPTABLE, RECLAIMABLE, UNIFIED_EVICTABLE, Victims
 from volcano.scheduler.framework.session import Session
 
 __all__ = ["ConformancePlugin"]
@@ -24,9 +24,9 @@ class ConformancePlugin(Plugin):
 
     def open(self, ssn: Session) -> None:
         """Register the preemptable, reclaimable and unified-evictable filters."""
-        def keep(_: TaskInfo, cands: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        def keep(_: object, cands: list[TaskInfo]) -> Victims:
             return [t for t in cands if evictable(t)], PERMIT
 
-        ssn.add_fn("preemptable", keep)
-        ssn.add_fn("reclaimable", keep)
-        ssn.add_fn("unified_evictable", keep)
+        ssn.add_fn(PREEMPTABLE, keep)
+        ssn.add_fn(RECLAIMABLE, keep)
+        ssn.add_fn(UNIFIED_EVICTABLE, keep)

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from volcano.scheduler.framework.plugin import Plugin
-from volcano.scheduler.framework.points import PERMIT
+from volcano.scheduler.framework.points import JOB_ORDER, PERMIT, PREEMPTABLE, QUEUE_ORDER, RECLAIMABLE
 from volcano.scheduler.plugins.drf_hierarchy import HIERARCHY_ANNOTATION, WEIGHTS_ANNOTATION, HdrfTree
 
 if TYPE_CHECKING:
@@ -121,10 +121,10 @@ class DrfPlugin(Plugin):
         self._paths: dict[str, list[str]] = {}
         if hierarchy:
             self.tree = self._build_tree(ssn)
-            ssn.add_fn("queue_order", self.queue_order)
-            ssn.add_fn("reclaimable", self.reclaimable)
-        ssn.add_fn("job_order", self.job_order)
-        ssn.add_fn("preemptable", self.preemptable)
+            ssn.add_fn(QUEUE_ORDER, self.queue_order)
+            ssn.add_fn(RECLAIMABLE, self.reclaimable)
+        ssn.add_fn(JOB_ORDER, self.job_order)
+        ssn.add_fn(PREEMPTABLE, self.preemptable)
         ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
 
     def _build_tree(self, ssn: Session) -> HdrfTree:

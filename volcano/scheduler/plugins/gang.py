@@ -14,7 +14,18 @@ from volcano.scheduler.framework.model import (
     TaskStatus,
 )
 from volcano.scheduler.framework.plugin import Plugin
-from volcano.scheduler.framework.points import PERMIT, REJECT
+from volcano.scheduler.framework.points import (
+    JOB_ORDER,
+    JOB_PIPELINED,
+    JOB_READY,
+    JOB_STARVING,
+    JOB_VALID,
+    PERMIT,
+    PREEMPTABLE,
+    RECLAIMABLE,
+    REJECT,
+    UNIFIED_EVICTABLE,
+)
 from volcano.scheduler.framework.session import Session
 
 __all__ = ["GangPlugin", "set_condition", "should_skip_unschedulable_for_releasing"]
@@ -41,7 +52,9 @@ def set_condition(job: JobInfo, cond: dict[str, Any]) -> None:
 
 
 class GangPlugin(Plugin):
-    """See the module docstring."""
+    """Gang scheduling: a job is valid, ready and pipelined only with ``minMember``
+    (and per-role ``minTaskMember``) tasks; victims never break a ready gang; at
+    close every job gets a Scheduled or Unschedulable condition."""
 
     name = "gang"
 
@@ -75,21 +88,21 @@ class GangPlugin(Plugin):
                 return 0
             return 1 if lr else -1
 
-        ssn.add_fn("job_valid", valid)
-        ssn.add_fn("preemptable", victims)
-        ssn.add_fn("reclaimable", victims)
+        ssn.add_fn(JOB_VALID, valid)
+        ssn.add_fn(PREEMPTABLE, victims)
+        ssn.add_fn(RECLAIMABLE, victims)
         # The gang actions protect gangs with safe/whole bundles, so the unified
         # victim filter lets every candidate through.
-        ssn.add_fn("unified_evictable", lambda _ctx, cands: (list(cands), PERMIT))
-        ssn.add_fn("job_order", order)
-        ssn.add_fn("job_ready", lambda job: job.check_task_ready() and job.is_ready())
-        ssn.add_fn("job_pipelined",
+        ssn.add_fn(UNIFIED_EVICTABLE, lambda _ctx, cands: (list(cands), PERMIT))
+        ssn.add_fn(JOB_ORDER, order)
+        ssn.add_fn(JOB_READY, lambda job: job.check_task_ready() and job.is_ready())
+        ssn.add_fn(JOB_PIPELINED,
                    lambda job: PERMIT if job.check_task_pipelined() and job.is_pipelined() else REJECT)
-        ssn.add_fn("job_starving", lambda job: job.is_starving())
+        ssn.add_fn(JOB_STARVING, lambda job: job.is_starving())
 
     def close(self, ssn: Session) -> None:
-        """Write Unschedulable/Scheduled conditions (in-session; persisted by the cache)."""
-        unready_counts: dict[str, int] = ssn.observations.setdefault("unschedule_task_count", {})
+        """Write Unschedulable/Scheduled conditions (in-session; the scheduler persists them)
+        and report the unschedulable task and job counts and the retries to ``ssn.metrics``."""
         not_ready_jobs = 0
         now = ssn.timestamp()
         for job in ssn.jobs.values():
@@ -111,11 +124,10 @@ class GangPlugin(Plugin):
                 set_condition(job, {"type": "Unschedulable", "status": "True", "transitionID": ssn.uid,
                                     "lastTransitionTime": now, "reason": "NotEnoughResources", "message": msg})
                 not_ready_jobs += 1
-                retries: dict[str, int] = ssn.observations.setdefault("job_retry", {})
-                retries[job.name] = retries.get(job.name, 0) + 1
+                ssn.metrics.count_job_retry(job.name)
             else:
                 set_condition(job, {"type": "Scheduled", "status": "True", "transitionID": ssn.uid,
                                     "lastTransitionTime": now, "reason": "tasks in gang are ready to be scheduled",
                                     "message": ""})
-            unready_counts[job.name] = unready
-        ssn.observations["unschedule_job_count"] = not_ready_jobs
+            ssn.metrics.set_unschedulable_tasks(job.name, unready)
+        ssn.metrics.set_unschedulable_jobs(not_ready_jobs)

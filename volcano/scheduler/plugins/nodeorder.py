@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from volcano.scheduler.framework.plugin import Plugin
+from volcano.scheduler.framework.points import NODE_ORDER
 from volcano.scheduler.plugins.affinity_scores import AffinityScorers
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ class NodeorderPlugin(Plugin):
         # Row-local when the normalised scorers (node affinity, taint toleration, pod
         # affinity) are flat for the task: the resource scorers read only the row's
         # allocatable/used and the task's requests.
-        ssn.add_fn("node_order", self.score, row_local=self._prefs.row_local)
+        ssn.add_fn(NODE_ORDER, self.score, row_local=self._prefs.row_local)
 
     def _plan(self, task: TaskInfo) -> tuple[npt.NDArray[np.int64] | None, list[int], npt.NDArray[np.int64] | None]:
         """Per task signature: the incoming cpu/memory for the fit scorers (None when

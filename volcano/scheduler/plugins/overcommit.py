@@ -21,15 +21,14 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from volcano.scheduler.framework.plugin import Plugin
-from volcano.scheduler.framework.points import PERMIT, REJECT
-from volcano.scheduler.plugins.proportion import (
+from volcano.scheduler.framework.points import JOB_ENQUEUEABLE, JOB_ENQUEUED, PERMIT, REJECT
+from volcano.scheduler.framework.quota import (
     Num,
     add,
     deduct_gated,
     fits_on_requested,
     format_resource_names,
     job_reserved,
-    podgroup_event,
     sub,
     vec_to_dict,
 )
@@ -84,8 +83,8 @@ class OvercommitPlugin(Plugin):
                 self.inqueue = add(self.inqueue, deduct_gated(job.min_resources, job))
             elif job.phase == "Running":
                 self.inqueue = add(self.inqueue, job_reserved(job, names))
-        ssn.add_fn("job_enqueueable", self.job_enqueueable)
-        ssn.add_fn("job_enqueued", self.job_enqueued)
+        ssn.add_fn(JOB_ENQUEUEABLE, self.job_enqueueable)
+        ssn.add_fn(JOB_ENQUEUED, self.job_enqueued)
 
     def job_enqueueable(self, job: JobInfo) -> int:
         """Permit when the job's minResources still fit the overcommitted idle."""
@@ -94,8 +93,8 @@ class OvercommitPlugin(Plugin):
         ok, failing = enqueue_check(self.inqueue, job.min_resources, self.idle)
         if ok:
             return PERMIT
-        podgroup_event(self._ssn, job, "Unschedulable",
-                       format_resource_names("resource in cluster is overused", "overused", failing))
+        self._ssn.podgroup_event(job, "Normal", "Unschedulable",
+                                 format_resource_names("resource in cluster is overused", "overused", failing))
         return REJECT
 
     def job_enqueued(self, job: JobInfo) -> None:

@@ -32,8 +32,9 @@ import numpy.typing as npt
 from volcano.api.selectors import label_selector_from_dict
 from volcano.scheduler.framework.model import NodeSpec, TaskInfo, TaskStatus
 from volcano.scheduler.framework.plugin import Plugin
-from volcano.scheduler.framework.points import Verdict
+from volcano.scheduler.framework.points import PREDICATE, Verdict
 from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.state import StateKey
 
 __all__ = ["PredicatesPlugin", "node_affinity_matches", "tolerates"]
 
@@ -99,8 +100,14 @@ def node_affinity_matches(pod_spec: Mapping[str, Any], node: NodeSpec) -> bool:
     return False
 
 
+STATIC_VERDICTS: StateKey[dict[tuple[bool, bool, str], Verdict]] = StateKey("predicates.static", dict)
+"""Node-static verdicts (unschedulable, node affinity, taints) by (affinity on, taints on,
+``TaskSpec.static_sig``), kept across sessions while the nodes are unchanged."""
+
+
 class PredicatesPlugin(Plugin):
-    """See the module docstring."""
+    """The vectorised predicate: node-static checks (cached across sessions), pod count,
+    resources' host ports, and inter-pod affinity; evicted tasks drop out of view."""
 
     name = "predicates"
     ARGUMENTS: ClassVar[frozenset[str]] = frozenset({
@@ -123,7 +130,7 @@ class PredicatesPlugin(Plugin):
                                           if t.spec.pod_anti_affinity}
         # Uids of tasks evicted in this session (out of view until re-placed).
         self.evicted: set[str] = set()
-        ssn.add_fn("predicate", self.predicate, row_local=self._row_local)
+        ssn.add_fn(PREDICATE, self.predicate, row_local=self._row_local)
         ssn.add_event_handler(allocate=self._placed, deallocate=self._removed)
 
     def _row_local(self, task: TaskInfo) -> bool:
@@ -145,8 +152,9 @@ class PredicatesPlugin(Plugin):
         self.anti.pop(task.uid, None)
 
     def _static(self, task: TaskInfo) -> Verdict:
-        key = ("predicates.static", self.affinity, self.taints, task.spec.static_sig)
-        cached = self.ssn.shared.get(key)
+        key = (self.affinity, self.taints, task.spec.static_sig)
+        verdicts = self.ssn.shared.get(STATIC_VERDICTS)
+        cached = verdicts.get(key)
         if cached is not None:
             return cached
         nodes = self.ssn.nodes
@@ -169,7 +177,7 @@ class PredicatesPlugin(Plugin):
                         reason = f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}"
                         v.codes[row] = v.code_for(reason, True)
                         break
-        self.ssn.shared[key] = v
+        verdicts[key] = v
         return v
 
     def predicate(self, task: TaskInfo, rows: npt.NDArray[np.intp] | None = None) -> Verdict:

@@ -4,18 +4,22 @@ the "job wants more" starving rule (Volcano ``priority.go``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from volcano.scheduler.framework.model import JobInfo, TaskInfo
 from volcano.scheduler.framework.plugin import Plugin
-from volcano.scheduler.framework.points import PERMIT
+from volcano.scheduler.framework.points import (
+    GANG_PREEMPT,
+    JOB_ORDER,
+    JOB_STARVING,
+    PERMIT,
+    PREEMPTABLE,
+    TASK_ORDER,
+    UNIFIED_EVICTABLE,
+    EvictionContext,
+    Victims,
+)
 from volcano.scheduler.framework.session import Session
 
 __all__ = ["PriorityPlugin"]
-
-_GANG_PREEMPT = "gangpreempt"
-"""The eviction kind whose UnifiedEvictable candidates priority filters."""
-
 
 def _desc(left: int, right: int) -> int:
     return -1 if left > right else (1 if left < right else 0)
@@ -28,8 +32,8 @@ class PriorityPlugin(Plugin):
 
     def open(self, ssn: Session) -> None:
         """Register task/job order, preemptable, unified-evictable and starving callbacks."""
-        ssn.add_fn("task_order", lambda a, b: _desc(a.priority, b.priority))
-        ssn.add_fn("job_order", lambda a, b: _desc(a.priority, b.priority))
+        ssn.add_fn(TASK_ORDER, lambda a, b: _desc(a.priority, b.priority))
+        ssn.add_fn(JOB_ORDER, lambda a, b: _desc(a.priority, b.priority))
 
         def preemptable(preemptor: TaskInfo, preemptees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
             pjob = ssn.job_of(preemptor)
@@ -47,12 +51,12 @@ class PriorityPlugin(Plugin):
                     victims.append(t)
             return victims, PERMIT
 
-        ssn.add_fn("preemptable", preemptable)
+        ssn.add_fn(PREEMPTABLE, preemptable)
 
-        def unified(ctx: Any, candidates: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        def unified(ctx: EvictionContext, candidates: list[TaskInfo]) -> Victims:
             # gangpreempt: only jobs of strictly lower priority than the starving job;
             # every other kind (gangreclaim) lets all candidates through.
-            if getattr(ctx, "kind", "") != _GANG_PREEMPT:
+            if ctx.kind != GANG_PREEMPT:
                 return list(candidates), PERMIT
             pjob = ctx.job
             out = []
@@ -62,9 +66,9 @@ class PriorityPlugin(Plugin):
                     out.append(t)
             return out, PERMIT
 
-        ssn.add_fn("unified_evictable", unified)
+        ssn.add_fn(UNIFIED_EVICTABLE, unified)
 
         def starving(job: JobInfo) -> bool:
             return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)
 
-        ssn.add_fn("job_starving", starving)
+        ssn.add_fn(JOB_STARVING, starving)

@@ -1,487 +1,52 @@
-"""The proportion plugin: queue fair share by weight (and the queue-quota arithmetic it shares).
+"""The proportion plugin: queue fair share by weight (Volcano ``proportion.go``).
 
-Volcano's proportion plugin gives every queue that has jobs in the session a
-*deserved* amount of each resource by water-filling the cluster's total over
-the queues in proportion to ``spec.weight``, bounded above by each queue's
-request and real capability and below by its guarantee. Allocation, reclaim,
-overuse and enqueue decisions compare a queue's allocation with that deserved
-amount (allocate, reclaim) or with its real capability (enqueue).
-
-This module holds the math as pure functions over plain resource vectors
-(mappings of resource name to integer milli-units, or exact ``Fraction``
-values for computed shares such as *deserved*), so it can be tested against
-the upstream numbers without a session. The capacity and overcommit plugins
-reuse the queue-quota helpers defined here.
-
-Deliberate differences from upstream, all for determinism or exactness:
-
-* Upstream computes deserved in IEEE doubles; here the water-filling runs in
-  exact rational arithmetic (``Fraction``), so the two termination tests
-  ("deserved unchanged", "remaining unchanged") are exact and order-free.
-* Upstream's tolerant comparison ("less or equal, or within 0.1 of a unit")
-  is kept, expressed in this project's milli-units: 0.1 byte of memory and
-  0.1 pod are 100 milli-units, 0.1 milli-cpu (and 0.1 milli of any other
-  scalar) is 1/10 of a milli-unit.
-* Upstream iterates resource names in Go map order where it only affects log
-  lines or the order of names in a message; here names are ordered cpu,
-  memory, then the rest sorted.
+Every queue that has jobs in the session gets a *deserved* amount of each
+resource by water-filling the cluster's total over the queues in proportion to
+``spec.weight``, bounded above by each queue's request and real capability and
+below by its guarantee (``framework.quota.compute_deserved``). Allocation,
+reclaim, overuse and enqueue decisions compare a queue's allocation with that
+deserved amount (allocate, reclaim) or with its real capability (enqueue); the
+arithmetic and its tolerance rule live in ``volcano.scheduler.framework.quota``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from volcano.scheduler.framework.model import ALLOCATED_STATUSES, TaskStatus
 from volcano.scheduler.framework.plugin import Plugin
-from volcano.scheduler.framework.points import PERMIT, REJECT
+from volcano.scheduler.framework.points import (
+    ALLOCATABLE,
+    JOB_ENQUEUEABLE,
+    JOB_ENQUEUED,
+    OVERUSED,
+    PERMIT,
+    PREEMPTIVE,
+    QUEUE_ORDER,
+    RECLAIMABLE,
+    REJECT,
+)
+from volcano.scheduler.framework.quota import (
+    Num,
+    QueueAttr,
+    Vec,
+    add,
+    build_queue_attrs,
+    compute_deserved,
+    deduct_gated,
+    enqueue_verdict,
+    overused,
+    queue_allocatable,
+    resource_names,
+    share,
+    sub,
+    vector_le_tolerant,
+)
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.model import JobInfo, QueueInfo, TaskInfo
     from volcano.scheduler.framework.session import Session
 
-__all__ = [
-    "INFINITE",
-    "Num",
-    "ProportionPlugin",
-    "QueueAttr",
-    "QueueQuota",
-    "Vec",
-    "add",
-    "build_queue_attrs",
-    "compute_deserved",
-    "deduct_gated",
-    "dominant_share",
-    "enqueue_verdict",
-    "exceeded_part",
-    "fits_on_requested",
-    "format_resource_names",
-    "inqueue_reserve",
-    "is_empty",
-    "is_scalar_resource_name",
-    "job_gated_request",
-    "job_reserved",
-    "le_tolerant",
-    "ordered_names",
-    "overused",
-    "podgroup_event",
-    "queue_allocatable",
-    "real_capability",
-    "resource_names",
-    "share",
-    "sub",
-    "tolerance",
-    "vec_to_dict",
-    "vector_le_tolerant",
-]
-
-Num = int | Fraction
-"""An amount in milli-units: an integer, or an exact fraction for computed shares."""
-
-Vec = Mapping[str, Num]
-"""A resource vector: resource name -> amount in milli-units (absent = 0 unless a function says otherwise)."""
-
-INFINITE = Fraction(2**63)
-"""Stands for "unbounded" (upstream's MaxFloat64) in capabilities whose cpu/memory is unset or <= 0."""
-
-_CPU = "cpu"
-_MEMORY = "memory"
-_PODS = "pods"
-_TENTH = Fraction(1, 10)
-
-
-def tolerance(name: str) -> Fraction:
-    """Upstream's 0.1-unit tolerance for ``name`` expressed in milli-units.
-
-    Upstream stores memory in bytes and pods in whole pods (so 0.1 of those
-    is 100 milli-units here) and cpu and other scalars in milli-units (so
-    0.1 of those is 1/10 of a milli-unit here).
-    """
-    return Fraction(100) if name in (_MEMORY, _PODS) else _TENTH
-
-
-def ordered_names(names: Iterable[str]) -> list[str]:
-    """Resource names in upstream's fixed order: cpu, memory, then the rest sorted."""
-    unique = set(names)
-    head = [n for n in (_CPU, _MEMORY) if n in unique]
-    return head + sorted(unique - {_CPU, _MEMORY})
-
-
-def resource_names(vec: Vec) -> list[str]:
-    """Dimensions whose amount is at least the tolerance (upstream ``ResourceNames``); includes pods."""
-    return ordered_names(name for name, value in vec.items() if value >= tolerance(name))
-
-
-def is_empty(vec: Vec) -> bool:
-    """Upstream ``IsEmpty``: every dimension below the tolerance, ignoring ``pods``."""
-    return all(value < tolerance(name) for name, value in vec.items() if name != _PODS)
-
-
-def is_scalar_resource_name(name: str) -> bool:
-    """Whether Kubernetes counts ``name`` as a scalar resource (extended, hugepages, attachable volumes).
-
-    Extended resources are domain-prefixed names outside ``kubernetes.io/``;
-    prefixed native resources (``*.kubernetes.io/...``) count too. Quota
-    names (``requests.*``, ``count/*``) never do.
-    """
-    if name.startswith(("requests.", "count/")):
-        return False
-    if name.startswith(("hugepages-", "attachable-volumes-")):
-        return True
-    return "/" in name
-
-
-def le_tolerant(left: Num, right: Num, name: str) -> bool:
-    """``left <= right`` within upstream's tolerance for resource ``name``."""
-    return left < right or left - right < tolerance(name)  # left >= right here, so the gap is left - right
-
-
-def vector_le_tolerant(left: Vec, right: Vec) -> bool:
-    """Upstream ``LessEqual(right, Zero)``: cpu, memory and every dimension of ``left`` (absent in right = 0)."""
-    names = set(left) | {_CPU, _MEMORY}
-    return all(le_tolerant(left.get(n, 0), right.get(n, 0), n) for n in names)
-
-
-def add(left: Vec, right: Vec) -> dict[str, Num]:
-    """Element-wise sum over the union of dimensions."""
-    out: dict[str, Num] = dict(left)
-    for name, value in right.items():
-        out[name] = out.get(name, 0) + value
-    return out
-
-
-def sub(left: Vec, right: Vec) -> dict[str, Num]:
-    """Element-wise difference over the union of dimensions (may go negative, like upstream's Sub)."""
-    out: dict[str, Num] = dict(left)
-    for name, value in right.items():
-        out[name] = out.get(name, 0) - value
-    return out
-
-
-def exceeded_part(left: Vec, right: Vec) -> dict[str, Num]:
-    """Upstream ``ExceededPart``: per dimension ``max(0, left - right)``, keeping only positive entries."""
-    out: dict[str, Num] = {}
-    for name in set(left) | set(right):
-        diff = left.get(name, 0) - right.get(name, 0)
-        if diff > 0:
-            out[name] = diff
-    return out
-
-
-def share(left: Num, right: Num) -> float:
-    """Upstream ``helpers.Share``: ``left / right``; 0 when both are 0, 1 when only ``right`` is 0."""
-    if right == 0:
-        return 0.0 if left == 0 else 1.0
-    if isinstance(left, int) and isinstance(right, int):
-        return left / right  # correctly rounded, as upstream's float division of the same values
-    return float(Fraction(left) / Fraction(right))
-
-
-def dominant_share(allocated: Vec, total: Vec) -> tuple[str, float]:
-    """The largest ``share(allocated[r], total[r])`` over ``resource_names(total)``, and its resource.
-
-    Ties keep the first name in cpu, memory, sorted-scalars order; an empty
-    total gives ``("", 0.0)``.
-    """
-    best = 0.0
-    dominant = ""
-    for name in resource_names(total):
-        value = share(allocated.get(name, 0), total[name])
-        if value > best:
-            best, dominant = value, name
-    return dominant, best
-
-
-def fits_on_requested(used: Vec, limit: Vec, request: Vec) -> tuple[bool, list[str]]:
-    """Upstream ``LessEqualWithDimensionAndResourcesName``: ``used <= limit`` on dimensions ``request`` asks for.
-
-    Only dimensions where ``request > 0`` are compared, ``pods`` is skipped,
-    the comparison is strict (no tolerance), and a dimension absent from
-    ``limit`` counts as 0. Returns whether it fits and the failing names.
-    """
-    failing = [name for name in ordered_names(request)
-               if name != _PODS and request[name] > 0 and used.get(name, 0) > limit.get(name, 0)]
-    return not failing, failing
-
-
-def format_resource_names(prefix: str, verb: str, names: Sequence[str]) -> str:
-    """Upstream ``FormatResourceNames``: ``"prefix: verb a, verb b"``, or just ``prefix`` when no names."""
-    if not names:
-        return prefix
-    return f"{prefix}: " + ", ".join(f"{verb} {name}" for name in names)
-
-
-def real_capability(total: Vec, total_guarantee: Vec, guarantee: Vec,
-                    capability: Vec | None) -> dict[str, Num]:
-    """A queue's real capability: ``max(0, total - Σguarantees) + guarantee``, capped by ``capability``.
-
-    ``capability`` is the queue's ``spec.capability`` with explicit zeros kept
-    (``None`` when unset); its cpu or memory being absent or <= 0 means
-    unbounded there, and a dimension absent from it leaves that dimension
-    uncapped. The result always has cpu and memory; a scalar absent from the
-    result is uncapped for :func:`compute_deserved` and counts as 0 for
-    :func:`fits_on_requested` (both as upstream).
-    """
-    real: dict[str, Num] = {_CPU: 0, _MEMORY: 0}
-    real.update(add(exceeded_part(total, total_guarantee), guarantee))
-    if capability is None:
-        return real
-    cap: dict[str, Num] = dict(capability)
-    for name in (_CPU, _MEMORY):
-        if cap.get(name, 0) <= 0:
-            cap[name] = INFINITE
-    for name, value in real.items():
-        if name in cap and cap[name] < value:
-            real[name] = cap[name]
-    return real
-
-
-def inqueue_reserve(min_resources: Mapping[str, int], job_allocated: Vec) -> dict[str, Num]:
-    """Upstream ``GetInqueueResource``: what a job still reserves, ``max(0, min - allocated)`` per min dimension.
-
-    Only cpu, memory, pods and scalar resource names of ``min_resources``
-    count (e.g. ``ephemeral-storage`` does not).
-    """
-    out: dict[str, Num] = {}
-    for name, amount in min_resources.items():
-        if name not in (_CPU, _MEMORY, _PODS) and not is_scalar_resource_name(name):
-            continue
-        reserved = amount - job_allocated.get(name, 0)
-        if reserved > 0:
-            out[name] = reserved
-    return out
-
-
-@dataclass
-class QueueQuota:
-    """One queue's inputs to the deserved computation, and its result.
-
-    ``capability`` is ``spec.capability`` (explicit zeros kept, ``None`` when
-    unset), ``guarantee`` is ``spec.guarantee.resource``, ``request`` the sum
-    of the queue's allocated and pending task requests. ``deserved`` is
-    filled by :func:`compute_deserved`; ``real`` by :func:`real_capability`.
-    """
-
-    name: str
-    weight: int
-    request: Vec
-    guarantee: Vec = field(default_factory=dict)
-    capability: Vec | None = None
-    real: dict[str, Num] = field(default_factory=dict)
-    deserved: dict[str, Num] = field(default_factory=dict)
-
-
-def _min_dims(vec: dict[str, Num], bound: Vec, *, missing_unbounded: bool) -> dict[str, Num]:
-    """Upstream ``MinDimensionResource``: cap each dimension of ``vec`` by ``bound``.
-
-    cpu and memory are always capped (absent = 0); another dimension absent
-    from ``bound`` is left alone when ``missing_unbounded`` else set to 0.
-    """
-    out: dict[str, Num] = {}
-    for name, value in vec.items():
-        if name in bound or name in (_CPU, _MEMORY):
-            limit = bound.get(name, 0)
-            out[name] = limit if limit < value else value
-        else:
-            out[name] = value if missing_unbounded else 0
-    return out
-
-
-def _max_with_guarantee(vec: dict[str, Num], guarantee: Vec) -> dict[str, Num]:
-    """Upstream ``helpers.Max``: per-dimension maximum, dropping negative scalars."""
-    out: dict[str, Num] = {}
-    for name, value in vec.items():
-        if name in (_CPU, _MEMORY) or value >= 0:
-            out[name] = value
-    for name, value in guarantee.items():
-        if name in (_CPU, _MEMORY) or value >= 0:
-            current = out.get(name, 0)
-            out[name] = value if value > current else current
-    return out
-
-
-def compute_deserved(total: Vec, queues: Sequence[QueueQuota], total_guarantee: Vec) -> None:
-    """Fill ``real`` and ``deserved`` of every queue by upstream's weighted water-filling.
-
-    Each round splits what remains of ``total`` among the queues not yet
-    satisfied, in proportion to their weight; a queue's deserved is capped by
-    its real capability and its request and raised to its guarantee. A queue
-    is satisfied once its request fits (tolerantly) in its deserved, or when
-    its deserved stopped growing (capped). The loop ends when no weight is
-    left, when nothing remains (ignoring pods), or when a round changed
-    nothing. Exact arithmetic makes the result independent of queue order.
-    """
-    for queue in queues:
-        queue.real = real_capability(total, total_guarantee, queue.guarantee, queue.capability)
-        queue.deserved = {}
-    remaining: dict[str, Num] = {_CPU: 0, _MEMORY: 0}
-    remaining.update(total)
-    met: set[str] = set()
-    while True:
-        total_weight = sum(q.weight for q in queues if q.name not in met)
-        if total_weight == 0:
-            break
-        old_remaining = dict(remaining)
-        increased: dict[str, Num] = {}
-        decreased: dict[str, Num] = {}
-        for queue in queues:
-            if queue.name in met:
-                continue
-            old = queue.deserved
-            ratio = Fraction(queue.weight, total_weight)
-            grown = add({_CPU: 0, _MEMORY: 0, **old}, {n: v * ratio for n, v in remaining.items()})
-            grown = _min_dims(grown, queue.real, missing_unbounded=True)
-            grown = _min_dims(grown, queue.request, missing_unbounded=False)
-            deserved = _max_with_guarantee(grown, queue.guarantee)
-            queue.deserved = deserved
-            if vector_le_tolerant(queue.request, deserved) or _same(deserved, old):
-                met.add(queue.name)
-            for name in set(deserved) | set(old):
-                delta = deserved.get(name, 0) - old.get(name, 0)
-                if delta > 0:
-                    increased[name] = increased.get(name, 0) + delta
-                else:
-                    decreased[name] = decreased.get(name, 0) - delta
-        remaining = exceeded_part(add(remaining, decreased), increased)
-        remaining.setdefault(_CPU, 0)
-        remaining.setdefault(_MEMORY, 0)
-        if is_empty(remaining) or _same(remaining, old_remaining):
-            break
-
-
-def _same(left: Vec, right: Vec) -> bool:
-    """Exact equality treating absent and zero alike for cpu/memory (upstream's semantic deep-equal)."""
-    names = set(left) | set(right)
-    return all(left.get(n, 0) == right.get(n, 0) for n in names) and (
-        {n for n in left if n not in (_CPU, _MEMORY)} == {n for n in right if n not in (_CPU, _MEMORY)})
-
-
-def overused(deserved: Vec, allocated: Vec) -> bool:
-    """Upstream proportion ``Overused``: ``deserved <= allocated`` (tolerant) on cpu, memory and deserved's dims.
-
-    A queue whose deserved is all zero therefore counts as overused.
-    """
-    return vector_le_tolerant(deserved, allocated)
-
-
-def queue_allocatable(allocated: Vec, request: Vec, deserved: Vec) -> bool:
-    """Upstream proportion ``Allocatable``/``Preemptive`` test (queue state checked by the caller).
-
-    ``allocated + request <= deserved`` on the dimensions the request asks
-    for (pods ignored, strict).
-    """
-    ok, _ = fits_on_requested(add(allocated, request), deserved, request)
-    return ok
-
-
-# ----------------------------------------------------------------------------------------------
-# Session glue shared by proportion, capacity and overcommit
-# ----------------------------------------------------------------------------------------------
-
-def vec_to_dict(names: Sequence[str], vec: Iterable[int]) -> dict[str, Num]:
-    """A session resource vector (numpy row over ``names``) as a name -> amount dict (zeros dropped)."""
-    return {names[i]: int(v) for i, v in enumerate(vec) if v}
-
-
-def job_gated_request(job: JobInfo) -> dict[str, Num]:
-    """The summed requests of a job's scheduling-gated tasks (upstream ``GetSchGatedPodResources``)."""
-    out: dict[str, Num] = {}
-    for task in job.tasks.values():
-        if task.spec.gated:
-            out = add(out, task.spec.requests)
-    return out
-
-
-def deduct_gated(res: Vec, job: JobInfo) -> dict[str, Num]:
-    """Upstream ``DeductSchGatedResources``: ``res`` minus gated tasks' requests, clamped at 0 per dimension."""
-    gated = job_gated_request(job)
-    if is_empty(gated):
-        return dict(res)
-    out = dict(res)
-    for name, value in res.items():
-        if name in (_CPU, _MEMORY) or name in gated:
-            out[name] = max(value - gated.get(name, 0), 0)
-    return out
-
-
-def job_reserved(job: JobInfo, names: Sequence[str]) -> dict[str, Num]:
-    """What a job holds back in its queue's ``inqueue`` at session open (proportion/capacity rule).
-
-    Inqueue jobs with ``minResources``, and Running ones with ``minResources``
-    whose allocated-status task count reached ``minMember``, reserve
-    ``max(0, minResources - allocated)`` (less gated tasks); others nothing.
-    """
-    if job.min_resources is None:
-        return {}
-    if job.phase == "Inqueue" or (job.phase == "Running" and job.count(ALLOCATED_STATUSES) >= job.min_available):
-        return deduct_gated(inqueue_reserve(job.min_resources, vec_to_dict(names, job.allocated.tolist())), job)
-    return {}
-
-
-def podgroup_event(ssn: Session, job: JobInfo, reason: str, message: str) -> None:
-    """Record a Normal event on the job's PodGroup (written at session close; reference §7.6)."""
-    ssn.podgroup_event(job, "Normal", reason, message)
-
-
-@dataclass
-class QueueAttr:
-    """A queue's per-session quota state (proportion and capacity)."""
-
-    quota: QueueQuota
-    allocated: dict[str, Num] = field(default_factory=dict)
-    request: dict[str, Num] = field(default_factory=dict)
-    inqueue: dict[str, Num] = field(default_factory=dict)
-    elastic: dict[str, Num] = field(default_factory=dict)
-    share: float = 0.0
-
-
-def build_queue_attrs(ssn: Session) -> tuple[dict[str, QueueAttr], dict[str, Num], dict[str, Num]]:
-    """Per-queue attributes for every queue with a job in the session, the cluster total and Σ guarantees."""
-    names = ssn.space.names
-    total = vec_to_dict(names, ssn.space.fit(ssn.total).tolist())
-    total_guarantee: dict[str, Num] = {}
-    for queue in ssn.queues.values():
-        if queue.guarantee:
-            total_guarantee = add(total_guarantee, queue.guarantee)
-    attrs: dict[str, QueueAttr] = {}
-    for job in ssn.jobs.values():
-        attr = attrs.get(job.queue)
-        if attr is None:
-            queue = ssn.queues[job.queue]
-            quota = QueueQuota(queue.name, queue.weight, {}, dict(queue.guarantee or {}),
-                               dict(queue.capability) if queue.capability is not None else None)
-            attr = attrs[job.queue] = QueueAttr(quota)
-        job_alloc = vec_to_dict(names, ssn.space.fit(job.allocated).tolist())
-        attr.allocated = add(attr.allocated, job_alloc)
-        attr.request = add(attr.request, job_alloc)
-        for task in job.tasks.values():
-            if task.status == TaskStatus.Pending:
-                attr.request = add(attr.request, task.spec.requests)
-        attr.inqueue = add(attr.inqueue, job_reserved(job, names))
-        attr.elastic = add(attr.elastic, exceeded_part(job_alloc, job.min_resources or {}))
-    for attr in attrs.values():
-        attr.quota.request = attr.request
-        attr.quota.real = real_capability(total, total_guarantee, attr.quota.guarantee, attr.quota.capability)
-    return attrs, total, total_guarantee
-
-
-def enqueue_verdict(ssn: Session, job: JobInfo, attr: QueueAttr) -> int:
-    """The proportion/capacity ``job_enqueueable`` vote for one queue (events on rejection)."""
-    queue = ssn.queues[job.queue]
-    if queue.state != "Open":
-        return REJECT
-    if job.min_resources is None:
-        return PERMIT
-    minimum: Vec = job.min_resources
-    needed = sub(add(add(minimum, attr.allocated), attr.inqueue), attr.elastic)
-    ok, failing = fits_on_requested(needed, attr.quota.real, minimum)
-    if ok:
-        return PERMIT
-    podgroup_event(ssn, job, "Unschedulable",
-                   format_resource_names("queue resource quota insufficient", "insufficient", failing))
-    return REJECT
+__all__ = ["ProportionPlugin"]
 
 
 class ProportionPlugin(Plugin):
@@ -497,13 +62,13 @@ class ProportionPlugin(Plugin):
         compute_deserved(self.total, [a.quota for a in ordered], total_guarantee)
         for attr in ordered:
             self._update_share(attr)
-        ssn.add_fn("queue_order", self.queue_order)
-        ssn.add_fn("reclaimable", self.reclaimable)
-        ssn.add_fn("overused", self.overused)
-        ssn.add_fn("allocatable", self.allocatable)
-        ssn.add_fn("preemptive", self.preemptive)
-        ssn.add_fn("job_enqueueable", self.job_enqueueable)
-        ssn.add_fn("job_enqueued", self.job_enqueued)
+        ssn.add_fn(QUEUE_ORDER, self.queue_order)
+        ssn.add_fn(RECLAIMABLE, self.reclaimable)
+        ssn.add_fn(OVERUSED, self.overused)
+        ssn.add_fn(ALLOCATABLE, self.allocatable)
+        ssn.add_fn(PREEMPTIVE, self.preemptive)
+        ssn.add_fn(JOB_ENQUEUEABLE, self.job_enqueueable)
+        ssn.add_fn(JOB_ENQUEUED, self.job_enqueued)
         ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
 
     @staticmethod
