@@ -39,7 +39,8 @@ class FrozenDict(dict[str, Any]):
     update = _readonly
 
     def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
-        return thaw(self)
+        copy: dict[str, Any] = thaw(self)
+        return copy
 
     def __copy__(self) -> dict[str, Any]:
         return dict(self)
@@ -69,7 +70,8 @@ class FrozenList(list[Any]):
     sort = _readonly
 
     def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
-        return thaw(self)
+        copy: list[Any] = thaw(self)
+        return copy
 
     def __copy__(self) -> list[Any]:
         return list(self)
@@ -125,11 +127,11 @@ def is_frozen(value: Any) -> bool:
     return type(value) in (FrozenDict, FrozenList)
 
 
-def _represent_dict(dumper: Any, data: FrozenDict) -> yaml.Node:
+def _represent_dict(dumper: yaml.representer.SafeRepresenter, data: FrozenDict) -> yaml.Node:
     return dumper.represent_dict(dict(data))
 
 
-def _represent_list(dumper: Any, data: FrozenList) -> yaml.Node:
+def _represent_list(dumper: yaml.representer.SafeRepresenter, data: FrozenList) -> yaml.Node:
     return dumper.represent_list(list(data))
 
 

@@ -71,7 +71,7 @@ def _validate(doc: Any, source: str, index: int) -> dict[str, Any]:
     if not name and not generate:
         raise ManifestError(source, index, "metadata.name",
                             "missing field 'metadata.name' (or 'metadata.generateName')")
-    out = thaw(doc)
+    out: dict[str, Any] = thaw(doc)
     try:
         kind_for_object(out)
     except UnknownKindError as exc:

@@ -24,6 +24,7 @@ import yaml
 from volcano.scheduler.actions import UNSUPPORTED_ACTIONS, default_actions
 from volcano.scheduler.framework.action import ActionRegistry
 from volcano.scheduler.framework.conf import ENABLE_FLAGS, PluginOption, SchedulerConf, Tier
+from volcano.scheduler.framework.extension import Extension
 from volcano.scheduler.framework.plugin import PluginRegistry
 from volcano.scheduler.plugins import VOLCANO_PLUGINS, default_registry
 
@@ -113,86 +114,97 @@ def load_scheduler_conf(source: str | Path | Mapping[str, Any], *, registry: Plu
                         actions: ActionRegistry | None = None) -> SchedulerConf:
     """Parse and validate a scheduler configuration (see the module docstring) against
     the plugins of ``registry`` and the ``actions`` (default: every one implemented)."""
-    reg = registry if registry is not None else default_registry()
+    plugins = registry if registry is not None else default_registry()
     known_actions = actions if actions is not None else default_actions()
     data = _to_mapping(source)
     for key in data:
         if key not in ("actions", "tiers", "configurations", "metrics"):
             raise _err(str(key), "unknown top-level field")
-    raw_actions = data.get("actions")
-    if not isinstance(raw_actions, str):
-        raise _err("actions", f"must be a comma-separated string, got {raw_actions!r}")
-    action_names = tuple(a.strip() for a in raw_actions.split(","))
-    for a in action_names:
-        if a in known_actions:
+    action_names = _parse_actions(data.get("actions"), known_actions)
+    tiers_raw = data.get("tiers") or []
+    if not isinstance(tiers_raw, list):
+        raise _err("tiers", "must be a list")
+    tiers = tuple(_parse_tier(ti, tier, plugins) for ti, tier in enumerate(tiers_raw))
+    configurations = _parse_configurations(data.get("configurations") or [], known_actions)
+    metrics = data.get("metrics") or {}
+    if not isinstance(metrics, Mapping):
+        raise _err("metrics", "must be a mapping")
+    return SchedulerConf(action_names, tiers, configurations, dict(metrics))
+
+
+def _parse_actions(raw: object, known: ActionRegistry) -> tuple[str, ...]:
+    if not isinstance(raw, str):
+        raise _err("actions", f"must be a comma-separated string, got {raw!r}")
+    names = tuple(a.strip() for a in raw.split(","))
+    for a in names:
+        if a in known:
             continue
         if a in UNSUPPORTED_ACTIONS:
             raise _err("actions", f"action {a!r} is not yet supported")
         raise _err("actions", f"unknown action {a!r}")
-    tiers_raw = data.get("tiers") or []
-    if not isinstance(tiers_raw, list):
-        raise _err("tiers", "must be a list")
-    tiers: list[Tier] = []
-    for ti, tier in enumerate(tiers_raw):
-        if not isinstance(tier, Mapping) or not isinstance(tier.get("plugins") or [], list):
-            raise _err(f"tiers[{ti}]", "must be a mapping with a 'plugins' list")
-        opts: list[PluginOption] = []
-        for pi, entry in enumerate(tier.get("plugins") or []):
-            where = f"tiers[{ti}].plugins[{pi}]"
-            if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
-                raise _err(where, "must be a mapping with a string 'name'")
-            name = entry["name"]
-            cls = reg.get(name)
-            if cls is None:
-                if name in VOLCANO_PLUGINS:
-                    raise _err(where, f"plugin {name!r} is not yet supported")
-                raise _err(where, f"unknown plugin {name!r}")
-            flags: dict[str, bool] = {}
-            args: Mapping[str, Any] = {}
-            for key, value in entry.items():
-                if key == "name":
-                    continue
-                if key == "arguments":
-                    if value is None:
-                        continue
-                    if not isinstance(value, Mapping):
-                        raise _err(f"{where}.arguments", "must be a mapping")
-                    for arg in value:
-                        if not cls.accepts_argument(str(arg)):
-                            raise _err(f"{where}.arguments", f"unknown argument {arg!r} for plugin {name!r}")
-                    args = dict(value)
-                elif key in ENABLE_FLAGS:
-                    if not isinstance(value, bool):
-                        raise _err(f"{where}.{key}", f"must be a boolean, got {value!r}")
-                    flags[key] = value
-                else:
-                    raise _err(where, f"unknown field {key!r} for plugin {name!r}")
-            opts.append(PluginOption(name, flags, args))
-        names = [o.name for o in opts]
-        drf_h = any(o.name == "drf" and o.flags.get("enableHierarchy") for o in opts)
-        if drf_h and "proportion" in names:
-            raise _err(f"tiers[{ti}]", "proportion and drf with hierarchy enabled conflicts")
-        tiers.append(Tier(tuple(opts)))
-    configurations: dict[str, Mapping[str, Any]] = {}
-    for ci, entry in enumerate(data.get("configurations") or []):
+    return names
+
+
+def _parse_tier(ti: int, tier: object, plugins: PluginRegistry) -> Tier:
+    if not isinstance(tier, Mapping) or not isinstance(tier.get("plugins") or [], list):
+        raise _err(f"tiers[{ti}]", "must be a mapping with a 'plugins' list")
+    opts = [_parse_plugin(f"tiers[{ti}].plugins[{pi}]", entry, plugins)
+            for pi, entry in enumerate(tier.get("plugins") or [])]
+    names = [o.name for o in opts]
+    drf_h = any(o.name == "drf" and o.flags.get("enableHierarchy") for o in opts)
+    if drf_h and "proportion" in names:
+        raise _err(f"tiers[{ti}]", "proportion and drf with hierarchy enabled conflicts")
+    return Tier(tuple(opts))
+
+
+def _parse_plugin(where: str, entry: object, plugins: PluginRegistry) -> PluginOption:
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+        raise _err(where, "must be a mapping with a string 'name'")
+    name = entry["name"]
+    cls = plugins.get(name)
+    if cls is None:
+        if name in VOLCANO_PLUGINS:
+            raise _err(where, f"plugin {name!r} is not yet supported")
+        raise _err(where, f"unknown plugin {name!r}")
+    flags: dict[str, bool] = {}
+    args: Mapping[str, Any] = {}
+    for key, value in entry.items():
+        if key == "name" or (key == "arguments" and value is None):
+            continue
+        if key == "arguments":
+            args = _parse_arguments(f"{where}.arguments", value, cls, f"plugin {name!r}")
+        elif key in ENABLE_FLAGS:
+            if not isinstance(value, bool):
+                raise _err(f"{where}.{key}", f"must be a boolean, got {value!r}")
+            flags[key] = value
+        else:
+            raise _err(where, f"unknown field {key!r} for plugin {name!r}")
+    return PluginOption(name, flags, args)
+
+
+def _parse_arguments(where: str, value: object, cls: type[Extension], owner: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _err(where, "must be a mapping")
+    for arg in value:
+        if not cls.accepts_argument(str(arg)):
+            raise _err(where, f"unknown argument {arg!r} for {owner}")
+    return dict(value)
+
+
+def _parse_configurations(raw: object, known: ActionRegistry) -> dict[str, Mapping[str, Any]]:
+    if not isinstance(raw, list):
+        raise _err("configurations", "must be a list")
+    out: dict[str, Mapping[str, Any]] = {}
+    for ci, entry in enumerate(raw):
         where = f"configurations[{ci}]"
         if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
             raise _err(where, "must be a mapping with a string 'name'")
-        aname = entry["name"]
-        acls = known_actions.get(aname)
-        if acls is None:
-            raise _err(where, f"unknown action {aname!r}")
-        args = entry.get("arguments") or {}
-        if not isinstance(args, Mapping):
-            raise _err(f"{where}.arguments", "must be a mapping")
-        for arg in args:
-            if not acls.accepts_argument(str(arg)):
-                raise _err(f"{where}.arguments", f"unknown argument {arg!r} for action {aname!r}")
-        configurations[aname] = dict(args)
-    metrics = data.get("metrics") or {}
-    if not isinstance(metrics, Mapping):
-        raise _err("metrics", "must be a mapping")
-    return SchedulerConf(action_names, tuple(tiers), configurations, dict(metrics))
+        name = entry["name"]
+        cls = known.get(name)
+        if cls is None:
+            raise _err(where, f"unknown action {name!r}")
+        out[name] = _parse_arguments(f"{where}.arguments", entry.get("arguments") or {}, cls, f"action {name!r}")
+    return out
 
 
 DEFAULT_SCHEDULER_CONF: SchedulerConf = load_scheduler_conf(DEFAULT_SCHEDULER_CONF_TEXT)

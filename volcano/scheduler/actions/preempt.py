@@ -150,7 +150,7 @@ def pick_candidate(candidates: list[tuple[int, list[TaskInfo]]]) -> tuple[int, l
         return min(str((v.spec.pod.get("status") or {}).get("startTime") or "")
                    for v in victims if _pod_priority(v) == top)
 
-    scores = [
+    scores: list[Callable[[list[TaskInfo]], int]] = [
         lambda vs: -_pod_priority(vs[0]),
         lambda vs: -sum(_pod_priority(v) + 2**31 for v in vs),
         lambda vs: -len(vs),

@@ -64,7 +64,3 @@ class SchedulerConf:
     def action_arguments(self, action: str) -> Mapping[str, Any]:
         """The ``configurations`` arguments of ``action`` (empty when absent)."""
         return self.configurations.get(action, {})
-
-    def plugin_names(self) -> list[str]:
-        """Every configured plugin name, in walk order."""
-        return [p.name for t in self.tiers for p in t.plugins]

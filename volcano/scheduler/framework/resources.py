@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from volcano.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resources
 
-__all__ = ["POD_UNIT", "ResourceSpace", "Vec", "fmt_names", "is_scheduler_resource", "scheduler_resources"]
+__all__ = ["POD_UNIT", "ResourceSpace", "Vec", "is_scheduler_resource", "scheduler_resources"]
 
 Vec = npt.NDArray[np.int64]
 """A resource vector (one int64 per column of a ``ResourceSpace``)."""
@@ -108,12 +108,3 @@ class ResourceSpace:
     def to_resources(self, vec: Vec) -> Resources:
         """The ``Resources`` mapping of a vector (zero entries dropped)."""
         return Resources({self.names[i]: int(v) for i, v in enumerate(vec.tolist()) if v})
-
-    def nonzero_names(self, vec: Vec) -> list[str]:
-        """Names of the non-zero columns, in column order."""
-        return [self.names[i] for i, v in enumerate(vec.tolist()) if v]
-
-
-def fmt_names(names: Iterable[str], prefix: str) -> str:
-    """``"<prefix> a, <prefix> b"``, as Volcano lists failing resources in messages."""
-    return ", ".join(f"{prefix} {n}" for n in names)

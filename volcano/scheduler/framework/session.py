@@ -17,8 +17,7 @@ PodGroup/queue/pod status writes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from functools import cmp_to_key
 from typing import Any, ParamSpec, TypeVar
 
@@ -28,7 +27,7 @@ import numpy.typing as npt
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf
 from volcano.scheduler.framework.job import JobInfo
 from volcano.scheduler.framework.metrics import NO_METRICS, MetricsSink
-from volcano.scheduler.framework.node import NodeInfo, NodeSpec, NodeTable
+from volcano.scheduler.framework.node import NodeInfo, NodeTable
 from volcano.scheduler.framework.plugin import Arguments, Plugin, PluginRegistry
 from volcano.scheduler.framework.points import (
     ALLOCATABLE,
@@ -58,9 +57,10 @@ from volcano.scheduler.framework.points import (
     Verdict,
 )
 from volcano.scheduler.framework.queue import QueueInfo
-from volcano.scheduler.framework.resources import ResourceSpace, Vec
+from volcano.scheduler.framework.resources import Vec
+from volcano.scheduler.framework.snapshot import Snapshot
 from volcano.scheduler.framework.state import State
-from volcano.scheduler.framework.task import COMPLETED_STATUSES, TaskInfo, TaskSpec, TaskStatus, default_task_less
+from volcano.scheduler.framework.task import COMPLETED_STATUSES, TaskInfo, TaskStatus, default_task_less
 from volcano.scheduler.framework.util import PriorityQueue
 from volcano.sim.clock import Clock, SimClock
 from volcano.sim.trace import Trace
@@ -73,27 +73,6 @@ A = TypeVar("A")
 R = TypeVar("R")
 EventHandler = Callable[[TaskInfo], None]
 """Told of a task whose placement changed (see ``Session.add_event_handler``)."""
-
-
-@dataclass
-class Snapshot:
-    """What a session is opened over: parsed nodes (ready ones, in node order),
-    podgroups with their job priority, task specs, queues, and the resource space."""
-
-    space: ResourceSpace
-    nodes: list[NodeSpec]
-    podgroups: list[tuple[Mapping[str, Any], int]]
-    tasks: list[TaskSpec]
-    queues: list[QueueInfo]
-    default_queue: str = "default"
-    priority_classes: Mapping[str, int] = field(default_factory=dict)
-    overrides: Mapping[str, tuple[TaskStatus, str]] = field(default_factory=dict)
-    """Task uid -> (status, node) the cache knows better than the pod (binds in flight,
-    evictions sent)."""
-    shared: dict[Any, Any] = field(default_factory=dict)
-    """The backing store of ``Session.shared``: caches valid across sessions while
-    the node set is unchanged (the cache hands the same dict to every snapshot
-    until a node changes)."""
 
 
 class Session:
@@ -121,22 +100,7 @@ class Session:
         self.queues: dict[str, QueueInfo] = {q.name: q for q in snapshot.queues}
         self.default_queue = snapshot.default_queue
         self.jobs: dict[str, JobInfo] = {}
-        for pg, priority in snapshot.podgroups:
-            job = JobInfo(pg, snapshot.default_queue, priority, space)
-            if job.queue in self.queues:
-                self.jobs[job.uid] = job
-        by_name = self.table.by_name
-        fit = space.fit
-        for spec, vec in zip(snapshot.tasks, task_vecs, strict=True):
-            over = snapshot.overrides.get(spec.uid)
-            task = TaskInfo(spec, fit(vec), *(over or (None, None)))
-            owner = self.jobs.get(spec.job_id) if spec.job_id else None
-            if owner is not None:
-                owner.add_task(task)
-            if task.node_name and task.status not in COMPLETED_STATUSES:
-                node = by_name.get(task.node_name)
-                if node is not None:
-                    self.table.add_task(node, task)
+        self._place_tasks(snapshot, task_vecs)
         self.total: Vec = self.table.alloc.sum(axis=0) if len(self.table) else space.zeros()
         self.binds: list[tuple[TaskInfo, str]] = []
         self.evictions: list[tuple[TaskInfo, str]] = []
@@ -156,7 +120,31 @@ class Session:
             name: [[] for _ in conf.tiers] for name in CATALOGUE}
         self._current: tuple[int, PluginOption] | None = None
         self._locality: list[bool | Callable[[TaskInfo], bool]] = []
-        for ti, tier in enumerate(conf.tiers):
+        self._open_plugins(registry)
+
+    def _place_tasks(self, snapshot: Snapshot, task_vecs: list[Vec]) -> None:
+        """Make the session's jobs (PodGroups of known queues) and tasks; put each task
+        in its job and, when it holds a node, on that node's row."""
+        for pg, priority in snapshot.podgroups:
+            job = JobInfo(pg, snapshot.default_queue, priority, self.space)
+            if job.queue in self.queues:
+                self.jobs[job.uid] = job
+        by_name = self.table.by_name
+        fit = self.space.fit
+        for spec, vec in zip(snapshot.tasks, task_vecs, strict=True):
+            over = snapshot.overrides.get(spec.uid)
+            task = TaskInfo(spec, fit(vec), *(over or (None, None)))
+            owner = self.jobs.get(spec.job_id) if spec.job_id else None
+            if owner is not None:
+                owner.add_task(task)
+            if task.node_name and task.status not in COMPLETED_STATUSES:
+                node = by_name.get(task.node_name)
+                if node is not None:
+                    self.table.add_task(node, task)
+
+    def _open_plugins(self, registry: PluginRegistry) -> None:
+        """Instantiate every configured plugin, tier by tier, and let it register."""
+        for ti, tier in enumerate(self.conf.tiers):
             for opt in tier.plugins:
                 cls = registry.get(opt.name)
                 if cls is None:

@@ -110,6 +110,27 @@ def _pod_index(name: str) -> int | None:
         return None
 
 
+def _task_priority(spec: Mapping[str, Any], annotations: Mapping[str, str]) -> int:
+    """``spec.priority`` (default 1), overridden by a numeric task-priority annotation."""
+    prio = spec.get("priority")
+    priority = int(prio) if prio is not None else 1
+    if TASK_PRIORITY in annotations:
+        text = str(annotations[TASK_PRIORITY]).strip()
+        if text.lstrip("+-").isdigit():
+            priority = int(text)
+    return priority
+
+
+def _host_ports(spec: Mapping[str, Any]) -> tuple[tuple[str, int, str], ...]:
+    """(protocol, hostPort, hostIP) of every container and init container port with a host port."""
+    ports: list[tuple[str, int, str]] = []
+    for c in list(spec.get("containers") or []) + list(spec.get("initContainers") or []):
+        for p in c.get("ports") or []:
+            if p.get("hostPort"):
+                ports.append((p.get("protocol") or "TCP", int(p["hostPort"]), p.get("hostIP") or "0.0.0.0"))
+    return tuple(ports)
+
+
 class TaskSpec:
     """The immutable parse of one pod version (shared by all sessions)."""
 
@@ -163,13 +184,7 @@ class TaskSpec:
         req = pod_requests(pod)
         self.best_effort = req.is_zero()
         self.requests = req + {PODS: POD_UNIT}
-        prio = spec.get("priority")
-        priority = int(prio) if prio is not None else 1
-        if TASK_PRIORITY in annotations:
-            text = str(annotations[TASK_PRIORITY]).strip()
-            if text.lstrip("+-").isdigit():
-                priority = int(text)
-        self.priority = priority
+        self.priority = _task_priority(spec, annotations)
         self.priority_class: str = spec.get("priorityClassName") or ""
         raw = annotations.get(PREEMPTABLE, labels.get(PREEMPTABLE))
         self.preemptable = True if raw is None else bool(parse_bool(raw))
@@ -189,12 +204,7 @@ class TaskSpec:
             pa.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
         self.pod_anti_affinity: list[Mapping[str, Any]] = list(
             paa.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
-        ports: list[tuple[str, int, str]] = []
-        for c in list(spec.get("containers") or []) + list(spec.get("initContainers") or []):
-            for p in c.get("ports") or []:
-                if p.get("hostPort"):
-                    ports.append((p.get("protocol") or "TCP", int(p["hostPort"]), p.get("hostIP") or "0.0.0.0"))
-        self.host_ports = tuple(ports)
+        self.host_ports = _host_ports(spec)
         node_aff = (affinity.get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         self.static_sig = json.dumps([spec.get("nodeSelector") or {}, node_aff or {}, self.tolerations],
                                      sort_keys=True, default=str)

@@ -75,7 +75,8 @@ def _resource_average(requested: IntMatrix, alloc: IntMatrix, most: bool) -> npt
             score = (np.minimum(requested, alloc) * MAX) // alloc
         else:
             score = np.where(requested > alloc, 0, ((alloc - requested) * MAX) // alloc)
-        return score.sum(axis=1) // alloc.shape[1]
+        average: npt.NDArray[np.int64] = score.sum(axis=1) // alloc.shape[1]
+        return average
     safe = np.where(has, alloc, 1)
     if most:
         score = (np.minimum(requested, alloc) * MAX) // safe
@@ -107,7 +108,8 @@ def balanced_allocation(requested: IntMatrix, alloc: IntMatrix) -> npt.NDArray[n
         else:
             mean = frac.sum(axis=1) / k
             std = np.sqrt(((frac - mean[:, None]) ** 2).sum(axis=1) / k)
-        return ((1.0 - std) * MAX).astype(np.int64)
+        balanced: npt.NDArray[np.int64] = ((1.0 - std) * MAX).astype(np.int64)
+        return balanced
     frac = np.where(has, requested / np.where(has, alloc, 1), 0.0)
     frac = np.minimum(frac, 1.0)
     count = has.sum(axis=1)
