@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from volcano.admission.lookup import ClusterView, queue_parent
-from volcano.admission.names import dns1123_subdomain_errors, go_list, qualified_name_errors
+from volcano.apiserver.validation.names import dns1123_subdomain_errors, go_list, qualified_name_errors
 from volcano.admission.podtemplate import pod_template_errors
 from volcano.admission.schema import go_value
 from volcano.api.quantity import QuantityError, to_milli

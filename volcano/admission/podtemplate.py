@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from volcano.admission.names import dns1123_label_errors
+from volcano.apiserver.validation.names import dns1123_label_errors
 from volcano.admission.schema import go_value
 from volcano.api.quantity import QuantityError, to_milli
 
