@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from volcano.admission.defaults import default_pod
+from volcano.apiserver.validation.defaults import default_pod
 from volcano.admission.pod import validate_pod_create
 
 

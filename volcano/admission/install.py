@@ -4,18 +4,18 @@
 them:
 
 mutating
-  1. CRD structural defaults (Job, PodGroup, Queue) and Kubernetes' Pod
-     defaults, which a real server applies while decoding the request;
-  2. Kubernetes' Priority plugin (Pods) and PriorityClass defaults;
-  3. Volcano's mutating webhooks: ``mutatejob``, ``mutatepodgroup``,
+  1. Kubernetes' Priority plugin (Pods);
+  2. Volcano's mutating webhooks: ``mutatejob``, ``mutatepodgroup``,
      ``mutatequeue`` (CREATE).
 validating
-  1. Kubernetes' API validation of built-in kinds (batch/v1 Job, see
-     ``k8s_validation``) and CRD structural-schema validation (422 Invalid);
-  2. PriorityClass validation;
-  3. Volcano's validating webhooks: ``validatejob`` (CREATE, UPDATE),
+  1. PriorityClass validation;
+  2. Volcano's validating webhooks: ``validatejob`` (CREATE, UPDATE),
      ``validatepodgroup`` (CREATE), ``validatequeue`` (CREATE, UPDATE,
      DELETE), ``validatepod`` (CREATE).
+
+Decoding, built-in and CRD structural defaults, Kubernetes' API validation of
+built-in kinds and CRD schema validation are not admission: the server runs
+them itself (``volcano.apiserver.validation``), around the mutating hooks.
 
 Webhooks see only writes to the main resource (never ``/status``), and skip
 namespaced objects in the excluded namespaces, as Volcano's webhook
@@ -28,21 +28,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from volcano.admission.defaults import default_pod
-from volcano.admission.errors import schema_invalid, webhook_denied
+from volcano.admission.errors import webhook_denied
 from volcano.admission.job import mutate_job, validate_job_create, validate_job_update
-from volcano.admission.k8s_validation import validate_batch_job
 from volcano.admission.lookup import ClientView
 from volcano.admission.pod import validate_pod_create
 from volcano.admission.podgroup import mutate_podgroup, validate_podgroup_create
-from volcano.admission.priority import (
-    DEFAULT_PREEMPTION_POLICY,
-    PriorityError,
-    admit_pod_priority,
-    validate_priority_class,
-)
+from volcano.admission.priority import PriorityError, admit_pod_priority, validate_priority_class
 from volcano.admission.queue import mutate_queue, validate_queue, validate_queue_delete
-from volcano.admission.schema import apply_crd_defaults, validate_crd_schema
 from volcano.apiserver.admission import AdmissionRequest
 from volcano.apiserver.errors import forbidden, invalid
 
@@ -55,7 +47,6 @@ JOB = "Job.batch.volcano.sh"
 PODGROUP = "PodGroup.scheduling.volcano.sh"
 QUEUE = "Queue.scheduling.volcano.sh"
 PRIORITY_CLASS = "PriorityClass.scheduling.k8s.io"
-BATCH_JOB = "Job.batch"
 
 ALL_WEBHOOKS = ("/jobs/mutate", "/jobs/validate", "/podgroups/mutate", "/podgroups/validate", "/pods/validate",
                 "/queues/mutate", "/queues/validate")
@@ -103,20 +94,6 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
     chain = server.admission
     view = ClientView(server)
 
-    def crd_defaults(req: AdmissionRequest) -> None:
-        if req.subresource is None:
-            apply_crd_defaults(req.kind.key, req.obj)
-
-    def crd_schema(req: AdmissionRequest) -> None:
-        causes = validate_crd_schema(req.kind.key, req.obj)
-        if causes:
-            raise schema_invalid(req.kind, req.name, causes)
-
-    for kind in (JOB, PODGROUP, QUEUE):
-        chain.register_mutating(kind, ("CREATE", "UPDATE"), crd_defaults, "crd-defaults")
-    chain.register_mutating("Pod", ("CREATE", "UPDATE"),
-                            lambda req: default_pod(req.obj) if req.subresource is None else None, "pod-defaults")
-
     def priority(req: AdmissionRequest) -> None:
         if req.subresource is not None:
             return
@@ -127,12 +104,6 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
 
     chain.register_mutating("Pod", ("CREATE", "UPDATE"), priority, "Priority")
 
-    def pc_defaults(req: AdmissionRequest) -> None:
-        if not req.obj.get("preemptionPolicy"):
-            req.obj["preemptionPolicy"] = DEFAULT_PREEMPTION_POLICY
-
-    chain.register_mutating(PRIORITY_CLASS, ("CREATE", "UPDATE"), pc_defaults, "priorityclass-defaults")
-
     if "/jobs/mutate" in enabled:
         chain.register_mutating(JOB, ("CREATE",), _main_resource(
             excluded, lambda req: mutate_job(req.obj, scheduler_name=names[0])), "mutatejob.volcano.sh")
@@ -142,16 +113,6 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
     if "/queues/mutate" in enabled:
         chain.register_mutating(QUEUE, ("CREATE",), _main_resource(
             excluded, lambda req: mutate_queue(req.obj)), "mutatequeue.volcano.sh")
-
-    def batch_job(req: AdmissionRequest) -> None:
-        if req.subresource is None:
-            causes = validate_batch_job(req.obj)
-            if causes:
-                raise invalid(req.kind.key, req.name, causes)
-
-    chain.register_validating(BATCH_JOB, ("CREATE", "UPDATE"), batch_job, "k8s-validation")
-    for kind in (JOB, PODGROUP, QUEUE):
-        chain.register_validating(kind, ("CREATE", "UPDATE"), crd_schema, "crd-schema")
 
     def priority_class(req: AdmissionRequest) -> None:
         causes, reason = validate_priority_class(req.obj, req.old, view)

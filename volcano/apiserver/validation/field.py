@@ -30,6 +30,7 @@ __all__ = [
     "TOO_LONG",
     "TYPE_INVALID",
     "FieldError",
+    "Shown",
     "go_value",
     "invalid_error",
     "json_type_name",
@@ -67,8 +68,17 @@ OMIT: Any = _Omit()
 """Pass as ``value`` when the message must not show one."""
 
 
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A bad value given as the text Go would print for it (``map[string]string{...}``)."""
+
+    text: str
+
+
 def go_value(value: Any) -> str:
     """``value`` as Go's ``%v``/``%q`` shows it in a field error: strings quoted, numbers bare."""
+    if type(value) is Shown:
+        return value.text
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):

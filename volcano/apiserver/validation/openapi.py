@@ -47,6 +47,7 @@ __all__ = [
     "embedded_definitions",
     "is_rfc3339",
     "raw_definitions",
+    "status_decode_errors",
     "strict_integers",
 ]
 
@@ -61,6 +62,7 @@ _DROP = frozenset({"description", "required", "enum", "x-kubernetes-group-versio
                    "x-kubernetes-list-type", "x-kubernetes-map-type", "x-kubernetes-patch-merge-key",
                    "x-kubernetes-patch-strategy", "x-kubernetes-unions", "default"})
 _SCHEMA_DIALECT = "http://json-schema.org/draft-07/schema#"
+_PARTIAL = "io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata"
 
 
 class DecodeError(Exception):
@@ -129,10 +131,11 @@ def definitions() -> dict[str, Any]:
     defs[_INT_OR_STRING] = {"type": ["string", "integer", "null"]}
     for name in _TIMES:
         defs[name] = {"type": ["string", "null"], "format": "k8s-time"}
+    defs[_PARTIAL] = {"type": "object", "properties": {
+        "metadata": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}}}
     return defs
 
 
-_PARTIAL = "io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata"
 
 
 def definition_name(info: KindInfo) -> str:
@@ -197,7 +200,19 @@ def decode_errors(info: KindInfo, obj: Mapping[str, Any]) -> DecodeError | None:
     Integral floats in integer fields (YAML's ``2.0``) are turned into ints in place first,
     as a YAML-to-JSON client sends them.
     """
-    fast, slow = _compiled(definition_name(info))
+    return _decode(definition_name(info), obj, ())
+
+
+def status_decode_errors(info: KindInfo, status: Any) -> DecodeError | None:
+    """Like ``decode_errors`` for a status write: only ``status`` is decoded (paths start at ``status``)."""
+    prop = definitions()[definition_name(info)].get("properties", {}).get("status")
+    if not isinstance(prop, Mapping) or not isinstance(prop.get("$ref"), str) or status is None:
+        return None
+    return _decode(prop["$ref"].rsplit("/", 1)[-1], status, ("status",))
+
+
+def _decode(def_name: str, obj: Any, prefix: tuple[str, ...]) -> DecodeError | None:
+    fast, slow = _compiled(def_name)
     try:
         fast(obj)
         return None
@@ -209,7 +224,7 @@ def decode_errors(info: KindInfo, obj: Mapping[str, Any]) -> DecodeError | None:
     if not errors:
         return None
     first = min(errors, key=lambda e: _document_order(obj, list(e.absolute_path)))
-    return _describe(definition_name(info), first)
+    return _describe(def_name, first, prefix)
 
 
 def _normalise_floats(obj: Any, errors: list[jsonschema.ValidationError]) -> bool:
@@ -281,14 +296,14 @@ def _json_kind(value: Any) -> str:
     return "array" if isinstance(value, list | tuple) else type(value).__name__
 
 
-def _describe(def_name: str, err: jsonschema.ValidationError) -> DecodeError:
+def _describe(def_name: str, err: jsonschema.ValidationError, prefix: tuple[str, ...]) -> DecodeError:
     """The Go decoder's message for ``err``: ``json: cannot unmarshal <what> into Go struct field
     <Struct>.<json path> of type <Go type>``, or the custom unmarshaller's own error."""
     defs = definitions()
     schema: Any = {"$ref": f"#/definitions/{def_name}"}
     struct = def_name.rsplit(".", 1)[-1]
-    names: list[str] = []
-    shown: list[str] = []
+    names: list[str] = list(prefix)
+    shown: list[str] = list(prefix)
     for key in err.absolute_path:
         current = None
         while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
