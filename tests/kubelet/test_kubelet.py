@@ -25,9 +25,11 @@ def pod(name: str, *, cpu: str = "1", duration: str | None = None, exit_code: in
     requests: dict[str, str] = {"cpu": cpu}
     if gpu:
         requests["nvidia.com/gpu"] = str(gpu)
+    resources: dict[str, Any] = {"requests": requests}
+    if gpu:  # an extended resource needs a limit equal to its request
+        resources["limits"] = {"nvidia.com/gpu": str(gpu)}
     spec: dict[str, Any] = {"restartPolicy": restart,
-                            "containers": [{"name": "main", "image": "busybox",
-                                            "resources": {"requests": requests}}]}
+                            "containers": [{"name": "main", "image": "busybox", "resources": resources}]}
     if grace is not None:
         spec["terminationGracePeriodSeconds"] = grace
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "annotations": annotations},

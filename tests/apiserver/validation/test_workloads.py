@@ -12,7 +12,6 @@ from volcano.apiserver.server import ApiServer
 from volcano.apiserver.validation.workloads import batch_job_errors
 
 
-
 def validate_batch_job(job: dict[str, Any]) -> list[str]:
     return [str(e) for e in batch_job_errors(job)]
 

@@ -35,7 +35,7 @@ from volcano.apiserver.errors import ApiError
 from volcano.apiserver.validation.cluster import metadata_errors, namespace_errors, node_errors, node_status_errors
 from volcano.apiserver.validation.crd import apply_defaults as apply_crd_defaults
 from volcano.apiserver.validation.crd import has_crd_schema, schema_errors
-from volcano.apiserver.validation.defaults import default_pod, default_priority_class
+from volcano.apiserver.validation.defaults import default_pod, default_pod_template, default_priority_class
 from volcano.apiserver.validation.field import FieldError, invalid_error
 from volcano.apiserver.validation.openapi import DecodeError, decode_errors, status_decode_errors
 from volcano.apiserver.validation.pod import pod_spec_errors
@@ -62,6 +62,11 @@ _STATUS_RULES: dict[str, _Rule] = {"Node": node_status_errors}
 _DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
     "Pod": default_pod,
     "PriorityClass.scheduling.k8s.io": default_priority_class,
+    "ReplicaSet.apps": default_pod_template,
+    "Deployment.apps": default_pod_template,
+    "StatefulSet.apps": default_pod_template,
+    "ReplicationController": default_pod_template,
+    "Job.batch": default_pod_template,
 }
 
 _KEEPS_STATUS = frozenset({"Node"})

@@ -7,7 +7,9 @@ admission plugin runs. Pods: ``schedulerName`` ``default-scheduler``, ``restartP
 (``Always`` for ``:latest`` or untagged images, else ``IfNotPresent``),
 ``terminationMessagePath`` / ``terminationMessagePolicy``, ``protocol``
 ``TCP`` on container ports, and resource requests copied from limits where a
-container sets a limit but no request. PriorityClasses: ``preemptionPolicy``
+container sets a limit but no request; the same for the pod template of a
+workload (ReplicaSet, Deployment, StatefulSet, ReplicationController,
+batch/v1 Job). PriorityClasses: ``preemptionPolicy``
 ``PreemptLowerPriority``.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DEFAULT_PREEMPTION_POLICY", "default_pod", "default_priority_class"]
+__all__ = ["DEFAULT_PREEMPTION_POLICY", "default_pod", "default_pod_template", "default_priority_class"]
 
 DEFAULT_PREEMPTION_POLICY = "PreemptLowerPriority"
 """A PriorityClass's ``preemptionPolicy`` when none is given."""
@@ -73,3 +75,12 @@ def default_priority_class(pc: dict[str, Any]) -> None:
     """Apply Kubernetes' PriorityClass defaults to ``pc`` in place."""
     if not pc.get("preemptionPolicy"):
         pc["preemptionPolicy"] = DEFAULT_PREEMPTION_POLICY
+
+
+def default_pod_template(obj: dict[str, Any]) -> None:
+    """Apply the Pod defaults to ``spec.template`` of a workload (ReplicaSet, Deployment, batch Job, ...),
+    as Kubernetes defaults every embedded PodTemplateSpec."""
+    spec = obj.get("spec")
+    template = spec.get("template") if isinstance(spec, dict) else None
+    if isinstance(template, dict):
+        default_pod(template)

@@ -101,8 +101,14 @@ def _convert(node: Any, drop: frozenset[str] = _DROP, ranges: bool = True) -> An
 
 @cache
 def raw_definitions() -> dict[str, Any]:
-    """Kubernetes' OpenAPI definitions by name, as ``kubernetes-validate`` ships them (loaded once)."""
-    root = resources.files("kubernetes_validate").joinpath(f"kubernetes-json-schema/{SCHEMA_VERSION}-local")
+    """Kubernetes' OpenAPI definitions by name, as ``kubernetes-validate`` ships them (loaded once): those of
+    ``SCHEMA_VERSION``, or of the newest version the installed package ships when it no longer has that one."""
+    schemas = resources.files("kubernetes_validate").joinpath("kubernetes-json-schema")
+    root = schemas.joinpath(f"{SCHEMA_VERSION}-local")
+    if not root.joinpath("_definitions.json").is_file():
+        shipped = sorted((d.name for d in schemas.iterdir() if re.match(r"^v[0-9.]+-local$", d.name)),
+                         key=lambda n: tuple(int(p) for p in n[1:-6].split(".")))
+        root = schemas.joinpath(shipped[-1])
     raw: dict[str, Any] = json.loads(root.joinpath("_definitions.json").read_text())["$defs"]
     return raw
 
