@@ -7,7 +7,8 @@ writes stay reliable:
 
 ``write_failure_rate``
     That fraction of writes (create, update, update_status, patch, delete,
-    bind, evict) fails with one of ``write_failure_codes``: 409 Conflict, 429
+    bind, evict) fails with one of ``write_failure_codes``: 409 Conflict (only
+    updates, which carry a resourceVersion), 429
     TooManyRequests, 500 InternalError before anything is stored, or 504
     Timeout *after* the write was stored (the client cannot tell whether it
     took effect, as with a real request timeout).
@@ -149,7 +150,10 @@ class FaultyClient:
         self.stats.writes += 1
         if not self.enabled or self.plan.write_failure_rate <= 0 or self._rng.random() >= self.plan.write_failure_rate:
             return call()
-        code = self._rng.choice(self.plan.write_failure_codes)
+        codes = self.plan.write_failure_codes
+        if verb not in ("update", "update_status") and len(codes) > 1:
+            codes = tuple(c for c in codes if c != 409) or codes  # only a write carrying a resourceVersion conflicts
+        code = self._rng.choice(codes)
         self.stats.failed_writes[code] = self.stats.failed_writes.get(code, 0) + 1
         if code == 504:
             call()  # stored; the answer is lost

@@ -96,6 +96,8 @@ class Scheduler:
         start = self.clock.now_ms
         ssn = Session(self.cache.snapshot(), self.conf, self.registry, uid=f"{self.name}-session-{self.cycles}",
                       now_ms=start, trace=self.trace, component=self.name, clock=self.clock)
+        for pg, exc in ssn.unusable:
+            self.cache.informers.unusable.handle(self.name, dict(pg), exc)
         for name in self.conf.actions:
             action = ACTIONS[name](Arguments(self.conf.action_arguments(name)))
             action.execute(ssn)

@@ -30,7 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from volcano.api.kinds import KindInfo
+from volcano.api.frozen import thaw
+from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object
 from volcano.apiserver.errors import ApiError
 from volcano.apiserver.validation.cluster import metadata_errors, namespace_errors, node_errors, node_status_errors
 from volcano.apiserver.validation.crd import apply_defaults as apply_crd_defaults
@@ -41,7 +42,15 @@ from volcano.apiserver.validation.openapi import DecodeError, decode_errors, sta
 from volcano.apiserver.validation.pod import pod_spec_errors
 from volcano.apiserver.validation.workloads import batch_job_errors, controller_errors
 
-__all__ = ["apply_defaults", "decode", "decode_status", "prepare_for_create", "validate", "validate_status"]
+__all__ = [
+    "apply_defaults",
+    "decode",
+    "decode_status",
+    "prepare_for_create",
+    "problem",
+    "validate",
+    "validate_status",
+]
 
 _Rule = Callable[[Mapping[str, Any]], list[FieldError]]
 
@@ -148,3 +157,30 @@ def validate_status(info: KindInfo, obj: Mapping[str, Any]) -> None:
         errors.extend(schema_errors(info.key, obj, part="status"))
     if errors:
         raise invalid_error(info.key, _name(obj), errors)
+
+
+def problem(obj: Mapping[str, Any]) -> str | None:
+    """Why ``obj`` would not be accepted by this server now, naming the field and the value (the first
+    decoding or validation error), or None when it would be. For components that meet an object they
+    cannot use (written before validation existed, or straight to storage)."""
+    try:
+        info = kind_for_object(dict(obj))
+    except (UnknownKindError, TypeError, AttributeError) as exc:
+        return str(exc)
+    copy: dict[str, Any] = thaw(obj)
+    try:
+        err = decode_errors(info, copy)
+    except RecursionError:
+        return "nested too deeply"
+    if err is not None:
+        return f"field {err.field or '(root)'}: value {err.value!r}: {err.message}"
+    try:
+        apply_defaults(info, copy)
+        validate(info, copy)
+    except ApiError as exc:
+        causes = exc.details.get("causes") or [{"message": exc.message}]
+        first = causes[0]
+        return f"field {first.get('field', '(root)')}: {first.get('message', '')}"
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return "malformed object"
+    return None

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from volcano.informers.poison import DATA_ERRORS
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf
 from volcano.scheduler.framework.model import (
     COMPLETED_STATUSES,
@@ -93,8 +94,13 @@ class Session:
         self.queues: dict[str, QueueInfo] = {q.name: q for q in snapshot.queues}
         self.default_queue = snapshot.default_queue
         self.jobs: dict[str, JobInfo] = {}
+        self.unusable: list[tuple[Mapping[str, Any], BaseException]] = []
         for pg, priority in snapshot.podgroups:
-            job = JobInfo(pg, snapshot.default_queue, priority, space)
+            try:
+                job = JobInfo(pg, snapshot.default_queue, priority, space)
+            except DATA_ERRORS as exc:  # a PodGroup the scheduler cannot read is left out
+                self.unusable.append((pg, exc))
+                continue
             if job.queue in self.queues:
                 self.jobs[job.uid] = job
         by_name = self.table.by_name
