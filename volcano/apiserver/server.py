@@ -190,9 +190,12 @@ class ApiServer:
         if info is None:
             raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
         if not isinstance(obj.get("metadata"), dict):
-            decode(info, thaw(obj))
+            decode(info, dict(obj))
             check_object_shape(info, obj, need_name=False)
-        new = self._writable(info, "CREATE", obj)
+        try:
+            new = self._writable(info, "CREATE", obj)
+        except RecursionError:
+            raise bad_request(f"{info.kind} in version {info.version!r}: json: exceeded max depth") from None
         decode(info, new)
         check_object_shape(info, new, need_name=False)
         meta = new["metadata"]

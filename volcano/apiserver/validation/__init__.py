@@ -87,11 +87,28 @@ def _name(obj: Mapping[str, Any]) -> str:
     return str(meta.get("name") or meta.get("generateName") or "") if isinstance(meta, Mapping) else ""
 
 
+MAX_DEPTH = 100
+"""Deepest nesting of objects and arrays accepted (Go's decoder allows 10,000; Python's stack does not)."""
+
+
+def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if type(node) is dict:
+            stack.extend((v, depth + 1) for v in node.values() if type(v) in (dict, list))
+        elif type(node) is list:
+            stack.extend((v, depth + 1) for v in node if type(v) in (dict, list))
+    return False
+
+
 def decode(info: KindInfo, obj: dict[str, Any]) -> None:
     """Raise 400 BadRequest when ``obj`` does not decode as ``info``'s type (see the module docstring).
     Integral floats in integer fields become ints in place."""
     try:
-        err = decode_errors(info, obj)
+        err = DecodeError("json: exceeded max depth", "", None) if _too_deep(obj) else decode_errors(info, obj)
     except RecursionError:
         err = DecodeError("json: exceeded max depth", "", None)
     if err is not None:
@@ -101,7 +118,8 @@ def decode(info: KindInfo, obj: dict[str, Any]) -> None:
 def decode_status(info: KindInfo, old: Mapping[str, Any], status: Any) -> None:
     """Like ``decode`` for a status write of ``old``: ``status`` must decode as the kind's status type."""
     try:
-        err = status_decode_errors(info, status)
+        err = DecodeError("json: exceeded max depth", "status", None) if _too_deep(status) \
+            else status_decode_errors(info, status)
     except RecursionError:
         err = DecodeError("json: exceeded max depth", "status", None)
     if err is not None:
