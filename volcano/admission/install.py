@@ -35,8 +35,9 @@ from volcano.admission.pod import validate_pod_create
 from volcano.admission.podgroup import mutate_podgroup, validate_podgroup_create
 from volcano.admission.priority import PriorityError, admit_pod_priority, validate_priority_class
 from volcano.admission.queue import mutate_queue, validate_queue, validate_queue_delete
-from volcano.apiserver.admission import AdmissionRequest
+from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.errors import forbidden, invalid
+from volcano.informers.poison import DATA_ERRORS
 
 if TYPE_CHECKING:
     from volcano.apiserver.server import ApiServer
@@ -67,6 +68,20 @@ def _main_resource(excluded: tuple[str, ...], fn: Hook) -> Hook:
             return
         fn(req)
     return hook
+
+
+def _register(chain: AdmissionChain, mutating: bool, kind: str, operations: tuple[str, ...], fn: Hook,
+              name: str) -> None:
+    """Register ``fn``; a Volcano webhook that cannot decode the object denies it, as the real webhook
+    does when the request body does not unmarshal into its Go type."""
+    def guarded(req: AdmissionRequest) -> None:
+        try:
+            fn(req)
+        except DATA_ERRORS as exc:
+            if not name.endswith(".volcano.sh"):
+                raise
+            raise webhook_denied(req.kind, req.name, name, f"cannot decode the {req.kind.kind}: {exc}") from None
+    (chain.register_mutating if mutating else chain.register_validating)(kind, operations, guarded, name)
 
 
 def _deny(req: AdmissionRequest, webhook: str, message: str) -> None:
@@ -102,16 +117,16 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
         except PriorityError as exc:
             raise forbidden("pods", req.name, exc.reason) from None
 
-    chain.register_mutating("Pod", ("CREATE", "UPDATE"), priority, "Priority")
+    _register(chain, True, "Pod", ("CREATE", "UPDATE"), priority, "Priority")
 
     if "/jobs/mutate" in enabled:
-        chain.register_mutating(JOB, ("CREATE",), _main_resource(
+        _register(chain, True, JOB, ("CREATE",), _main_resource(
             excluded, lambda req: mutate_job(req.obj, scheduler_name=names[0])), "mutatejob.volcano.sh")
     if "/podgroups/mutate" in enabled:
-        chain.register_mutating(PODGROUP, ("CREATE",), _main_resource(
+        _register(chain, True, PODGROUP, ("CREATE",), _main_resource(
             excluded, lambda req: mutate_podgroup(req.obj, view)), "mutatepodgroup.volcano.sh")
     if "/queues/mutate" in enabled:
-        chain.register_mutating(QUEUE, ("CREATE",), _main_resource(
+        _register(chain, True, QUEUE, ("CREATE",), _main_resource(
             excluded, lambda req: mutate_queue(req.obj)), "mutatequeue.volcano.sh")
 
     def priority_class(req: AdmissionRequest) -> None:
@@ -121,7 +136,7 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
         if reason:
             raise forbidden("priorityclasses.scheduling.k8s.io", req.name, reason)
 
-    chain.register_validating(PRIORITY_CLASS, ("CREATE", "UPDATE"), priority_class, "priorityclass-validation")
+    _register(chain, False, PRIORITY_CLASS, ("CREATE", "UPDATE"), priority_class, "priorityclass-validation")
 
     if "/jobs/validate" in enabled:
         def job(req: AdmissionRequest) -> None:
@@ -129,10 +144,10 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
                 _deny(req, "validatejob.volcano.sh", validate_job_create(req.obj, view))
             elif req.old is not None:
                 _deny(req, "validatejob.volcano.sh", validate_job_update(req.old, req.obj))
-        chain.register_validating(JOB, ("CREATE", "UPDATE"), _main_resource(excluded, job),
+        _register(chain, False, JOB, ("CREATE", "UPDATE"), _main_resource(excluded, job),
                                   "validatejob.volcano.sh")
     if "/podgroups/validate" in enabled:
-        chain.register_validating(PODGROUP, ("CREATE",), _main_resource(
+        _register(chain, False, PODGROUP, ("CREATE",), _main_resource(
             excluded, lambda req: _deny(req, "validatepodgroup.volcano.sh", validate_podgroup_create(req.obj, view))),
             "validatepodgroup.volcano.sh")
     if "/queues/validate" in enabled:
@@ -142,10 +157,10 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
             else:
                 message = validate_queue(req.obj, req.old if req.operation == "UPDATE" else None, view)
             _deny(req, "validatequeue.volcano.sh", message)
-        chain.register_validating(QUEUE, ("CREATE", "UPDATE", "DELETE"), _main_resource(excluded, queue),
+        _register(chain, False, QUEUE, ("CREATE", "UPDATE", "DELETE"), _main_resource(excluded, queue),
                                   "validatequeue.volcano.sh")
     if "/pods/validate" in enabled:
-        chain.register_validating("Pod", ("CREATE",), _main_resource(
+        _register(chain, False, "Pod", ("CREATE",), _main_resource(
             excluded, lambda req: _deny(req, "validatepod.volcano.sh", validate_pod_create(req.obj, names))),
             "validatepod.volcano.sh")
 
