@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test demo conformance bench bench-full e2e lint clean
+.PHONY: install test demo conformance bench bench-full e2e fuzz lint clean
 
 install: $(STAMP)
 
@@ -35,6 +35,13 @@ bench-full: $(STAMP)
 	@mkdir -p out/bench-full
 	BENCH_SIZE=full $(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-json=out/bench-full/benchmark.json
 	$(BIN)/python -m benchmarks.report out/bench-full/benchmark.json out/bench-full
+
+# 10,000 mutated manifests through the API server and the cluster; counts in out/fuzz/report.json.
+fuzz: $(STAMP)
+	@mkdir -p out/fuzz
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-10000} FUZZ_REPORT=out/fuzz/report.json \
+		$(BIN)/python -m pytest tests/fuzz -q -s -p no:randomly
+	@cat out/fuzz/report.json
 
 e2e: $(STAMP)
 	scripts/e2e-kind.sh

@@ -11,6 +11,7 @@ from volcano.api.frozen import thaw
 from volcano.api.kinds import kind_for_object
 from volcano.api.manifest import load_manifests
 from volcano.apiserver import ApiServer
+from volcano.apiserver.validation import apply_defaults
 from volcano.sim import RandomStreams, SimClock
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -52,5 +53,6 @@ def test_seed_manifest_round_trips_through_the_store(name: str) -> None:
         stored = server.get(kind_for_object(doc).key, meta["name"], meta.get("namespace"))
         expected = _without_server_fields(doc)
         expected["metadata"].setdefault("namespace", "default")
+        apply_defaults(kind_for_object(expected), expected)  # what the API server defaults
         assert _without_server_fields(stored) == expected
         assert stored["metadata"]["uid"] and stored["metadata"]["resourceVersion"]

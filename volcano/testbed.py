@@ -32,9 +32,12 @@ from volcano.api.manifest import load_manifests
 from volcano.api.quantity import parse_quantity
 from volcano.api.selectors import label_selector_from_dict
 from volcano.apiserver import ApiError, ApiServer, EventRecorder
+from volcano.apiserver.faults import FaultPlan, FaultyClient
 from volcano.controllers import CONTROLLERS
 from volcano.informers import InformerFactory
+from volcano.informers.retry import RetryingClient
 from volcano.kubelet import KubeletConfig, SimKubelet
+from volcano.kubelet.annotation_check import install_sim_annotation_check
 from volcano.scheduler import DefaultScheduler, Scheduler, load_scheduler_conf
 from volcano.sim import RandomStreams, SimClock, Trace
 
@@ -98,11 +101,12 @@ class FakeCluster:
 
     ``scheduler_conf`` is Volcano scheduler-configuration YAML text or a path to
     it; None means Volcano's built-in default. ``kubelet`` tunes the simulated
-    kubelet's timings.
+    kubelet's timings. ``faults`` injects seeded faults between the components and
+    the API server (``volcano.apiserver.faults``); ``self.faults.stats`` counts them.
     """
 
     def __init__(self, seed: int = 0, scheduler_conf: str | Path | None = None, *,
-                 kubelet: KubeletConfig | None = None) -> None:
+                 kubelet: KubeletConfig | None = None, faults: FaultPlan | None = None) -> None:
         self.seed = int(seed)
         self.scheduler_conf = scheduler_conf
         self.scheduler_config = None if scheduler_conf is None else load_scheduler_conf(scheduler_conf)
@@ -110,8 +114,11 @@ class FakeCluster:
         self.streams = RandomStreams(self.seed)
         self.trace = Trace()
         self.server = ApiServer(self.clock, self.streams, trace=self.trace)
-        self.client = self.server
+        self.faults = None if faults is None else FaultyClient(self.server, faults, self.clock, self.streams)
+        # With faults, components reach the server through client-go's own retries (RetryingClient).
+        self.client = self.server if self.faults is None else RetryingClient(self.faults)
         self.informers = InformerFactory(self.client, self.clock)
+        self.informers.unusable.reporter = self._report_unusable
         self._recorders: dict[str, EventRecorder] = {}
         self._node_seq = 0
         self._prefix_seq: dict[str, int] = {}
@@ -134,6 +141,7 @@ class FakeCluster:
         cluster has them in state Open at once.
         """
         install_admission(self.server)
+        install_sim_annotation_check(self.server.admission)
         self.controllers = [cls(self.client, self.informers, self.clock, streams=self.streams, trace=self.trace,
                                 recorder=self.recorder_for(component))
                             for cls, component in CONTROLLERS]
@@ -162,6 +170,10 @@ class FakeCluster:
                                 "metadata": {"name": name},
                                 "spec": {"weight": 1, "reclaimable": reclaimable}})
             self.server.patch("Queue", name, {"status": {"state": "Open"}}, subresource="status")
+
+    def _report_unusable(self, component: str, obj: Mapping[str, Any], message: str) -> None:
+        """A component skipped an object it cannot use: a Warning Event on the object."""
+        self.recorder_for(component).event(dict(obj), "Warning", "InvalidObject", message)
 
     def recorder_for(self, component: str) -> EventRecorder:
         """The event recorder of ``component`` (one per component, shared)."""

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from volcano.admission.defaults import default_pod
 from volcano.admission.pod import validate_pod_create
+from volcano.apiserver.validation.defaults import default_pod
 
 
 def _pod(scheduler: str = "volcano", **annotations: str) -> dict[str, Any]:

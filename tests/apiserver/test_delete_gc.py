@@ -12,6 +12,8 @@ from volcano.sim import SimClock
 
 from .conftest import pod
 
+CONTAINERS = [{"name": "c", "image": "busybox"}]
+
 
 def _cm(name: str, **meta: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, **meta}}
@@ -114,7 +116,7 @@ def test_orphan(server: ApiServer, clock: SimClock) -> None:
 def test_foreground_waits_for_blocking_dependents(server: ApiServer, clock: SimClock) -> None:
     owner = server.create(_cm("owner"))
     server.create({**pod("p"), "metadata": {"name": "p", "ownerReferences": [_ref(owner, block=True)]},
-                   "spec": {"containers": [], "nodeName": "n1", "terminationGracePeriodSeconds": 30}})
+                   "spec": {"containers": CONTAINERS, "nodeName": "n1", "terminationGracePeriodSeconds": 30}})
     server.create(_cm("free", ownerReferences=[_ref(owner)]))
     out = server.delete("ConfigMap", "owner", propagation_policy="Foreground")
     assert out is not None and out["metadata"]["finalizers"] == ["foregroundDeletion"]

@@ -10,7 +10,9 @@ import pytest
 import yaml
 
 from volcano.api.frozen import thaw
+from volcano.api.kinds import kind_for_object
 from volcano.apiserver import CONFLICT_MESSAGE, ApiError, ApiServer
+from volcano.apiserver.validation import apply_defaults
 from volcano.sim import RandomStreams, SimClock
 
 from .conftest import pod
@@ -88,17 +90,18 @@ def test_already_exists_and_not_found(server: ApiServer) -> None:
     assert err.value.message == 'podgroups.scheduling.volcano.sh "missing" not found'
 
 
-@pytest.mark.parametrize("bad, field", [
-    ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "Bad_Name"}}, "metadata.name"),
-    ({"apiVersion": "v1", "kind": "Pod", "metadata": {}}, "metadata.name"),
-    ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": 1}}}, "metadata.labels"),
-    ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "ownerReferences": [{"name": "x"}]}},
+@pytest.mark.parametrize("bad, code, field", [
+    ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "Bad_Name"}}, 422, "metadata.name"),
+    ({"apiVersion": "v1", "kind": "Pod", "metadata": {}}, 422, "metadata.name"),
+    ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": 1}}}, 400, "metadata.labels"),
+    ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "ownerReferences": [{"name": "x"}]}}, 422,
      "metadata.ownerReferences[0].uid"),
 ])
-def test_malformed_objects_name_the_field(server: ApiServer, bad: dict[str, Any], field: str) -> None:
+def test_malformed_objects_name_the_field(server: ApiServer, bad: dict[str, Any], code: int, field: str) -> None:
+    """A value that does not decode is 400 BadRequest, an invalid one 422 Invalid; both name the field."""
     with pytest.raises(ApiError) as err:
         server.create(bad)
-    assert err.value.code == 422 and field in err.value.message
+    assert err.value.code == code and field in err.value.message
 
 
 def test_unknown_kind_is_bad_request(server: ApiServer) -> None:
@@ -170,6 +173,7 @@ def test_fixture_manifests_round_trip(server: ApiServer, path: Path) -> None:
         for field in ("uid", "resourceVersion", "generation", "creationTimestamp"):
             expected["metadata"].pop(field, None)
         expected["metadata"].setdefault("namespace", "default")
+        apply_defaults(kind_for_object(expected), expected)  # the CRD's structural defaults
         assert _strip_server_fields(stored) == expected
         assert server.get(doc["kind"] + "." + doc["apiVersion"].split("/")[0], doc["metadata"]["name"]) is stored
 

@@ -11,6 +11,8 @@ from volcano.sim import SimClock
 
 from .conftest import pod
 
+CONTAINERS = [{"name": "c", "image": "busybox"}]
+
 
 def test_bind_sets_node_name_only(server: ApiServer) -> None:
     before = server.create(pod("p"))
@@ -43,7 +45,7 @@ def test_unbound_pod_delete_is_immediate(server: ApiServer) -> None:
 
 
 def test_bound_pod_delete_is_graceful(server: ApiServer, clock: SimClock) -> None:
-    server.create({**pod("p"), "spec": {"containers": [], "terminationGracePeriodSeconds": 10}})
+    server.create({**pod("p"), "spec": {"containers": CONTAINERS, "terminationGracePeriodSeconds": 10}})
     server.bind("p", "default", "n")
     clock.run(until_ms=5_000)
     out = server.delete("Pod", "p")
@@ -81,7 +83,7 @@ def test_bind_of_terminating_pod_conflicts(server: ApiServer) -> None:
 
 
 def test_evict_is_graceful_delete(server: ApiServer) -> None:
-    server.create({**pod("p"), "spec": {"containers": [], "terminationGracePeriodSeconds": 7}})
+    server.create({**pod("p"), "spec": {"containers": CONTAINERS, "terminationGracePeriodSeconds": 7}})
     server.bind("p", "default", "n")
     server.evict("p", "default")
     assert server.get("Pod", "p")["metadata"]["deletionGracePeriodSeconds"] == 7

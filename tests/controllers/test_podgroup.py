@@ -10,6 +10,7 @@ import pytest
 from volcano.api.quantity import to_milli
 from volcano.api.well_known import GROUP_NAME
 from volcano.apiserver import ApiError, ApiServer
+from volcano.apiserver.faults import inject_stored_object
 from volcano.controllers.builtin.replicaset import ReplicaSetController
 from volcano.controllers.podgroup import (
     PodGroupController,
@@ -281,7 +282,7 @@ def test_replicaset_scaled_to_zero_deletes_its_podgroup() -> None:
 
 def test_malformed_quantity_is_skipped_with_a_trace() -> None:
     env = _Env()
-    env.server.create(_bare("bad", requests={"cpu": "lots"}))
+    inject_stored_object(env.server, _bare("bad", requests={"cpu": "lots"}))  # written before validation existed
     env.settle()
     assert env.podgroups() == []
     records = env.trace.records(component="pg-controller", event="InvalidPod")

@@ -12,7 +12,7 @@ from volcano.sim import Priority, RandomStreams, SimClock
 
 
 def pod(name: str, namespace: str = "default", node: str | None = None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"containers": []}
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "busybox"}]}
     if node:
         spec["nodeName"] = node
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace}, "spec": spec}

@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from volcano.apiserver import ApiError
+from volcano.apiserver.faults import inject_stored_object
 from volcano.kubelet import KubeletConfig
 from volcano.testbed import FakeCluster
 
@@ -25,9 +27,11 @@ def pod(name: str, *, cpu: str = "1", duration: str | None = None, exit_code: in
     requests: dict[str, str] = {"cpu": cpu}
     if gpu:
         requests["nvidia.com/gpu"] = str(gpu)
+    resources: dict[str, Any] = {"requests": requests}
+    if gpu:  # an extended resource needs a limit equal to its request
+        resources["limits"] = {"nvidia.com/gpu": str(gpu)}
     spec: dict[str, Any] = {"restartPolicy": restart,
-                            "containers": [{"name": "main", "image": "busybox",
-                                            "resources": {"requests": requests}}]}
+                            "containers": [{"name": "main", "image": "busybox", "resources": resources}]}
     if grace is not None:
         spec["terminationGracePeriodSeconds"] = grace
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "annotations": annotations},
@@ -167,7 +171,11 @@ def test_terminated_pods_free_their_node(c: FakeCluster) -> None:
 def test_invalid_annotation_fails_the_pod_with_a_clear_message(c: FakeCluster) -> None:
     manifest = pod("p")
     manifest["metadata"]["annotations"]["sim.volcano.sh/duration"] = "forever"
-    start(c, manifest, "node-0")
+    with pytest.raises(ApiError) as info:  # refused at create now (422 naming the annotation) ...
+        c.apply(manifest)
+    assert info.value.code == 422 and "sim.volcano.sh/duration" in info.value.message
+    inject_stored_object(c.server, {**manifest, "status": {"phase": "Pending"}})  # ... but one stored before
+    c.server.bind("p", "default", "node-0")
     c.run(0.1)
     status = c.get("Pod", "p")["status"]
     assert (status["phase"], status["reason"]) == ("Failed", "InvalidSimAnnotation")

@@ -4,16 +4,14 @@
   message) is reported by Kubernetes' webhook plugin as 403 ``Forbidden``:
   ``<resource> "<name>" is forbidden: admission webhook "<webhook>" denied the
   request: <message>``, with details naming group, resource and object.
-* A CRD structural-schema violation is 422 ``Invalid``:
-  ``<Kind>.<group> "<name>" is invalid: <cause>`` (several causes as ``[a, b]``).
 """
 
 from __future__ import annotations
 
 from volcano.api.kinds import KindInfo
-from volcano.apiserver.errors import ApiError, invalid
+from volcano.apiserver.errors import ApiError
 
-__all__ = ["resource_of", "schema_invalid", "webhook_denied"]
+__all__ = ["resource_of", "webhook_denied"]
 
 
 def resource_of(kind: KindInfo) -> str:
@@ -28,8 +26,3 @@ def webhook_denied(kind: KindInfo, name: str, webhook: str, message: str) -> Api
     text = f"{denied}: {message}" if message else f"{denied} without explanation"
     return ApiError(403, "Forbidden", f'{resource_of(kind)} "{shown}" is forbidden: {text}',
                     {"group": kind.group, "kind": kind.plural, "name": shown})
-
-
-def schema_invalid(kind: KindInfo, name: str, causes: list[str]) -> ApiError:
-    """The 422 Invalid error for CRD schema violations ``causes`` (each ``<path>: <detail>``)."""
-    return invalid(kind.key, name, causes)

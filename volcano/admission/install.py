@@ -4,18 +4,18 @@
 them:
 
 mutating
-  1. CRD structural defaults (Job, PodGroup, Queue) and Kubernetes' Pod
-     defaults, which a real server applies while decoding the request;
-  2. Kubernetes' Priority plugin (Pods) and PriorityClass defaults;
-  3. Volcano's mutating webhooks: ``mutatejob``, ``mutatepodgroup``,
+  1. Kubernetes' Priority plugin (Pods);
+  2. Volcano's mutating webhooks: ``mutatejob``, ``mutatepodgroup``,
      ``mutatequeue`` (CREATE).
 validating
-  1. Kubernetes' API validation of built-in kinds (batch/v1 Job, see
-     ``k8s_validation``) and CRD structural-schema validation (422 Invalid);
-  2. PriorityClass validation;
-  3. Volcano's validating webhooks: ``validatejob`` (CREATE, UPDATE),
+  1. PriorityClass validation;
+  2. Volcano's validating webhooks: ``validatejob`` (CREATE, UPDATE),
      ``validatepodgroup`` (CREATE), ``validatequeue`` (CREATE, UPDATE,
      DELETE), ``validatepod`` (CREATE).
+
+Decoding, built-in and CRD structural defaults, Kubernetes' API validation of
+built-in kinds and CRD schema validation are not admission: the server runs
+them itself (``volcano.apiserver.validation``), around the mutating hooks.
 
 Webhooks see only writes to the main resource (never ``/status``), and skip
 namespaced objects in the excluded namespaces, as Volcano's webhook
@@ -28,23 +28,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from volcano.admission.defaults import default_pod
-from volcano.admission.errors import schema_invalid, webhook_denied
+from volcano.admission.errors import webhook_denied
 from volcano.admission.job import mutate_job, validate_job_create, validate_job_update
-from volcano.admission.k8s_validation import validate_batch_job
 from volcano.admission.lookup import ClientView
 from volcano.admission.pod import validate_pod_create
 from volcano.admission.podgroup import mutate_podgroup, validate_podgroup_create
-from volcano.admission.priority import (
-    DEFAULT_PREEMPTION_POLICY,
-    PriorityError,
-    admit_pod_priority,
-    validate_priority_class,
-)
+from volcano.admission.priority import PriorityError, admit_pod_priority, validate_priority_class
 from volcano.admission.queue import mutate_queue, validate_queue, validate_queue_delete
-from volcano.admission.schema import apply_crd_defaults, validate_crd_schema
-from volcano.apiserver.admission import AdmissionRequest
+from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.errors import forbidden, invalid
+from volcano.informers.poison import DATA_ERRORS
 
 if TYPE_CHECKING:
     from volcano.apiserver.server import ApiServer
@@ -55,7 +48,6 @@ JOB = "Job.batch.volcano.sh"
 PODGROUP = "PodGroup.scheduling.volcano.sh"
 QUEUE = "Queue.scheduling.volcano.sh"
 PRIORITY_CLASS = "PriorityClass.scheduling.k8s.io"
-BATCH_JOB = "Job.batch"
 
 ALL_WEBHOOKS = ("/jobs/mutate", "/jobs/validate", "/podgroups/mutate", "/podgroups/validate", "/pods/validate",
                 "/queues/mutate", "/queues/validate")
@@ -76,6 +68,20 @@ def _main_resource(excluded: tuple[str, ...], fn: Hook) -> Hook:
             return
         fn(req)
     return hook
+
+
+def _register(chain: AdmissionChain, mutating: bool, kind: str, operations: tuple[str, ...], fn: Hook,
+              name: str) -> None:
+    """Register ``fn``; a Volcano webhook that cannot decode the object denies it, as the real webhook
+    does when the request body does not unmarshal into its Go type."""
+    def guarded(req: AdmissionRequest) -> None:
+        try:
+            fn(req)
+        except DATA_ERRORS as exc:
+            if not name.endswith(".volcano.sh"):
+                raise
+            raise webhook_denied(req.kind, req.name, name, f"cannot decode the {req.kind.kind}: {exc}") from None
+    (chain.register_mutating if mutating else chain.register_validating)(kind, operations, guarded, name)
 
 
 def _deny(req: AdmissionRequest, webhook: str, message: str) -> None:
@@ -103,20 +109,6 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
     chain = server.admission
     view = ClientView(server)
 
-    def crd_defaults(req: AdmissionRequest) -> None:
-        if req.subresource is None:
-            apply_crd_defaults(req.kind.key, req.obj)
-
-    def crd_schema(req: AdmissionRequest) -> None:
-        causes = validate_crd_schema(req.kind.key, req.obj)
-        if causes:
-            raise schema_invalid(req.kind, req.name, causes)
-
-    for kind in (JOB, PODGROUP, QUEUE):
-        chain.register_mutating(kind, ("CREATE", "UPDATE"), crd_defaults, "crd-defaults")
-    chain.register_mutating("Pod", ("CREATE", "UPDATE"),
-                            lambda req: default_pod(req.obj) if req.subresource is None else None, "pod-defaults")
-
     def priority(req: AdmissionRequest) -> None:
         if req.subresource is not None:
             return
@@ -125,33 +117,17 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
         except PriorityError as exc:
             raise forbidden("pods", req.name, exc.reason) from None
 
-    chain.register_mutating("Pod", ("CREATE", "UPDATE"), priority, "Priority")
-
-    def pc_defaults(req: AdmissionRequest) -> None:
-        if not req.obj.get("preemptionPolicy"):
-            req.obj["preemptionPolicy"] = DEFAULT_PREEMPTION_POLICY
-
-    chain.register_mutating(PRIORITY_CLASS, ("CREATE", "UPDATE"), pc_defaults, "priorityclass-defaults")
+    _register(chain, True, "Pod", ("CREATE", "UPDATE"), priority, "Priority")
 
     if "/jobs/mutate" in enabled:
-        chain.register_mutating(JOB, ("CREATE",), _main_resource(
+        _register(chain, True, JOB, ("CREATE",), _main_resource(
             excluded, lambda req: mutate_job(req.obj, scheduler_name=names[0])), "mutatejob.volcano.sh")
     if "/podgroups/mutate" in enabled:
-        chain.register_mutating(PODGROUP, ("CREATE",), _main_resource(
+        _register(chain, True, PODGROUP, ("CREATE",), _main_resource(
             excluded, lambda req: mutate_podgroup(req.obj, view)), "mutatepodgroup.volcano.sh")
     if "/queues/mutate" in enabled:
-        chain.register_mutating(QUEUE, ("CREATE",), _main_resource(
+        _register(chain, True, QUEUE, ("CREATE",), _main_resource(
             excluded, lambda req: mutate_queue(req.obj)), "mutatequeue.volcano.sh")
-
-    def batch_job(req: AdmissionRequest) -> None:
-        if req.subresource is None:
-            causes = validate_batch_job(req.obj)
-            if causes:
-                raise invalid(req.kind.key, req.name, causes)
-
-    chain.register_validating(BATCH_JOB, ("CREATE", "UPDATE"), batch_job, "k8s-validation")
-    for kind in (JOB, PODGROUP, QUEUE):
-        chain.register_validating(kind, ("CREATE", "UPDATE"), crd_schema, "crd-schema")
 
     def priority_class(req: AdmissionRequest) -> None:
         causes, reason = validate_priority_class(req.obj, req.old, view)
@@ -160,7 +136,7 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
         if reason:
             raise forbidden("priorityclasses.scheduling.k8s.io", req.name, reason)
 
-    chain.register_validating(PRIORITY_CLASS, ("CREATE", "UPDATE"), priority_class, "priorityclass-validation")
+    _register(chain, False, PRIORITY_CLASS, ("CREATE", "UPDATE"), priority_class, "priorityclass-validation")
 
     if "/jobs/validate" in enabled:
         def job(req: AdmissionRequest) -> None:
@@ -168,10 +144,10 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
                 _deny(req, "validatejob.volcano.sh", validate_job_create(req.obj, view))
             elif req.old is not None:
                 _deny(req, "validatejob.volcano.sh", validate_job_update(req.old, req.obj))
-        chain.register_validating(JOB, ("CREATE", "UPDATE"), _main_resource(excluded, job),
+        _register(chain, False, JOB, ("CREATE", "UPDATE"), _main_resource(excluded, job),
                                   "validatejob.volcano.sh")
     if "/podgroups/validate" in enabled:
-        chain.register_validating(PODGROUP, ("CREATE",), _main_resource(
+        _register(chain, False, PODGROUP, ("CREATE",), _main_resource(
             excluded, lambda req: _deny(req, "validatepodgroup.volcano.sh", validate_podgroup_create(req.obj, view))),
             "validatepodgroup.volcano.sh")
     if "/queues/validate" in enabled:
@@ -181,10 +157,10 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
             else:
                 message = validate_queue(req.obj, req.old if req.operation == "UPDATE" else None, view)
             _deny(req, "validatequeue.volcano.sh", message)
-        chain.register_validating(QUEUE, ("CREATE", "UPDATE", "DELETE"), _main_resource(excluded, queue),
+        _register(chain, False, QUEUE, ("CREATE", "UPDATE", "DELETE"), _main_resource(excluded, queue),
                                   "validatequeue.volcano.sh")
     if "/pods/validate" in enabled:
-        chain.register_validating("Pod", ("CREATE",), _main_resource(
+        _register(chain, False, "Pod", ("CREATE",), _main_resource(
             excluded, lambda req: _deny(req, "validatepod.volcano.sh", validate_pod_create(req.obj, names))),
             "validatepod.volcano.sh")
 

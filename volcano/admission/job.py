@@ -20,10 +20,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from volcano.admission.lookup import ClusterView, queue_parent
-from volcano.admission.names import dns1123_subdomain_errors, go_list, qualified_name_errors
-from volcano.admission.podtemplate import pod_template_errors
-from volcano.admission.schema import go_value
+from volcano.api.frozen import thaw
 from volcano.api.quantity import QuantityError, to_milli
+from volcano.apiserver.validation.defaults import default_pod
+from volcano.apiserver.validation.field import go_value
+from volcano.apiserver.validation.names import dns1123_subdomain_errors, go_list, qualified_name_errors
+from volcano.apiserver.validation.pod import pod_template_errors
 
 __all__ = [
     "KNOWN_PLUGINS",
@@ -202,9 +204,17 @@ def _cpu_is_integer(container: Mapping[str, Any]) -> bool:
     return milli > 0 and milli % 1000 == 0
 
 
+def _template_errors(template: Any) -> list[str]:
+    """Kubernetes' validation of a task's pod template after Kubernetes' defaults, as the webhook runs it."""
+    copy = thaw(template) if isinstance(template, Mapping) else template
+    if isinstance(copy, dict) and isinstance(copy.get("spec"), dict):
+        default_pod(copy)
+    return [str(e) for e in pod_template_errors(copy)]
+
+
 def _task_errors(task: Mapping[str, Any], index: int, job_name: str) -> str:
     msg = ""
-    errs = pod_template_errors(task.get("template"))
+    errs = _template_errors(task.get("template"))
     if errs:
         return f"spec.task[{index}]." + "".join(f"{e}. " for e in errs)
     policy = str(task.get("topologyPolicy") or "")

@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from volcano.admission.names import go_list
-from volcano.admission.schema import go_value
+from volcano.apiserver.validation.field import go_value
+from volcano.apiserver.validation.names import go_list
 
 __all__ = ["JDB_MAX_UNAVAILABLE", "JDB_MIN_AVAILABLE", "validate_pod_create"]
 

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from volcano.admission.lookup import ClusterView, queue_parent
-from volcano.admission.schema import go_value
 from volcano.api.quantity import QuantityError, format_milli, to_milli
+from volcano.apiserver.validation.field import go_value
 
 __all__ = [
     "HIERARCHY_ANNOTATION",

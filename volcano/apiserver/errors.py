@@ -18,6 +18,7 @@ __all__ = [
     "gone",
     "invalid",
     "not_found",
+    "status_cause",
     "too_many_requests",
 ]
 
@@ -64,11 +65,31 @@ def conflict(resource: str, name: str, why: str) -> ApiError:
                     _what(resource, name))
 
 
+_CAUSE_TITLES = (("Invalid value", "FieldValueInvalid"), ("Required value", "FieldValueRequired"),
+                 ("Unsupported value", "FieldValueNotSupported"), ("Duplicate value", "FieldValueDuplicate"),
+                 ("Forbidden", "FieldValueForbidden"), ("Too long", "FieldValueTooLong"),
+                 ("Not found", "FieldValueNotFound"), ("Too many", "FieldValueTooMany"))
+
+
+def status_cause(text: str) -> dict[str, str]:
+    """A ``metav1.StatusCause`` from a field error printed as ``<field>: <Title>[: <detail>]``: ``reason``
+    from the title (``FieldValueInvalid``, ...), ``field`` and ``message`` (the text after the field)."""
+    for title, reason in _CAUSE_TITLES:
+        marker = f": {title}"
+        at = text.find(marker)
+        end = at + len(marker)
+        if at > 0 and (end == len(text) or text[end] == ":"):
+            return {"reason": reason, "message": text[at + 2:], "field": text[:at]}
+    return {"reason": "FieldValueInvalid", "message": text}
+
+
 def invalid(kind: str, name: str, causes: list[str]) -> ApiError:
-    """422 Invalid: ``Job.batch.volcano.sh "x" is invalid: <causes>``."""
+    """422 Invalid: ``Job.batch.volcano.sh "x" is invalid: <causes>``, one StatusCause per cause (each
+    ``<field>: <body>``; repeated causes are reported once, as Kubernetes' error aggregate does)."""
+    unique = list(dict.fromkeys(causes))
     # Kubernetes' field.ErrorList aggregate: one cause alone, several as "[a, b]".
-    msg = f'{kind} "{name}" is invalid: ' + (causes[0] if len(causes) == 1 else "[" + ", ".join(causes) + "]")
-    return ApiError(422, "Invalid", msg, {**_what(kind, name), "causes": [{"message": c} for c in causes]})
+    msg = f'{kind} "{name}" is invalid: ' + (unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]")
+    return ApiError(422, "Invalid", msg, {**_what(kind, name), "causes": [status_cause(c) for c in unique]})
 
 
 def forbidden(resource: str, name: str, why: str) -> ApiError:

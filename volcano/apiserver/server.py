@@ -54,6 +54,8 @@ from volcano.apiserver.meta import (
 )
 from volcano.apiserver.patch import merge_patch
 from volcano.apiserver.store import ObjectStore
+from volcano.apiserver.validation import apply_defaults, decode, decode_status, prepare_for_create, validate
+from volcano.apiserver.validation import validate_status as validate_status_write
 from volcano.apiserver.watch import WatchHub
 from volcano.sim.clock import Clock
 from volcano.sim.rand import RandomStreams
@@ -67,6 +69,10 @@ CONFLICT_MESSAGE = "the object has been modified; please apply your changes to t
 _SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
                   "deletionGracePeriodSeconds")
 _POLICIES = ("Background", "Foreground", "Orphan")
+_DEFAULTED = frozenset({"Pod", "PriorityClass.scheduling.k8s.io", "Job.batch.volcano.sh",
+                        "PodGroup.scheduling.volcano.sh", "Queue.scheduling.volcano.sh", "ReplicaSet.apps",
+                        "Deployment.apps", "StatefulSet.apps", "ReplicationController", "Job.batch"})
+"""Kinds whose defaulting edits nested values (the server then works on a full copy)."""
 
 
 
@@ -136,7 +142,8 @@ class ApiServer:
         it, else a copy of the top level, metadata and status only (the store's freeze deep-copies
         the rest, so the caller's containers are never retained either way)."""
         chain = self.admission
-        if chain.hooks(True, info.key, operation) or chain.hooks(False, info.key, operation):
+        if info.key in _DEFAULTED or chain.hooks(True, info.key, operation) \
+                or chain.hooks(False, info.key, operation):
             out: dict[str, Any] = thaw(obj)
             return out
         new = dict(obj)
@@ -147,17 +154,22 @@ class ApiServer:
         return new
 
     def _admit(self, operation: str, info: KindInfo, obj: dict[str, Any], old: FrozenDict | None,
-               subresource: str | None = None) -> bool:
-        """Run the admission chain on ``obj``; False when no hook applies."""
+               subresource: str | None = None, validate_fn: Callable[[], None] | None = None) -> bool:
+        """Run the mutating admission hooks on ``obj``, then ``validate_fn`` (the server's own
+        validation), then the validating hooks; False when no hook applies."""
         chain = self.admission
         key = info.key
         mutating = chain.hooks(True, key, operation)
         validating = chain.hooks(False, key, operation)
         if not mutating and not validating:
+            if validate_fn is not None:
+                validate_fn()
             return False
         request = AdmissionRequest(operation, info, obj, old, subresource, self)
         for reg in mutating:
             reg.fn(request)
+        if validate_fn is not None:
+            validate_fn()
         for reg in validating:
             reg.fn(request)
         return True
@@ -177,8 +189,15 @@ class ApiServer:
             raise bad_request(str(exc)) from None
         if info is None:
             raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
-        check_object_shape(info, obj, need_name=False)
-        new = self._writable(info, "CREATE", obj)
+        if not isinstance(obj.get("metadata"), dict):
+            decode(info, dict(obj))
+            check_object_shape(info, obj, need_name=False)
+        try:
+            new = self._writable(info, "CREATE", obj)
+        except RecursionError:
+            raise bad_request(f"{info.kind} in version {info.version!r}: json: exceeded max depth") from None
+        decode(info, new)
+        check_object_shape(info, new, need_name=False)
         meta = new["metadata"]
         for field in _SERVER_FIELDS:
             meta.pop(field, None)
@@ -193,17 +212,15 @@ class ApiServer:
                 raise not_found("namespaces", ns)
         else:
             meta.pop("namespace", None)
-        if "status" in new and has_status_subresource(info) and info.group:
-            del new["status"]  # the status subresource drops status on create
-        if info.key == "Pod":
-            status = new.get("status")
-            if not isinstance(status, dict):
-                status = new["status"] = {}
-            status.setdefault("phase", "Pending")
+        prepare_for_create(info, new)
         if not meta.get("name"):
             meta["name"] = f"{meta['generateName']}{self.streams.name_suffix()}"
-        if self._admit("CREATE", info, new, None):
+        apply_defaults(info, new)
+
+        def check() -> None:
             check_object_shape(info, new)
+            validate(info, new)
+        self._admit("CREATE", info, new, None, validate_fn=check)
         meta = new["metadata"]
         ns = self._ns(info, meta.get("namespace"))
         if info.namespaced:
@@ -274,15 +291,20 @@ class ApiServer:
 
     def _update_main(self, info: KindInfo, old: FrozenDict, new: dict[str, Any],
                      subresource: str | None = None) -> FrozenDict:
+        decode(info, new)
         self._keep_server_fields(info, old, new)
         status_sub = has_status_subresource(info)
         if status_sub:
             self._keep_status(old, new)
-        if self._admit("UPDATE", info, new, old, subresource):
+        apply_defaults(info, new)
+
+        def check() -> None:
             check_object_shape(info, new)
             self._keep_server_fields(info, old, new)
             if status_sub:
                 self._keep_status(old, new)
+            validate(info, new)
+        self._admit("UPDATE", info, new, old, subresource, validate_fn=check)
         if self._spec_changed(info, old, new):
             new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
         return self._commit(info, old, new)
@@ -293,7 +315,7 @@ class ApiServer:
         real server: write its status with ``update``."""
         info, old = self._target(obj)
         self._require_status_subresource(info, old["metadata"]["name"])
-        return self._update_status(info, old, obj.get("status"))
+        return self._update_status(info, old, thaw(obj.get("status")))
 
     @staticmethod
     def _require_status_subresource(info: KindInfo, name: str) -> None:
@@ -307,6 +329,9 @@ class ApiServer:
         raise ApiError(404, "NotFound", "the server could not find the requested resource")
 
     def _update_status(self, info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict:
+        """Replace ``old``'s status with ``status`` (a plain value the server may edit): decoded (400),
+        admitted, validated against the kind's status rules (422), stored."""
+        decode_status(info, old, status)
         chain = self.admission
         if chain.hooks(True, info.key, "UPDATE") or chain.hooks(False, info.key, "UPDATE"):
             request_obj: dict[str, Any] = dict(old)
@@ -323,6 +348,7 @@ class ApiServer:
             new.pop("status", None)
         else:
             new["status"] = status
+        validate_status_write(info, new)
         return self._commit(info, old, new)
 
     @staticmethod
@@ -474,6 +500,11 @@ class ApiServer:
                 initial = list(self.store.iter(info, ns))
                 after = None
         return self._hub.start(info.key, handler, ns, label, field, after, initial)
+
+    def compact_watch_history(self) -> None:
+        """Compact every kind's watch history to its newest event, as etcd compaction does (a fault
+        injection knob: a lagging watcher receives 410 Gone and relists)."""
+        self._hub.compact_all(1)
 
     # -- subresources --------------------------------------------------------------------------------
     def bind(self, name: str, namespace: str, node_name: str) -> None:

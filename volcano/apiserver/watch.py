@@ -159,6 +159,15 @@ class WatchHub:
         if log.watchers and not log.pending:
             self._schedule(kind_key, log)
 
+    def compact_all(self, keep: int = 1) -> None:
+        """Drop all but the newest ``keep`` events of every kind (etcd compaction): a watcher still
+        behind the retained history receives 410 Gone at its next delivery."""
+        for kind_key in sorted(self._logs):
+            log = self._logs[kind_key]
+            log.compact(keep)
+            if log.watchers and not log.pending and any(w.cursor < log.base for w in log.watchers):
+                self._schedule(kind_key, log)
+
     def _schedule(self, kind_key: str, log: KindLog) -> None:
         log.pending = True
         self._clock.call_later(0, self._dispatch, kind_key, priority=Priority.WATCH)

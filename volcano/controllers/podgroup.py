@@ -55,6 +55,7 @@ from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory, WorkQueue
+from volcano.informers.poison import DATA_ERRORS
 from volcano.sim import Clock, Priority, RandomStreams, Trace
 
 __all__ = [
@@ -311,10 +312,14 @@ class PodGroupController:
 
     def _process(self, key: tuple[str, str, str]) -> None:
         kind, namespace, name = key
-        if kind == "Pod":
-            self._sync_pod(namespace, name)
-        else:
-            self._sync_workload(kind, namespace, name)
+        try:
+            if kind == "Pod":
+                self._sync_pod(namespace, name)
+            else:
+                self._sync_workload(kind, namespace, name)
+        except DATA_ERRORS as exc:  # an object this controller cannot read is skipped until it changes
+            obj = self._pods.get(name, namespace) if kind == "Pod" else None
+            self.informers.unusable.handle("pg-controller", dict(obj) if obj is not None else None, exc)
 
     def _wants(self, pod: Mapping[str, Any]) -> bool:
         if (pod.get("spec") or {}).get("schedulerName") not in self.scheduler_names:

@@ -35,10 +35,11 @@ class SparkDrivers:
         self.executor_duration = executor_duration
         self._started: set[str] = set()
         self._waiting: dict[str, list[str]] = {}
-        cluster.client.watch("Pod", self._on_pod)
+        cluster.informers.informer("Pod").add_handler(self._on_pod)  # relists after a failed watch
 
-    def _on_pod(self, event: Any) -> None:
-        pod = event.object
+    def _on_pod(self, etype: str, pod: Any, old: Any) -> None:
+        if etype == "DELETED":
+            return
         meta = pod["metadata"]
         labels = meta.get("labels") or {}
         phase = (pod.get("status") or {}).get("phase")
@@ -57,7 +58,7 @@ class SparkDrivers:
         if GROUP_NAME in (meta.get("annotations") or {}):
             annotations[GROUP_NAME] = meta["annotations"][GROUP_NAME]
         for name in names:
-            self.cluster.client.create({
+            self._create({
                 "apiVersion": "v1", "kind": "Pod",
                 "metadata": {"name": name, "namespace": meta["namespace"], "annotations": annotations,
                              "labels": {**meta.get("labels", {}), ROLE_LABEL: "executor",
@@ -69,6 +70,13 @@ class SparkDrivers:
                          "containers": [{"name": "executor", "image": "apache/spark:3.5.1",
                                          "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]},
             })
+
+    def _create(self, pod: dict[str, Any]) -> None:
+        try:
+            self.cluster.client.create(pod)
+        except ApiError as err:
+            if err.code != 409:  # created already (a retried request whose first answer was lost)
+                raise
 
     def _check_done(self, driver: str, namespace: str) -> None:
         names = self._waiting.get(driver)

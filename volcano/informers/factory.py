@@ -5,6 +5,7 @@ from __future__ import annotations
 from volcano.api.kinds import UnknownKindError, resolve_kind
 from volcano.apiserver.client import Client
 from volcano.informers.informer import Informer
+from volcano.informers.poison import UnusableObjects
 from volcano.sim.clock import Clock
 
 __all__ = ["InformerFactory"]
@@ -12,12 +13,14 @@ __all__ = ["InformerFactory"]
 
 class InformerFactory:
     """Creates informers on first request and shares them: ``informer("Pod")`` and
-    ``informer("pods")`` return the same object."""
+    ``informer("pods")`` return the same object. ``unusable`` guards every handler (see
+    ``volcano.informers.poison``); set ``unusable.reporter`` to record its Warning Events."""
 
     def __init__(self, client: Client, clock: Clock) -> None:
         self._client = client
         self._clock = clock
         self._informers: dict[str, Informer] = {}
+        self.unusable = UnusableObjects()
 
     def informer(self, kind: str) -> Informer:
         """The shared informer of ``kind`` (any name ``volcano.api.kinds.resolve_kind`` accepts)."""
@@ -27,7 +30,7 @@ class InformerFactory:
             raise ValueError(f"informer: {exc}") from None
         inf = self._informers.get(key)
         if inf is None:
-            inf = self._informers[key] = Informer(self._client, self._clock, key)
+            inf = self._informers[key] = Informer(self._client, self._clock, key, unusable=self.unusable)
         return inf
 
     def started(self) -> list[str]:

@@ -3,7 +3,8 @@
 The informer lists the kind once (synchronously, so the cache is full as soon
 as the informer exists), then watches from the list's resourceVersion. Watch
 events arrive as clock callbacks at ``Priority.WATCH``; each updates the cache
-and then calls every handler as ``fn(event_type, obj, old)``. When the watch
+and then calls every handler as ``fn(event_type, obj, old)``; a handler that
+cannot read an invalid object skips it (``volcano.informers.poison``). When the watch
 reports 410 Gone the informer relists, emits the difference (ADDED, MODIFIED,
 DELETED) and watches again, as client-go's reflector does.
 
@@ -21,6 +22,7 @@ from typing import Any
 
 from volcano.api.kinds import KindInfo, resolve_kind
 from volcano.apiserver.client import Client, Obj, WatchEvent, WatchHandle
+from volcano.informers.poison import DATA_ERRORS, UnusableObjects, component_of
 from volcano.sim.clock import Clock, Priority
 
 __all__ = ["Handler", "Informer", "namespace_index"]
@@ -47,7 +49,7 @@ class _HandlerSlot:
 class Informer:
     """The watch-fed cache of one kind (create through ``InformerFactory.informer``)."""
 
-    def __init__(self, client: Client, clock: Clock, kind: str) -> None:
+    def __init__(self, client: Client, clock: Clock, kind: str, *, unusable: UnusableObjects | None = None) -> None:
         self.kind_info: KindInfo = resolve_kind(kind)
         self.kind = self.kind_info.key
         self._client = client
@@ -59,6 +61,7 @@ class Informer:
         self._indexers: dict[str, Callable[[Obj], list[str]]] = {}
         self._indexes: dict[str, dict[str, dict[_Key, None]]] = {}
         self._watch: WatchHandle | None = None
+        self.unusable = unusable if unusable is not None else UnusableObjects()
         self.resource_version = "0"
         self.relists = 0
         self._start(initial=True)
@@ -126,20 +129,27 @@ class Informer:
                 if slot.pending is not None:
                     slot.pending.append((etype, obj, old))
                 else:
-                    slot.fn(etype, obj, old)
+                    self._call(slot.fn, etype, obj, old)
+
+    def _index_values(self, fn: Callable[[Obj], list[str]], obj: Obj) -> list[str]:
+        try:
+            return fn(obj)
+        except DATA_ERRORS as exc:  # an object the indexer cannot read is left out of the index
+            self.unusable.handle(component_of(fn), obj, exc)
+            return []
 
     def _reindex(self, key: _Key, old: Obj | None, new: Obj | None) -> None:
         for name, fn in self._indexers.items():
             index = self._indexes[name]
             if old is not None:
-                for value in fn(old):
+                for value in self._index_values(fn, old):
                     bucket = index.get(value)
                     if bucket is not None:
                         bucket.pop(key, None)
                         if not bucket:
                             del index[value]
             if new is not None:
-                for value in fn(new):
+                for value in self._index_values(fn, new):
                     index.setdefault(value, {})[key] = None
 
     def _ns(self, namespace: str | None) -> str:
@@ -183,8 +193,14 @@ class Informer:
         while i < len(pending):
             etype, obj, old = pending[i]
             i += 1
-            slot.fn(etype, obj, old)
+            self._call(slot.fn, etype, obj, old)
         slot.pending = None
+
+    def _call(self, fn: Handler, etype: str, obj: Obj, old: Obj | None) -> None:
+        try:
+            fn(etype, obj, old)
+        except DATA_ERRORS as exc:  # one unusable object must not stop the component
+            self.unusable.handle(component_of(fn), obj, exc)
 
     def add_index(self, name: str, fn: Callable[[Obj], builtins.list[str]]) -> None:
         """Maintain index ``name``: ``fn(obj)`` lists the values under which ``obj`` is found."""

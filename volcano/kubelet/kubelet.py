@@ -690,7 +690,7 @@ class SimKubelet:
         try:
             fn(kind, name, body, namespace, subresource=subresource)
         except ApiError as err:
-            if err.code == 404:
+            if err.code in (400, 404, 422):  # gone, or an object the server no longer accepts: nothing to do
                 return False
             raise
         return True

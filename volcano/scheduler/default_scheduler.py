@@ -21,6 +21,7 @@ from volcano.api.resources import PODS, Resources, node_allocatable, pod_request
 from volcano.apiserver.client import Client
 from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory
+from volcano.informers.poison import DATA_ERRORS
 from volcano.scheduler.framework.model import NodeSpec
 from volcano.scheduler.plugins.predicates import UNSCHEDULABLE_TAINT, node_affinity_matches, tolerates
 from volcano.sim.clock import Clock, Priority, TimerHandle
@@ -75,22 +76,36 @@ class DefaultScheduler:
 
     def run_once(self) -> int:
         """Place what fits; returns the number of pods bound."""
-        nodes = sorted(self._nodes.list(), key=lambda n: n["metadata"]["name"])
-        free: dict[str, Resources] = {n["metadata"]["name"]: node_allocatable(n) for n in nodes}
+        nodes: list[Obj] = []
+        free: dict[str, Resources] = {}
+        specs = []
+        for n in sorted(self._nodes.list(), key=lambda n: n["metadata"]["name"]):
+            try:
+                allocatable, spec_n = node_allocatable(n), NodeSpec(n)
+            except DATA_ERRORS as exc:  # a node this scheduler cannot read is left out
+                self.informers.unusable.handle("default-scheduler", dict(n), exc)
+                continue
+            nodes.append(n)
+            free[n["metadata"]["name"]] = allocatable
+            specs.append(spec_n)
         pending: list[Obj] = []
         for pod in self._pods.list():
-            spec = pod.get("spec") or {}
-            phase = (pod.get("status") or {}).get("phase")
-            if spec.get("nodeName"):
-                if phase not in ("Succeeded", "Failed") and spec["nodeName"] in free:
-                    free[spec["nodeName"]] = free[spec["nodeName"]] - _requests(pod)
-            elif (spec.get("schedulerName") or "default-scheduler") == "default-scheduler" and \
-                    not (pod.get("metadata") or {}).get("deletionTimestamp"):
-                pending.append(pod)
+            try:
+                spec = pod.get("spec") or {}
+                phase = (pod.get("status") or {}).get("phase")
+                if spec.get("nodeName"):
+                    if phase not in ("Succeeded", "Failed") and spec["nodeName"] in free:
+                        free[spec["nodeName"]] = free[spec["nodeName"]] - _requests(pod)
+                elif (spec.get("schedulerName") or "default-scheduler") == "default-scheduler" and \
+                        not (pod.get("metadata") or {}).get("deletionTimestamp"):
+                    int(spec.get("priority") or 0)
+                    _requests(pod)
+                    pending.append(pod)
+            except DATA_ERRORS as exc:  # a pod this scheduler cannot read is left out
+                self.informers.unusable.handle("default-scheduler", dict(pod), exc)
         arrival = self._arrival
         pending.sort(key=lambda p: (-int((p.get("spec") or {}).get("priority") or 0),
                                     arrival.get(p["metadata"].get("uid", ""), 0)))
-        specs = [NodeSpec(n) for n in nodes]
         bound = 0
         for pod in pending:
             node = self._place(pod, specs, free)

@@ -98,6 +98,8 @@ class Scheduler:
         start = self.clock.now_ms
         ssn = Session(self.cache.snapshot(), self.conf, self.registry, uid=f"{self.name}-session-{self.cycles}",
                       now_ms=start, trace=self.trace, component=self.name, clock=self.clock, metrics=self.metrics)
+        for pg, exc in ssn.unusable:
+            self.cache.informers.unusable.handle(self.name, dict(pg), exc)
         for name in self.conf.actions:
             cls = self.actions.get(name)
             if cls is None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from volcano.apiserver import ApiError, ApiServer
+from volcano.apiserver.faults import inject_stored_object
 from volcano.controllers.builtin.batchjob import BatchJobController, failure_backoff_ms
 from volcano.informers import InformerFactory
 from volcano.sim import RandomStreams, SimClock, Trace
@@ -150,7 +151,7 @@ def test_malformed_spec_is_skipped_with_a_trace_naming_field_and_value() -> None
     BatchJobController(env.server, env.informers, env.clock, streams=RandomStreams(1), trace=trace).start()
     job = _job()
     job["spec"]["parallelism"] = "lots"
-    env.server.create(job)
+    inject_stored_object(env.server, job)  # the server refuses it now; one written before validation existed
     env.settle()
     assert env.pods() == []
     records = trace.records(event="InvalidSpec")

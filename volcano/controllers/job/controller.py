@@ -66,6 +66,7 @@ from volcano.controllers.job.constants import (
 from volcano.controllers.job.policies import INTERNAL_EVENTS, PolicyError, resolve_action
 from volcano.controllers.job.request import Request
 from volcano.informers import InformerFactory, WorkQueue
+from volcano.informers.poison import DATA_ERRORS
 from volcano.sim.clock import Clock, Priority, TimerHandle
 from volcano.sim.rand import RandomStreams
 from volcano.sim.trace import Trace
@@ -319,6 +320,10 @@ class JobController:
             self._queue.forget(req)
             self._terminate_after_retries(req, action)
             return
+        except DATA_ERRORS as exc:  # a job this controller cannot read is skipped until it changes
+            job = self.cache.job(req.namespace, req.job_name) if self.cache is not None else None
+            self.informers.unusable.handle(COMPONENT_NAME, dict(job) if job is not None else None, exc)
+            self._queue.forget(req)
         self._failures.pop(req, None)
         self._queue.forget(req)
 

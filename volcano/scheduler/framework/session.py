@@ -17,13 +17,14 @@ PodGroup/queue/pod status writes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cmp_to_key
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from volcano.informers.poison import DATA_ERRORS
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf
 from volcano.scheduler.framework.job import JobInfo
 from volcano.scheduler.framework.metrics import NO_METRICS, MetricsSink
@@ -100,6 +101,8 @@ class Session:
         self.queues: dict[str, QueueInfo] = {q.name: q for q in snapshot.queues}
         self.default_queue = snapshot.default_queue
         self.jobs: dict[str, JobInfo] = {}
+        self.unusable: list[tuple[Mapping[str, Any], BaseException]] = []
+        """PodGroups the scheduler could not read (left out; the scheduler reports each as a Warning Event)."""
         self._place_tasks(snapshot, task_vecs)
         self.total: Vec = self.table.alloc.sum(axis=0) if len(self.table) else space.zeros()
         self.binds: list[tuple[TaskInfo, str]] = []
@@ -126,7 +129,11 @@ class Session:
         """Make the session's jobs (PodGroups of known queues) and tasks; put each task
         in its job and, when it holds a node, on that node's row."""
         for pg, priority in snapshot.podgroups:
-            job = JobInfo(pg, snapshot.default_queue, priority, self.space)
+            try:
+                job = JobInfo(pg, snapshot.default_queue, priority, self.space)
+            except DATA_ERRORS as exc:  # a PodGroup the scheduler cannot read is left out
+                self.unusable.append((pg, exc))
+                continue
             if job.queue in self.queues:
                 self.jobs[job.uid] = job
         by_name = self.table.by_name

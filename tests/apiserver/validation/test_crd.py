@@ -1,11 +1,12 @@
-"""CRD structural-schema defaults and checks, and Kubernetes name validation messages."""
+"""CRD structural-schema defaults and checks (Volcano's CRDs), and Kubernetes name validation messages."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from volcano.admission.names import dns1123_label_errors, qualified_name_errors
-from volcano.admission.schema import apply_crd_defaults, validate_crd_schema
+from volcano.apiserver.validation.crd import apply_defaults as apply_crd_defaults
+from volcano.apiserver.validation.crd import schema_errors as validate_crd_schema
+from volcano.apiserver.validation.names import dns1123_label_errors, qualified_name_errors
 
 JOB = "Job.batch.volcano.sh"
 QUEUE = "Queue.scheduling.volcano.sh"

@@ -8,8 +8,20 @@ with Go's ``%v`` (``[a b]``, see ``go_list``).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
-__all__ = ["dns1123_label_errors", "dns1123_subdomain_errors", "go_list", "qualified_name_errors"]
+from volcano.apiserver.validation.field import OMIT, TOO_LONG, FieldError, invalid
+
+__all__ = [
+    "annotations_errors",
+    "dns1123_label_errors",
+    "dns1123_subdomain_errors",
+    "go_list",
+    "label_value_errors",
+    "labels_errors",
+    "qualified_name_errors",
+]
 
 _QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QUALIFIED_RE = re.compile(f"^{_QUALIFIED_NAME_FMT}$")
@@ -82,4 +94,48 @@ def qualified_name_errors(value: str) -> list[str]:
         errs.append("name part " + _regex_error(
             "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
             "alphanumeric character", _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"))
+    return errs
+
+
+_LABEL_VALUE_FMT = "(" + _QUALIFIED_NAME_FMT + ")?"
+_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
+_ANNOTATIONS_LIMIT = 256 * 1024
+
+
+def label_value_errors(value: str) -> list[str]:
+    """Problems with ``value`` as a label value (empty, or at most 63 characters of a qualified name part)."""
+    errs = []
+    if len(value) > 63:
+        errs.append(_max_len(63))
+    if not _LABEL_VALUE_RE.match(value):
+        errs.append(_regex_error("a valid label must be an empty string or consist of alphanumeric characters, "
+                                 "'-', '_' or '.', and must start and end with an alphanumeric character",
+                                 _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errs
+
+
+def labels_errors(labels: Any, path: str) -> list[FieldError]:
+    """``ValidateLabels``: every key a qualified name, every value a label value (errors name ``path``)."""
+    if not isinstance(labels, Mapping):
+        return []
+    errs: list[FieldError] = []
+    for key in sorted(labels, key=str):
+        errs.extend(invalid(path, key, e) for e in qualified_name_errors(str(key)))
+        value = labels[key]
+        if isinstance(value, str):
+            errs.extend(invalid(path, value, e) for e in label_value_errors(value))
+    return errs
+
+
+def annotations_errors(annotations: Any, path: str) -> list[FieldError]:
+    """``ValidateAnnotations``: keys are qualified names (checked lower-cased), at most 256 KiB in total."""
+    if not isinstance(annotations, Mapping):
+        return []
+    errs: list[FieldError] = []
+    total = 0
+    for key in sorted(annotations, key=str):
+        errs.extend(invalid(path, key, e) for e in qualified_name_errors(str(key).lower()))
+        total += len(str(key)) + len(str(annotations[key]))
+    if total > _ANNOTATIONS_LIMIT:
+        errs.append(FieldError(TOO_LONG, path, OMIT, f"must have at most {_ANNOTATIONS_LIMIT} bytes"))
     return errs

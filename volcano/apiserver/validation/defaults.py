@@ -1,19 +1,26 @@
-"""Kubernetes' built-in defaulting of Pods that the scenarios rely on.
+"""Kubernetes' built-in defaulting (``pkg/apis/*/v1/defaults.go``) of the fields the testbed reads.
 
-A real API server applies these when it decodes a Pod, before any admission
-plugin runs: ``schedulerName`` ``default-scheduler``, ``restartPolicy``
+A real API server applies these when it decodes the request, before any
+admission plugin runs. Pods: ``schedulerName`` ``default-scheduler``, ``restartPolicy``
 ``Always``, ``dnsPolicy`` ``ClusterFirst``, ``terminationGracePeriodSeconds``
 30, ``enableServiceLinks`` true, per container ``imagePullPolicy``
 (``Always`` for ``:latest`` or untagged images, else ``IfNotPresent``),
-``terminationMessagePath`` / ``terminationMessagePolicy``, and resource
-requests copied from limits where a container sets a limit but no request.
+``terminationMessagePath`` / ``terminationMessagePolicy``, ``protocol``
+``TCP`` on container ports, and resource requests copied from limits where a
+container sets a limit but no request; the same for the pod template of a
+workload (ReplicaSet, Deployment, StatefulSet, ReplicationController,
+batch/v1 Job). PriorityClasses: ``preemptionPolicy``
+``PreemptLowerPriority``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["default_pod"]
+__all__ = ["DEFAULT_PREEMPTION_POLICY", "default_pod", "default_pod_template", "default_priority_class"]
+
+DEFAULT_PREEMPTION_POLICY = "PreemptLowerPriority"
+"""A PriorityClass's ``preemptionPolicy`` when none is given."""
 
 
 def _pull_policy(image: str) -> str:
@@ -32,6 +39,10 @@ def _default_container(container: Any) -> None:
         container["imagePullPolicy"] = _pull_policy(image)
     container.setdefault("terminationMessagePath", "/dev/termination-log")
     container.setdefault("terminationMessagePolicy", "File")
+    ports = container.get("ports")
+    for port in ports if isinstance(ports, list) else ():
+        if isinstance(port, dict) and not port.get("protocol"):
+            port["protocol"] = "TCP"
     resources = container.get("resources")
     if isinstance(resources, dict) and isinstance(resources.get("limits"), dict) and resources["limits"]:
         requests = resources.get("requests")
@@ -58,3 +69,18 @@ def default_pod(pod: dict[str, Any]) -> None:
     for group in ("initContainers", "containers"):
         for container in spec.get(group) or []:
             _default_container(container)
+
+
+def default_priority_class(pc: dict[str, Any]) -> None:
+    """Apply Kubernetes' PriorityClass defaults to ``pc`` in place."""
+    if not pc.get("preemptionPolicy"):
+        pc["preemptionPolicy"] = DEFAULT_PREEMPTION_POLICY
+
+
+def default_pod_template(obj: dict[str, Any]) -> None:
+    """Apply the Pod defaults to ``spec.template`` of a workload (ReplicaSet, Deployment, batch Job, ...),
+    as Kubernetes defaults every embedded PodTemplateSpec."""
+    spec = obj.get("spec")
+    template = spec.get("template") if isinstance(spec, dict) else None
+    if isinstance(template, dict):
+        default_pod(template)

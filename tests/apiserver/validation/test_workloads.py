@@ -1,4 +1,4 @@
-"""Kubernetes' API validation of batch/v1 Jobs (restartPolicy, non-negative counts, pod template)."""
+"""Kubernetes' API validation of workloads: batch/v1 Jobs (restartPolicy, non-negative counts, pod template)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,15 @@ from typing import Any
 
 import pytest
 
-from volcano.admission.k8s_validation import validate_batch_job
 from volcano.api.frozen import thaw
 from volcano.apiserver.errors import ApiError
 from volcano.apiserver.server import ApiServer
+from volcano.apiserver.validation.workloads import batch_job_errors
+
+
+def validate_batch_job(job: dict[str, Any]) -> list[str]:
+    return [str(e) for e in batch_job_errors(job)]
+
 
 REQUIRED = 'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'
 

@@ -1,0 +1,248 @@
+"""Fault injection between components and the in-memory API server, from seeded streams.
+
+``FaultPlan`` holds the knobs; ``FaultyClient`` wraps an ``ApiServer`` (any
+``Client``) and is what the components are given, so faults hit the traffic a
+real network and a real API server would disturb, while a test's own setup
+writes stay reliable:
+
+``write_failure_rate``
+    That fraction of writes (create, update, update_status, patch, delete,
+    bind, evict) fails with one of ``write_failure_codes``: 409 Conflict (only
+    updates, which carry a resourceVersion), 429
+    TooManyRequests, 500 InternalError before anything is stored, or 504
+    Timeout *after* the write was stored (the client cannot tell whether it
+    took effect, as with a real request timeout).
+``watch_drop_every_ms``
+    Every so often every watch opened through the client is dropped: the
+    watcher receives an ``ERROR`` event and must relist, as client-go's
+    reflector does after a failed watch.
+``compact_every_ms``
+    Every so often the server's watch history is compacted to the newest
+    event: a watcher still behind receives 410 Gone and must relist.
+
+Node failure and recovery, and pod failures with chosen exit codes, are
+scheduled on the cluster's kubelet by ``volcano.testbed`` (``FakeCluster``'s
+``fail_node``/``recover_node``/``fail_pod``).
+
+Every decision draws from the ``faults`` stream of the cluster's
+``RandomStreams``, so a seed replays the same faults. ``stats`` counts what
+was injected.
+
+``inject_stored_object`` puts an object into storage as it is, skipping
+validation: an object written before validation existed, the poison pill
+every component must survive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from volcano.api.kinds import kind_for_object
+from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
+from volcano.apiserver.errors import ApiError
+from volcano.sim.clock import Clock, Priority
+from volcano.sim.rand import RandomStreams
+
+__all__ = ["FAULT_CODES", "FaultPlan", "FaultStats", "FaultyClient", "inject_stored_object", "injected_error"]
+
+FAULT_CODES = (409, 429, 500, 504)
+"""Codes a failed write may get: Conflict, TooManyRequests, InternalError, Timeout (after storing)."""
+
+_WRITES = ("create", "update", "update_status", "patch", "delete", "bind", "evict")
+
+
+@dataclass(frozen=True, slots=True)
+class FaultPlan:
+    """The fault knobs (see the module docstring); all off by default."""
+
+    write_failure_rate: float = 0.0
+    write_failure_codes: tuple[int, ...] = FAULT_CODES
+    watch_drop_every_ms: int | None = None
+    compact_every_ms: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.write_failure_rate, int | float) or not 0.0 <= self.write_failure_rate <= 1.0:
+            raise ValueError(f"write_failure_rate must be within [0, 1], got {self.write_failure_rate!r}")
+        unknown = sorted(set(self.write_failure_codes) - set(FAULT_CODES))
+        if unknown or not self.write_failure_codes:
+            raise ValueError(f"write_failure_codes must be among {FAULT_CODES}, got {self.write_failure_codes!r}")
+        for name in ("watch_drop_every_ms", "compact_every_ms"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+                raise ValueError(f"{name} must be a positive integer (ms) or None, got {value!r}")
+
+
+@dataclass(slots=True)
+class FaultStats:
+    """What was injected: failed writes by code, watches dropped, compactions."""
+
+    writes: int = 0
+    failed_writes: dict[int, int] = field(default_factory=dict)
+    watches_dropped: int = 0
+    compactions: int = 0
+
+    @property
+    def injected(self) -> int:
+        """Every fault injected so far."""
+        return sum(self.failed_writes.values()) + self.watches_dropped + self.compactions
+
+
+def injected_error(code: int, verb: str, what: str) -> ApiError:
+    """The error a client sees for an injected failure with ``code``."""
+    if code == 409:
+        return ApiError(409, "Conflict", f"Operation cannot be fulfilled on {what}: the object has been modified; "
+                                         "please apply your changes to the latest version and try again")
+    if code == 429:
+        return ApiError(429, "TooManyRequests", "the server has received too many requests and has asked us to "
+                                                "try again later", {"retryAfterSeconds": 1})
+    if code == 500:
+        return ApiError(500, "InternalError", f"Internal error occurred: {verb} {what}: injected fault")
+    return ApiError(504, "Timeout", "the server was unable to return a response in the time allotted, but may "
+                                    "still be processing the request")
+
+
+class _DroppableWatch:
+    """A watch opened through the faulty client; ``drop`` ends it with an ERROR event."""
+
+    __slots__ = ("handle", "handler", "stopped")
+
+    def __init__(self, handler: Callable[[WatchEvent], None]) -> None:
+        self.handler = handler
+        self.handle: WatchHandle | None = None
+        self.stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+        if self.handle is not None:
+            self.handle.stop()
+
+    def drop(self) -> None:
+        if self.stopped:
+            return
+        self.stop()
+        status = ApiError(500, "InternalError", "watch connection dropped (injected fault)").status()
+        self.handler(WatchEvent("ERROR", status))
+
+
+class FaultyClient:
+    """A ``Client`` that forwards to ``server`` and injects the faults of ``plan`` (see module docstring)."""
+
+    def __init__(self, server: Any, plan: FaultPlan, clock: Clock, streams: RandomStreams) -> None:
+        self._server = server
+        self.plan = plan
+        self._clock = clock
+        self._rng = streams.stream("faults")
+        self.stats = FaultStats()
+        self._watches: list[_DroppableWatch] = []
+        self.enabled = True
+        if plan.watch_drop_every_ms is not None:
+            clock.call_every(plan.watch_drop_every_ms, self.drop_watches, priority=Priority.DEFAULT)
+        if plan.compact_every_ms is not None:
+            clock.call_every(plan.compact_every_ms, self.compact, priority=Priority.DEFAULT)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._server, name)
+
+    # -- writes ------------------------------------------------------------------------------------
+    def _write(self, verb: str, what: str, call: Callable[[], Any]) -> Any:
+        self.stats.writes += 1
+        if not self.enabled or self.plan.write_failure_rate <= 0 or self._rng.random() >= self.plan.write_failure_rate:
+            return call()
+        codes = self.plan.write_failure_codes
+        if verb not in ("update", "update_status") and len(codes) > 1:
+            codes = tuple(c for c in codes if c != 409) or codes  # only a write carrying a resourceVersion conflicts
+        code = self._rng.choice(codes)
+        self.stats.failed_writes[code] = self.stats.failed_writes.get(code, 0) + 1
+        if code == 504:
+            call()  # stored; the answer is lost
+        raise injected_error(code, verb, what)
+
+    def create(self, obj: Obj, *, namespace: str | None = None) -> Obj:
+        """``Client.create``, possibly failing."""
+        return self._write("create", _what(obj), lambda: self._server.create(obj, namespace=namespace))
+
+    def update(self, obj: Obj) -> Obj:
+        """``Client.update``, possibly failing."""
+        return self._write("update", _what(obj), lambda: self._server.update(obj))
+
+    def update_status(self, obj: Obj) -> Obj:
+        """``Client.update_status``, possibly failing."""
+        return self._write("update_status", _what(obj), lambda: self._server.update_status(obj))
+
+    def patch(self, kind: str, name: str, patch: Obj, namespace: str | None = None, *,
+              subresource: str | None = None) -> Obj:
+        """``Client.patch``, possibly failing."""
+        return self._write("patch", f"{kind} {name!r}", lambda: self._server.patch(
+            kind, name, patch, namespace, subresource=subresource))
+
+    def delete(self, kind: str, name: str, namespace: str | None = None, **options: Any) -> Obj | None:
+        """``Client.delete``, possibly failing."""
+        return self._write("delete", f"{kind} {name!r}", lambda: self._server.delete(kind, name, namespace, **options))
+
+    def bind(self, name: str, namespace: str, node_name: str) -> None:
+        """``pods/binding``, possibly failing."""
+        self._write("bind", f"pods/binding {name!r}", lambda: self._server.bind(name, namespace, node_name))
+
+    def evict(self, name: str, namespace: str, **options: Any) -> None:
+        """``pods/eviction``, possibly failing."""
+        self._write("evict", f"pods/eviction {name!r}", lambda: self._server.evict(name, namespace, **options))
+
+    # -- watches -----------------------------------------------------------------------------------
+    def watch(self, kind: str, handler: Callable[[WatchEvent], None], namespace: str | None = None,
+              **options: Any) -> WatchHandle:
+        """``Client.watch``; the watch may be dropped later (an ERROR event, then the reader relists)."""
+        watch = _DroppableWatch(handler)
+
+        def deliver(event: WatchEvent) -> None:
+            if not watch.stopped:
+                handler(event)
+        watch.handle = self._server.watch(kind, deliver, namespace, **options)
+        self._watches = [w for w in self._watches if not w.stopped]
+        self._watches.append(watch)
+        return watch
+
+    def drop_watches(self) -> None:
+        """Drop every open watch now."""
+        if not self.enabled:
+            return
+        live = [w for w in self._watches if not w.stopped]
+        self._watches = []
+        for watch in live:
+            self.stats.watches_dropped += 1
+            watch.drop()
+
+    def compact(self) -> None:
+        """Compact the server's watch history to its newest event (lagging watchers get 410 Gone)."""
+        if not self.enabled:
+            return
+        compact = getattr(self._server, "compact_watch_history", None)
+        if compact is not None:
+            compact()
+            self.stats.compactions += 1
+
+
+def _what(obj: Any) -> str:
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    name = meta.get("name") if isinstance(meta, dict) else None
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    return f"{kind} {name!r}"
+
+
+def inject_stored_object(server: Any, obj: Obj) -> Obj:
+    """Store ``obj`` as it is, skipping decoding, defaulting, validation and admission: an object written
+    before validation existed, or straight into storage. Server fields (uid, resourceVersion, creation
+    time, generation, default namespace) are set as a create sets them; returns the stored object."""
+    info = kind_for_object(obj)
+    new = dict(obj)
+    meta = new["metadata"] = dict(obj["metadata"])
+    if info.namespaced:
+        meta["namespace"] = meta.get("namespace") or "default"
+    else:
+        meta.pop("namespace", None)
+    meta["uid"] = server.streams.uid()
+    meta["creationTimestamp"] = server.timestamp()
+    meta["generation"] = 1
+    stored: Obj = server.store.insert(info, new)
+    return stored

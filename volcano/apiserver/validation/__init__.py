@@ -1,0 +1,204 @@
+"""What kube-apiserver does to a write before admission webhooks and storage see it.
+
+The server runs these steps itself, at the point of the request flow a real
+API server runs them::
+
+    decode (400) -> defaults -> mutating admission -> validate (422) -> validating admission -> storage
+
+``decode``
+    The object must decode into its kind's type: right JSON types,
+    ``int32``/``int64`` in range, quantities that parse, RFC 3339 times
+    (``openapi``, from Kubernetes' published OpenAPI definitions; a custom
+    resource's metadata likewise). Failure is 400 BadRequest, worded as the real
+    server words it: ``Pod in version "v1" cannot be handled as a Pod: <why>``.
+``apply_defaults``
+    Kubernetes' built-in defaults (``defaults``) and a CRD's structural
+    ``default:`` values (``crd``).
+``validate``
+    Kubernetes' validation of built-in kinds (``cluster``, ``pod``,
+    ``workloads``) and a CRD's ``openAPIV3Schema`` (``crd``). Failure is 422
+    Invalid with one ``StatusCause`` (``reason``, ``field``, ``message``) per
+    error.
+``prepare_for_create``
+    The status of a new object is reset, as each kind's create strategy does
+    (a Pod's to ``phase: Pending``; a Node keeps the status its kubelet
+    registers with).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from volcano.api.frozen import thaw
+from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object
+from volcano.apiserver.errors import ApiError
+from volcano.apiserver.validation.cluster import metadata_errors, namespace_errors, node_errors, node_status_errors
+from volcano.apiserver.validation.crd import apply_defaults as apply_crd_defaults
+from volcano.apiserver.validation.crd import has_crd_schema, schema_errors
+from volcano.apiserver.validation.defaults import default_pod, default_pod_template, default_priority_class
+from volcano.apiserver.validation.field import FieldError, invalid_error
+from volcano.apiserver.validation.openapi import DecodeError, decode_errors, status_decode_errors
+from volcano.apiserver.validation.pod import pod_spec_errors
+from volcano.apiserver.validation.workloads import batch_job_errors, controller_errors
+
+__all__ = [
+    "apply_defaults",
+    "decode",
+    "decode_status",
+    "prepare_for_create",
+    "problem",
+    "validate",
+    "validate_status",
+]
+
+_Rule = Callable[[Mapping[str, Any]], list[FieldError]]
+
+_RULES: dict[str, _Rule] = {
+    "Pod": lambda obj: pod_spec_errors(obj.get("spec"), "spec", for_pod=True),
+    "Node": node_errors,
+    "Namespace": namespace_errors,
+    "ReplicaSet.apps": lambda obj: controller_errors("ReplicaSet", obj),
+    "Deployment.apps": lambda obj: controller_errors("Deployment", obj),
+    "StatefulSet.apps": lambda obj: controller_errors("StatefulSet", obj),
+    "ReplicationController": lambda obj: controller_errors("ReplicationController", obj),
+    "Job.batch": batch_job_errors,
+}
+"""Kind key -> its validation (beyond metadata)."""
+
+_STATUS_RULES: dict[str, _Rule] = {"Node": node_status_errors}
+
+_DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "Pod": default_pod,
+    "PriorityClass.scheduling.k8s.io": default_priority_class,
+    "ReplicaSet.apps": default_pod_template,
+    "Deployment.apps": default_pod_template,
+    "StatefulSet.apps": default_pod_template,
+    "ReplicationController": default_pod_template,
+    "Job.batch": default_pod_template,
+}
+
+_KEEPS_STATUS = frozenset({"Node"})
+"""Kinds whose create keeps the status sent (a kubelet registers its node with its capacity)."""
+
+
+def _name(obj: Mapping[str, Any]) -> str:
+    meta = obj.get("metadata")
+    return str(meta.get("name") or meta.get("generateName") or "") if isinstance(meta, Mapping) else ""
+
+
+MAX_DEPTH = 100
+"""Deepest nesting of objects and arrays accepted (Go's decoder allows 10,000; Python's stack does not)."""
+
+
+def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if type(node) is dict:
+            stack.extend((v, depth + 1) for v in node.values() if type(v) in (dict, list))
+        elif type(node) is list:
+            stack.extend((v, depth + 1) for v in node if type(v) in (dict, list))
+    return False
+
+
+def decode(info: KindInfo, obj: dict[str, Any]) -> None:
+    """Raise 400 BadRequest when ``obj`` does not decode as ``info``'s type (see the module docstring).
+    Integral floats in integer fields become ints in place."""
+    try:
+        err = DecodeError("json: exceeded max depth", "", None) if _too_deep(obj) else decode_errors(info, obj)
+    except RecursionError:
+        err = DecodeError("json: exceeded max depth", "", None)
+    if err is not None:
+        raise _decode_error(info, _name(obj), err)
+
+
+def decode_status(info: KindInfo, old: Mapping[str, Any], status: Any) -> None:
+    """Like ``decode`` for a status write of ``old``: ``status`` must decode as the kind's status type."""
+    try:
+        err = DecodeError("json: exceeded max depth", "status", None) if _too_deep(status) \
+            else status_decode_errors(info, status)
+    except RecursionError:
+        err = DecodeError("json: exceeded max depth", "status", None)
+    if err is not None:
+        raise _decode_error(info, _name(old), err)
+
+
+def _decode_error(info: KindInfo, name: str, err: DecodeError) -> ApiError:
+    message = f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: {err.message}'
+    cause = {"reason": "FieldValueInvalid", "field": err.field, "message": err.message}
+    return ApiError(400, "BadRequest", message, {"kind": info.kind, "name": name, "causes": [cause]})
+
+
+def apply_defaults(info: KindInfo, obj: dict[str, Any]) -> None:
+    """Apply Kubernetes' built-in defaults, or the CRD's structural defaults, to ``obj`` in place."""
+    fn = _DEFAULTS.get(info.key)
+    if fn is not None:
+        fn(obj)
+    elif has_crd_schema(info.key):
+        apply_crd_defaults(info.key, obj)
+
+
+def prepare_for_create(info: KindInfo, obj: dict[str, Any]) -> None:
+    """Reset the status of a new object as its create strategy does."""
+    if not info.has_status or info.key in _KEEPS_STATUS:
+        return
+    if info.key == "Pod":
+        obj["status"] = {"phase": "Pending"}
+    elif info.key == "Namespace":
+        obj["status"] = {"phase": "Active"}
+    else:
+        obj.pop("status", None)
+
+
+def validate(info: KindInfo, obj: Mapping[str, Any]) -> None:
+    """Raise 422 Invalid listing every validation error of ``obj`` (metadata, then the kind's rules)."""
+    errors: list[FieldError | str] = list(metadata_errors(obj))
+    rule = _RULES.get(info.key)
+    if rule is not None:
+        errors.extend(rule(obj))
+    elif has_crd_schema(info.key):
+        errors.extend(schema_errors(info.key, obj))
+    if errors:
+        raise invalid_error(info.key, _name(obj), errors)
+
+
+def validate_status(info: KindInfo, obj: Mapping[str, Any]) -> None:
+    """Raise 422 Invalid for a status write whose object breaks the kind's status rules or CRD schema."""
+    errors: list[FieldError | str] = []
+    rule = _STATUS_RULES.get(info.key)
+    if rule is not None:
+        errors.extend(rule(obj))
+    elif has_crd_schema(info.key):
+        errors.extend(schema_errors(info.key, obj, part="status"))
+    if errors:
+        raise invalid_error(info.key, _name(obj), errors)
+
+
+def problem(obj: Mapping[str, Any]) -> str | None:
+    """Why ``obj`` would not be accepted by this server now, naming the field and the value (the first
+    decoding or validation error), or None when it would be. For components that meet an object they
+    cannot use (written before validation existed, or straight to storage)."""
+    try:
+        info = kind_for_object(dict(obj))
+    except (UnknownKindError, TypeError, AttributeError) as exc:
+        return str(exc)
+    copy: dict[str, Any] = thaw(obj)
+    try:
+        err = decode_errors(info, copy)
+    except RecursionError:
+        return "nested too deeply"
+    if err is not None:
+        return f"field {err.field or '(root)'}: value {err.value!r}: {err.message}"
+    try:
+        apply_defaults(info, copy)
+        validate(info, copy)
+    except ApiError as exc:
+        causes = exc.details.get("causes") or [{"message": exc.message}]
+        first = causes[0]
+        return f"field {first.get('field', '(root)')}: {first.get('message', '')}"
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return "malformed object"
+    return None
