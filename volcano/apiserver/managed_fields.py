@@ -126,12 +126,16 @@ def _strip(paths: set[Path]) -> set[Path]:
 
 
 def _plain(obj: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy without ``metadata.managedFields``."""
-    out = copy.deepcopy(obj)
-    meta = out.get("metadata")
-    if isinstance(meta, dict):
-        meta.pop("managedFields", None)
-    return out
+    """A deep, mutable copy without ``metadata.managedFields``."""
+    return _without_managed(copy.deepcopy(obj))
+
+
+def _without_managed(obj: dict[str, Any]) -> dict[str, Any]:
+    """A shallow view without ``metadata.managedFields`` (for reading only)."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or "managedFields" not in meta:
+        return obj
+    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
 
 
 def conflict_error(conflicts: list[tuple[ManagerEntry, Path]]) -> ApiError:
@@ -207,9 +211,9 @@ class FieldManager:
             entries = {} if live is None else decode_entries((live.get("metadata") or {}).get("managedFields")) or {}
         if not entries and live is not None:
             return  # as upstream, an object not tracked since its creation stays untracked
-        before = self.empty_object() if live is None else _plain(live)
+        before = self.empty_object() if live is None else _without_managed(live)
         try:
-            self._record_update(before, _plain(new), entries, manager or "unknown", subresource)
+            self._record_update(before, new, entries, manager or "unknown", subresource)
         except TypedError:
             if live is not None and (live.get("metadata") or {}).get("managedFields"):
                 meta["managedFields"] = copy.deepcopy(live["metadata"]["managedFields"])
