@@ -175,6 +175,8 @@ def _decode_apply_mapping(body: Any) -> dict[str, Any]:
 
 
 def _go_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "object"
     if isinstance(value, list):
         return "array"
     if isinstance(value, str):
