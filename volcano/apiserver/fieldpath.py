@@ -16,6 +16,7 @@ elements sorted as structured-merge-diff sorts them; ``from_fields_v1`` parses i
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -55,6 +56,7 @@ def _value_rank(value: Any) -> tuple[Any, ...]:
     return (3, go_json(value))
 
 
+@functools.lru_cache(maxsize=4096)
 def _element_rank(pe: PathElement) -> tuple[Any, ...]:
     kind, body = pe
     if kind == "f":
@@ -66,6 +68,7 @@ def _element_rank(pe: PathElement) -> tuple[Any, ...]:
     return (3, body)
 
 
+@functools.lru_cache(maxsize=4096)
 def _encode_element(pe: PathElement) -> str:
     kind, body = pe
     if kind == "f":
@@ -77,6 +80,7 @@ def _encode_element(pe: PathElement) -> str:
     return f"i:{body}"
 
 
+@functools.lru_cache(maxsize=4096)
 def _decode_element(text: str) -> PathElement:
     kind, sep, body = text.partition(":")
     if not sep or kind not in ("f", "k", "v", "i"):

@@ -125,11 +125,6 @@ def _strip(paths: set[Path]) -> set[Path]:
     return {p for p in paths if p not in _STRIPPED}
 
 
-def _plain(obj: dict[str, Any]) -> dict[str, Any]:
-    """A deep, mutable copy without ``metadata.managedFields``."""
-    return _without_managed(copy.deepcopy(obj))
-
-
 def _without_managed(obj: dict[str, Any]) -> dict[str, Any]:
     """A shallow view without ``metadata.managedFields`` (for reading only)."""
     meta = obj.get("metadata")
@@ -264,8 +259,9 @@ class FieldManager:
     def apply(self, live: dict[str, Any] | None, config: dict[str, Any], manager: str, *, force: bool = False,
               subresource: str = "") -> dict[str, Any]:
         """Server-side apply of ``config`` (see module docstring); returns the object to store, with its
-        ``managedFields``. Raises ``ApiError`` 409 on conflicts, 500 on a value the schema rejects."""
-        base = self.empty_object() if live is None else _plain(live)
+        ``managedFields`` (parts of ``live`` it leaves untouched are shared, not copied). Raises
+        ``ApiError`` 409 on conflicts, 500 on a value the schema rejects."""
+        base = self.empty_object() if live is None else _without_managed(live)
         entries = {} if live is None else decode_entries((live.get("metadata") or {}).get("managedFields")) or {}
         try:
             if not entries and live is not None:
@@ -313,7 +309,8 @@ class FieldManager:
         annotations = (snapshot.get("metadata") or {}).get("annotations")
         if isinstance(annotations, dict):
             annotations.pop(_LAST_APPLIED, None)
-        merged["metadata"]["annotations"][_LAST_APPLIED] = go_json(snapshot) + "\n"
+        meta = merged["metadata"]
+        meta["annotations"] = {**meta["annotations"], _LAST_APPLIED: go_json(snapshot) + "\n"}
 
 
 _STRUCT_FIELDS: dict[str, tuple[str, ...]] = {

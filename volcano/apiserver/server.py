@@ -470,7 +470,7 @@ class ApiServer:
         if subresource == "status":
             return self._update_status(info, old, new.get("status"),
                                        managed=new["metadata"].get("managedFields") or []), False
-        return self._update_main(info, old, new, track=False), False
+        return self._update_main(info, old, self._writable(info, "UPDATE", new), track=False), False
 
     # -- delete --------------------------------------------------------------------------------------
     def delete(self, kind: str, name: str, namespace: str | None = None, *,

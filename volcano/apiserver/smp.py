@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from volcano.api.frozen import thaw
+from volcano.api.frozen import is_frozen, thaw
 from volcano.apiserver.gojson import deep_equal, go_str, kind_of, scalar_equal
 from volcano.apiserver.patchmeta import Schema
 
@@ -174,7 +174,10 @@ def extract_key(key: str, prefix: str) -> str:
 
 
 def discard_nulls(value: Any) -> None:
-    """Remove every null-valued key, recursively (upstream ``discardNullValuesFromPatch``)."""
+    """Remove every null-valued key, recursively (upstream ``discardNullValuesFromPatch``); read-only
+    (stored) parts are left as they are."""
+    if is_frozen(value):
+        return
     if isinstance(value, dict):
         for key in [k for k, v in value.items() if v is None]:
             del value[key]

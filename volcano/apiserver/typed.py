@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from volcano.apiserver.fieldpath import Path, PathElement, hashable, path_string
-from volcano.apiserver.gojson import go_json
+from volcano.apiserver.gojson import go_json, kind_of
 from volcano.apiserver.patchmeta import FieldMeta, Schema
 
 __all__ = ["TypedError", "compare", "field_set", "merge", "remove_paths"]
@@ -123,6 +123,8 @@ def _merge_value(lhs: Any, rhs: Any, meta: FieldMeta, path: Path) -> Any:
         return lhs
     if lhs is _MISSING:
         return rhs
+    if lhs == rhs and kind_of(lhs) == kind_of(rhs):
+        return lhs  # nothing to merge: keep the live value (shared, not copied)
     if isinstance(lhs, dict) and isinstance(rhs, dict) and (lhs or rhs) and not meta.atomic:
         out: dict[str, Any] = {}
         for key in [*lhs, *(k for k in rhs if k not in lhs)]:
@@ -201,6 +203,8 @@ def compare(old: dict[str, Any], new: dict[str, Any], schema: Schema) -> tuple[s
 
 def _cmp_value(lhs: Any, rhs: Any, meta: FieldMeta, path: Path, res: tuple[set[Path], set[Path], set[Path]]) -> None:
     added, modified, removed = res
+    if lhs is not _MISSING and rhs is not _MISSING and lhs == rhs:
+        return  # equal subtrees hold no change (the common case: most of an object is untouched)
     present = [v for v in (lhs, rhs) if v is not _MISSING]
     walk_map = all(isinstance(v, dict) for v in present) and not meta.atomic and any(present)
     walk_list = all(isinstance(v, list) for v in present) and meta.list_type != "atomic" and any(present)
