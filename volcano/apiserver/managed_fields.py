@@ -268,7 +268,7 @@ class FieldManager:
                 self._record_update(self.empty_object(), base, entries, BEFORE_FIRST_APPLY, subresource)
             new = self._apply(base, config, entries, manager, force, subresource)
         except TypedError as exc:
-            raise ApiError(500, "InternalError", f"failed to create typed patch object: {exc}") from None
+            raise ApiError(500, "", f"failed to create typed patch object: {exc}") from None
         if entries:
             new.setdefault("metadata", {})["managedFields"] = encode_entries(entries)
         return new

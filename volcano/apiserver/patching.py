@@ -222,7 +222,7 @@ def _smp_error(exc: SMPError) -> ApiError:
         return bad_request(exc.message)
     if exc.code == 422:
         return ApiError(422, "Invalid", "the server rejected our request due to an error in our request")
-    return ApiError(500, "InternalError", exc.message)
+    return ApiError(500, "", exc.message)
 
 
 def _json_patch(current: dict[str, Any], ops: Any) -> dict[str, Any]:
