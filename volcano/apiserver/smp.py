@@ -27,56 +27,28 @@ from typing import Any
 from volcano.api.frozen import is_frozen, thaw
 from volcano.apiserver.gojson import deep_equal, go_str, kind_of, scalar_equal
 from volcano.apiserver.patchmeta import Schema
+from volcano.apiserver.smp_order import (
+    find_by_key,
+    normalize_element_order,
+    partition,
+    split_deletes,
+)
+from volcano.apiserver.smp_terms import (
+    BAD_JSON_DOC,
+    BAD_PRIMITIVE_LIST,
+    BAD_RETAIN_KEYS,
+    BAD_SET_ELEMENT_ORDER,
+    DELETE_FROM_PRIMITIVE_LIST,
+    DIRECTIVE,
+    NO_LIST_OF_LISTS,
+    RETAIN_KEYS,
+    SET_ELEMENT_ORDER,
+    SMPError,
+    bad_arg,
+    no_merge_key,
+)
 
-__all__ = [
-    "DELETE_FROM_PRIMITIVE_LIST",
-    "DIRECTIVE",
-    "RETAIN_KEYS",
-    "SET_ELEMENT_ORDER",
-    "MergeOptions",
-    "SMPError",
-    "discard_nulls",
-    "find_by_key",
-    "merge_map",
-    "normalize_slice_order",
-    "slice_element_kind",
-    "strategic_merge_patch",
-]
-
-DIRECTIVE = "$patch"
-RETAIN_KEYS = "$retainKeys"
-DELETE_FROM_PRIMITIVE_LIST = "$deleteFromPrimitiveList"
-SET_ELEMENT_ORDER = "$setElementOrder"
-
-
-class SMPError(Exception):
-    """A strategic merge patch failed; ``code`` is the HTTP status the API server answers."""
-
-    def __init__(self, message: str, code: int = 500) -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
-
-
-BAD_JSON_DOC = "invalid JSON document"
-NO_LIST_OF_LISTS = "lists of lists are not supported"
-BAD_PRIMITIVE_LIST = "invalid patch format of primitive list"
-BAD_RETAIN_KEYS = "invalid patch format of retainKeys"
-BAD_SET_ELEMENT_ORDER = "invalid patch format of setElementOrder list"
-RETAIN_KEYS_MISMATCH = "patch content doesn't match retainKeys list"
-
-
-def bad_arg(expected: str, actual: Any) -> SMPError:
-    """Upstream's ``ErrBadArgType``."""
-    actual_type = {"map": "map[string]interface {}", "slice": "[]interface {}", "nil": "<nil>"}.get(
-        kind_of(actual), kind_of(actual))
-    return SMPError(f"expected a {expected}, but received a {actual_type}")
-
-
-def no_merge_key(item: dict[str, Any], key: str) -> SMPError:
-    """Upstream's ``ErrNoMergeKey``."""
-    return SMPError(f"map: {go_str(item)} does not contain declared merge key: {key}")
-
+__all__ = ["MergeOptions", "SMPError", "discard_nulls", "merge_map", "slice_element_kind", "strategic_merge_patch"]
 
 @dataclass(frozen=True, slots=True)
 class MergeOptions:
@@ -267,9 +239,9 @@ def _merge_set_element_order(original: dict[str, Any], patch: dict[str, Any], sc
         else:
             merged = _merge_slice_field(original_list, patch_list, meta.sub, meta.strategy, meta.merge_key,
                                         False, options)
-        items, server_only = _partition(merged, order, meta.merge_key)
+        items, server_only = partition(merged, order, meta.merge_key)
         kind = slice_element_kind(original_list or [], patch_list or [])
-        original[name] = _normalize_element_order(items, server_only, order, original_list or [],
+        original[name] = normalize_element_order(items, server_only, order, original_list or [],
                                                   meta.merge_key, kind)
         patch.pop(name, None)
 
@@ -277,7 +249,7 @@ def _merge_set_element_order(original: dict[str, Any], patch: dict[str, Any], sc
 def _validate_set_order(patch_list: list[Any], order: list[Any], merge_key: str) -> None:
     if not order or not patch_list:
         return
-    items = _split_deletes(patch_list)[0] if merge_key else patch_list
+    items = split_deletes(patch_list)[0] if merge_key else patch_list
     p = s = 0
     while p < len(items) and s < len(order):
         if isinstance(items[p], dict) and DIRECTIVE in items[p]:
@@ -350,8 +322,8 @@ def _merge_slice(original: list[Any], patch: list[Any], schema: Schema, merge_ke
             gone = {(kind_of(v), v) for v in patch if not isinstance(v, dict | list)}
             return [v for v in original if (kind_of(v), v) not in gone]
         merged = _dedupe_scalars(original + patch)
-        items, server_only = _partition(merged, patch, merge_key)
-        return _normalize_element_order(items, server_only, patch, original, merge_key, kind)
+        items, server_only = partition(merged, patch, merge_key)
+        return normalize_element_order(items, server_only, patch, original, merge_key, kind)
     if not merge_key:
         raise SMPError(f"cannot merge lists without merge key for {schema.name}")
     return _merge_map_slice(original, patch, merge_key, schema, options)
@@ -400,8 +372,8 @@ def _merge_map_slice(original: list[Any], patch: list[Any], merge_key: str, sche
                 buf, aliased = buf[:length], False
             buf.append(item)
             length += 1
-    items, server_only = _partition(buf[:length], plain, merge_key)
-    return _normalize_element_order(items, server_only, plain, original[:n], merge_key, "map")
+    items, server_only = partition(buf[:length], plain, merge_key)
+    return normalize_element_order(items, server_only, plain, original[:n], merge_key, "map")
 
 
 def _dedupe_scalars(items: list[Any]) -> list[Any]:
@@ -420,100 +392,3 @@ def _dedupe_scalars(items: list[Any]) -> list[Any]:
             j += 1
         i += 1
     return s
-
-
-def find_by_key(items: list[Any], key: str, value: Any) -> int:
-    """Index of the first map in ``items`` whose ``key`` equals ``value`` (-1 when none)."""
-    for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise SMPError(f"value for key {index} is not a map")
-        if key in item and scalar_equal(item[key], value):
-            return index
-    return -1
-
-
-def _partition(merged: list[Any], present: list[Any], merge_key: str) -> tuple[list[Any], list[Any]]:
-    """(items of ``merged`` present in ``present``, the others), by merge key or by value."""
-    items: list[Any] = []
-    server_only: list[Any] = []
-    if not merge_key:
-        inside = {(kind_of(v), v) for v in present if not isinstance(v, dict | list)}
-        for v in merged:
-            (items if not isinstance(v, dict | list) and (kind_of(v), v) in inside else server_only).append(v)
-        return items, server_only
-    for v in merged:
-        if not isinstance(v, dict):
-            raise bad_arg("map[string]interface {}", v)
-        if merge_key not in v:
-            raise no_merge_key(v, merge_key)
-        (items if find_by_key(present, merge_key, v[merge_key]) >= 0 else server_only).append(v)
-    return items, server_only
-
-
-def _index(items: list[Any], value: Any, merge_key: str, kind: str) -> int:
-    def key(item: Any) -> Any:
-        if kind == "map":
-            return item.get(merge_key) if isinstance(item, dict) else None
-        return item
-    wanted = key(value)
-    for i, item in enumerate(items):
-        if scalar_equal(key(item), wanted):
-            return i
-    return -1
-
-
-def _split_deletes(items: list[Any]) -> tuple[list[Any], list[Any]]:
-    keep: list[Any] = []
-    delete: list[Any] = []
-    for item in items:
-        if not isinstance(item, dict):
-            raise bad_arg("map[string]interface {}", item)
-        (delete if item.get(DIRECTIVE) == "delete" else keep).append(item)
-    return keep, delete
-
-
-def normalize_slice_order(items: list[Any], order: list[Any], merge_key: str, kind: str) -> list[Any]:
-    """Upstream ``normalizeSliceOrder``: sort ``items`` by their position in ``order`` (delete directives last)."""
-    delete: list[Any] = []
-    if kind == "map":
-        for group in (items, order):
-            for item in group:
-                if not isinstance(item, dict):
-                    raise bad_arg("map[string]interface {}", item)
-                if merge_key not in item:
-                    raise no_merge_key(item, merge_key)
-        items, delete = _split_deletes(items)
-    positions = [_index(order, item, merge_key, kind) for item in items]
-    ranked = sorted(range(len(items)), key=lambda i: positions[i] if positions[i] >= 0 else -1)
-    return [items[i] for i in ranked] + delete
-
-
-def _normalize_element_order(items: list[Any], server_only: list[Any], patch_order: list[Any],
-                             server_order: list[Any], merge_key: str, kind: str) -> list[Any]:
-    items = normalize_slice_order(items, patch_order, merge_key, kind)
-    server_only = normalize_slice_order(server_only, server_order, merge_key, kind)
-    return _merge_sorted(server_only, items, server_order, merge_key, kind)
-
-
-def _merge_sorted(left: list[Any], right: list[Any], server_order: list[Any], merge_key: str,
-                  kind: str) -> list[Any]:
-    """Upstream ``mergeSortedSlice``: interleave server-only items into the patch items by live order."""
-    out: list[Any] = []
-    i = j = 0
-    while i < len(left) or j < len(right):
-        if i >= len(left):
-            out.append(right[j])
-            j += 1
-        elif j >= len(right):
-            out.append(left[i])
-            i += 1
-        else:
-            li = _index(server_order, left[i], merge_key, kind)
-            ri = _index(server_order, right[j], merge_key, kind)
-            if li >= 0 and ri >= 0 and li < ri:
-                out.append(left[i])
-                i += 1
-            else:
-                out.append(right[j])
-                j += 1
-    return out

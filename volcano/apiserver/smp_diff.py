@@ -19,18 +19,16 @@ from typing import Any
 from volcano.api.frozen import thaw
 from volcano.apiserver.gojson import deep_equal, go_str, kind_of, scalar_equal
 from volcano.apiserver.patchmeta import Schema
-from volcano.apiserver.smp import (
+from volcano.apiserver.smp import MergeOptions, merge_map, slice_element_kind
+from volcano.apiserver.smp_order import normalize_slice_order
+from volcano.apiserver.smp_terms import (
     DELETE_FROM_PRIMITIVE_LIST,
     DIRECTIVE,
     RETAIN_KEYS,
     SET_ELEMENT_ORDER,
-    MergeOptions,
     SMPError,
     bad_arg,
-    merge_map,
     no_merge_key,
-    normalize_slice_order,
-    slice_element_kind,
 )
 
 __all__ = ["PatchConflict", "create_three_way_merge_patch", "create_two_way_merge_patch", "maps_have_conflicts"]
