@@ -26,7 +26,6 @@ from collections.abc import Callable
 from typing import Any
 
 import jsonpatch
-import jsonpointer
 import yaml
 
 from volcano.api.frozen import thaw
@@ -237,7 +236,7 @@ def _json_patch(current: dict[str, Any], ops: Any) -> dict[str, Any]:
     document = thaw(current)
     try:
         patched = jsonpatch.JsonPatch(ops).apply(document, in_place=True)
-    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError, TypeError, ValueError,
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, KeyError, TypeError, ValueError,
             IndexError):
         # Upstream answers every failed operation with this generic 422 (NewGenericServerResponse).
         raise ApiError(422, "Invalid", "the server rejected our request due to an error in our request") from None
