@@ -240,3 +240,31 @@ def test_patch_type_apply_goes_through_server_side_apply(server: ApiServer) -> N
     obj = server.patch("Deployment", "d", deployment(), "default", patch_type="application/apply-patch+yaml",
                        field_manager="kubectl", force=False)
     assert obj["spec"]["replicas"] == 2 and entries(obj)["kubectl"]["operation"] == "Apply"
+
+
+def test_apply_passes_create_then_update_admission_and_hooks_may_mutate(server: ApiServer) -> None:
+    seen: list[str] = []
+
+    def hook(request: Any) -> None:
+        seen.append(request.operation)
+        request.obj["spec"]["template"]["metadata"]["labels"]["hooked"] = request.operation
+
+    server.admission.register_mutating("Deployment.apps", ("CREATE", "UPDATE"), hook, "label-it")
+    created, _ = apply(server, deployment())
+    updated, _ = apply(server, deployment(3))
+    assert seen == ["CREATE", "UPDATE"]
+    assert created["spec"]["template"]["metadata"]["labels"]["hooked"] == "CREATE"
+    assert updated["spec"]["template"]["metadata"]["labels"]["hooked"] == "UPDATE"
+    assert "f:hooked" not in json.dumps(entries(updated)["kubectl"]["fieldsV1"])  # webhook changes are not owned
+
+
+def test_apply_denied_by_admission_stores_nothing(server: ApiServer) -> None:
+    def deny(request: Any) -> None:
+        raise ApiError(403, "Forbidden", "no")
+
+    apply(server, deployment())
+    before = server.get("Deployment", "d", "default")
+    server.admission.register_validating("Deployment.apps", ("UPDATE",), deny, "deny")
+    with pytest.raises(ApiError):
+        apply(server, deployment(9))
+    assert server.get("Deployment", "d", "default") is before
