@@ -75,9 +75,15 @@ class Client(Protocol):
         """Replace only ``status`` (the ``/status`` subresource); same concurrency rule."""
         ...
 
-    def patch(self, kind: str, name: str, patch: Obj, namespace: str | None = None, *,
-              subresource: str | None = None) -> Obj:
-        """Apply a JSON merge patch (RFC 7386) to the object or its ``status`` subresource."""
+    def patch(self, kind: str, name: str, patch: Any, namespace: str | None = None, *,
+              subresource: str | None = None, patch_type: str | None = None, field_manager: str | None = None,
+              force: bool | None = None) -> Obj:
+        """Patch the object or its ``status`` subresource. ``patch_type`` names the body's type, as a
+        short name or the PATCH media type: ``merge`` (RFC 7386, the default), ``json`` (RFC 6902
+        operations), ``strategic`` (strategic merge patch; built-in kinds only, else 415) or ``apply``
+        (server-side apply: needs ``field_manager``; ``force`` takes over conflicting fields; creates
+        the object when absent). A ``metadata.resourceVersion`` the patched object carries is a
+        precondition (stale: Conflict)."""
         ...
 
     def delete(self, kind: str, name: str, namespace: str | None = None, *,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "CONFLICT_MESSAGE",
     "ApiError",
     "already_exists",
     "bad_request",
@@ -21,6 +22,10 @@ __all__ = [
     "status_cause",
     "too_many_requests",
 ]
+
+
+CONFLICT_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again"
+"""Kubernetes' message for a stale resourceVersion."""
 
 
 class ApiError(Exception):

@@ -171,11 +171,13 @@ class FaultyClient:
         """``Client.update_status``, possibly failing."""
         return self._write("update_status", _what(obj), lambda: self._server.update_status(obj))
 
-    def patch(self, kind: str, name: str, patch: Obj, namespace: str | None = None, *,
-              subresource: str | None = None) -> Obj:
+    def patch(self, kind: str, name: str, patch: Any, namespace: str | None = None, *,
+              subresource: str | None = None, patch_type: str | None = None, field_manager: str | None = None,
+              force: bool | None = None) -> Obj:
         """``Client.patch``, possibly failing."""
         return self._write("patch", f"{kind} {name!r}", lambda: self._server.patch(
-            kind, name, patch, namespace, subresource=subresource))
+            kind, name, patch, namespace, subresource=subresource, patch_type=patch_type,
+            field_manager=field_manager, force=force))
 
     def delete(self, kind: str, name: str, namespace: str | None = None, **options: Any) -> Obj | None:
         """``Client.delete``, possibly failing."""

@@ -14,7 +14,9 @@ Semantics follow kube-apiserver: ``uid`` from the seeded streams,
 ``generation`` 1 at create and +1 when anything outside metadata (and outside
 status, for kinds with a status subresource) changes, timestamps from the
 simulated clock, ``generateName``, namespaced and cluster-scoped kinds,
-optimistic concurrency, the status subresource, JSON merge patch, delete
+optimistic concurrency, the status subresource, the four patch types and
+server-side apply with ``managedFields`` (``volcano.apiserver.patching``,
+``volcano.apiserver.managed_fields``), delete
 preconditions, finalizers, graceful pod deletion, propagation policies and
 owner-reference garbage collection (``volcano.apiserver.gc``), the
 ``pods/binding`` and ``pods/eviction`` subresources.
@@ -38,6 +40,7 @@ from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
 from volcano.apiserver.deletion import Deletion, check_preconditions
 from volcano.apiserver.errors import (
+    CONFLICT_MESSAGE,
     ApiError,
     already_exists,
     bad_request,
@@ -46,13 +49,22 @@ from volcano.apiserver.errors import (
     not_found,
 )
 from volcano.apiserver.gc import GarbageCollector
+from volcano.apiserver.managed_fields import FieldManager
 from volcano.apiserver.meta import (
     check_object_shape,
     has_status_subresource,
     parse_resource_version,
     resource_name,
 )
-from volcano.apiserver.patch import merge_patch
+from volcano.apiserver.patching import (
+    apply_patch,
+    check_field_manager,
+    check_patch_options,
+    check_patched,
+    decode_apply_body,
+    normalize_patch_type,
+    options_invalid,
+)
 from volcano.apiserver.store import ObjectStore
 from volcano.apiserver.validation import apply_defaults, decode, decode_status, prepare_for_create, validate
 from volcano.apiserver.validation import validate_status as validate_status_write
@@ -63,8 +75,6 @@ from volcano.sim.trace import Trace
 
 __all__ = ["CONFLICT_MESSAGE", "ApiServer"]
 
-CONFLICT_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again"
-"""Kubernetes' message for a stale resourceVersion."""
 
 _SERVER_FIELDS = ("uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
                   "deletionGracePeriodSeconds")
@@ -95,6 +105,7 @@ class ApiServer:
         self._hub = WatchHub(clock, watch_history)
         self.store = ObjectStore(self._hub)
         """The objects, the resourceVersion counter and the watch log (``volcano.apiserver.store``)."""
+        self._field_managers: dict[str, FieldManager] = {}
         self._gc = GarbageCollector(self, clock)
         self.store.tracker = self._gc.track
         self._deletion = Deletion(self.store, clock, self._gc)
@@ -180,9 +191,11 @@ class ApiServer:
             self._admit("DELETE", info, thaw(old), old, subresource)
 
     # -- create ------------------------------------------------------------------------------------
-    def create(self, obj: Obj, *, namespace: str | None = None) -> Obj:
+    def create(self, obj: Obj, *, namespace: str | None = None, field_manager: str | None = None) -> Obj:
         """Create ``obj`` (see ``Client.create``): AlreadyExists, NotFound for a missing namespace,
-        Invalid for a malformed object, admission denials as the hook raised them."""
+        Invalid for a malformed object, admission denials as the hook raised them. With
+        ``field_manager`` the object's fields are recorded as that manager's (``managedFields``)."""
+        check_field_manager(field_manager, options_invalid("CreateOptions"))
         try:
             info = kind_for_object(obj) if isinstance(obj, dict) else None
         except UnknownKindError as exc:
@@ -216,6 +229,8 @@ class ApiServer:
         if not meta.get("name"):
             meta["name"] = f"{meta['generateName']}{self.streams.name_suffix()}"
         apply_defaults(info, new)
+        if field_manager is not None:
+            self._field_manager(info).update(None, new, field_manager)
 
         def check() -> None:
             check_object_shape(info, new)
@@ -283,20 +298,24 @@ class ApiServer:
             raise conflict(resource_name(info), meta["name"], CONFLICT_MESSAGE)
         return info, old
 
-    def update(self, obj: Obj) -> Obj:
+    def update(self, obj: Obj, *, field_manager: str | None = None) -> Obj:
         """Replace spec and metadata (status kept for kinds with a status subresource); see
         ``Client.update``. A write that changes nothing returns the stored object unchanged."""
+        check_field_manager(field_manager, options_invalid("UpdateOptions"))
         info, old = self._target(obj)
-        return self._update_main(info, old, self._writable(info, "UPDATE", obj))
+        return self._update_main(info, old, self._writable(info, "UPDATE", obj), manager=field_manager)
 
     def _update_main(self, info: KindInfo, old: FrozenDict, new: dict[str, Any],
-                     subresource: str | None = None) -> FrozenDict:
+                     subresource: str | None = None, *, manager: str | None = None,
+                     track: bool = True) -> FrozenDict:
         decode(info, new)
         self._keep_server_fields(info, old, new)
         status_sub = has_status_subresource(info)
         if status_sub:
             self._keep_status(old, new)
         apply_defaults(info, new)
+        if track:
+            self._track(info, old, new, manager, "")
 
         def check() -> None:
             check_object_shape(info, new)
@@ -309,13 +328,14 @@ class ApiServer:
             new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
         return self._commit(info, old, new)
 
-    def update_status(self, obj: Obj) -> Obj:
+    def update_status(self, obj: Obj, *, field_manager: str | None = None) -> Obj:
         """Replace only ``status`` (the ``/status`` subresource); same concurrency rule as update.
         A kind served without a status subresource (PodGroup, ConfigMap, ...) is NotFound, as on a
         real server: write its status with ``update``."""
+        check_field_manager(field_manager, options_invalid("UpdateOptions"))
         info, old = self._target(obj)
         self._require_status_subresource(info, old["metadata"]["name"])
-        return self._update_status(info, old, thaw(obj.get("status")))
+        return self._update_status(info, old, thaw(obj.get("status")), manager=field_manager)
 
     @staticmethod
     def _require_status_subresource(info: KindInfo, name: str) -> None:
@@ -328,9 +348,10 @@ class ApiServer:
             raise not_found(resource_name(info), name)
         raise ApiError(404, "NotFound", "the server could not find the requested resource")
 
-    def _update_status(self, info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict:
+    def _update_status(self, info: KindInfo, old: FrozenDict, status: Any, *, manager: str | None = None,
+                       managed: Any = None) -> FrozenDict:
         """Replace ``old``'s status with ``status`` (a plain value the server may edit): decoded (400),
-        admitted, validated against the kind's status rules (422), stored."""
+        admitted, validated against the kind's status rules (422), recorded in managedFields, stored."""
         decode_status(info, old, status)
         chain = self.admission
         if chain.hooks(True, info.key, "UPDATE") or chain.hooks(False, info.key, "UPDATE"):
@@ -349,7 +370,25 @@ class ApiServer:
         else:
             new["status"] = status
         validate_status_write(info, new)
+        if managed is not None:
+            new["metadata"]["managedFields"] = managed
+        else:
+            self._track(info, old, new, manager, "status")
         return self._commit(info, old, new)
+
+    def _field_manager(self, info: KindInfo) -> FieldManager:
+        fm = self._field_managers.get(info.key)
+        if fm is None:
+            fm = self._field_managers[info.key] = FieldManager(info, self.timestamp)
+        return fm
+
+    def _track(self, info: KindInfo, old: FrozenDict, new: dict[str, Any], manager: str | None,
+               subresource: str) -> None:
+        """Record the write in ``managedFields`` when the object is tracked (it has entries) or the
+        writer names itself; an untracked object written without a manager costs nothing."""
+        if manager is None and not old["metadata"].get("managedFields"):
+            return
+        self._field_manager(info).update(old, new, manager or "unknown", subresource)
 
     @staticmethod
     def _keep_server_fields(info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> None:
@@ -403,28 +442,61 @@ class ApiServer:
         return self.store.replace(info, old, new)
 
     # -- patch ---------------------------------------------------------------------------------------
-    def patch(self, kind: str, name: str, patch: Obj, namespace: str | None = None, *,
-              subresource: str | None = None) -> Obj:
-        """Apply a JSON merge patch (RFC 7386) to the object, or with ``subresource="status"`` to its
-        status. ``metadata.resourceVersion`` in the patch is a precondition."""
+    def patch(self, kind: str, name: str, patch: Any, namespace: str | None = None, *,
+              subresource: str | None = None, patch_type: str | None = None, field_manager: str | None = None,
+              force: bool | None = None) -> Obj:
+        """Patch the object, or with ``subresource="status"`` its status (see ``Client.patch``).
+        ``patch_type`` is ``merge`` (default), ``json``, ``strategic`` or ``apply`` (or the media type);
+        ``apply`` is ``server_side_apply`` and returns only the object. A ``metadata.resourceVersion``
+        that the patched object carries is a precondition."""
         info = _kind(kind)
-        if not isinstance(patch, dict):
-            raise bad_request(f"merge patch must be a mapping, got {type(patch).__name__}")
+        kind_of_patch = normalize_patch_type(info, patch_type)
+        if kind_of_patch == "apply":
+            return self.server_side_apply(kind, name, patch, namespace, field_manager=field_manager, force=force,
+                                          subresource=subresource)[0]
+        check_patch_options(kind_of_patch, field_manager, force)
         if subresource not in (None, "status"):
             raise bad_request(f"unsupported subresource {subresource!r} for patch (supported: status)")
-        old = self.store.require(info, self._ns(info, namespace), name)
+        ns = self._ns(info, namespace)
+        old = self.store.require(info, ns, name)
         if subresource == "status":
             self._require_status_subresource(info, name)
-        want = (patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch.get("metadata"), dict) \
-            else None
-        if want not in (None, "") and str(want) != old["metadata"]["resourceVersion"]:
-            raise conflict(resource_name(info), name, CONFLICT_MESSAGE)
-        merged = merge_patch(old, patch)
+        new = apply_patch(info, old, patch, kind_of_patch)
+        check_patched(info, old, new, name, ns)
         if subresource == "status":
-            return self._update_status(info, old, merged.get("status"))
-        if not isinstance(merged.get("metadata"), dict):
-            raise bad_request(f"patch of {resource_name(info)} {name!r}: metadata must stay a mapping")
-        return self._update_main(info, old, merged)
+            return self._update_status(info, old, new.get("status"), manager=field_manager)
+        return self._update_main(info, old, new, manager=field_manager)
+
+    def server_side_apply(self, kind: str, name: str, body: Any, namespace: str | None = None, *,
+                          field_manager: str | None, force: bool | None = False,
+                          subresource: str | None = None) -> tuple[Obj, bool]:
+        """Server-side apply (``application/apply-patch+yaml``): merge ``body`` (a mapping, or YAML/JSON
+        text) into the object as ``field_manager``'s intent, creating it when absent. Returns the object
+        and whether it was created (the HTTP answer is then 201, else 200). Conflicts with fields other
+        managers own are 409 unless ``force``; see ``volcano.apiserver.managed_fields``."""
+        info = _kind(kind)
+        check_patch_options("apply", field_manager, force)
+        assert field_manager is not None
+        if subresource not in (None, "status"):
+            raise bad_request(f"unsupported subresource {subresource!r} for patch (supported: status)")
+        config = decode_apply_body(info, body)
+        meta = config["metadata"]
+        ns = self._ns(info, namespace or meta.get("namespace"))
+        old = self.store.lookup(info, ns, name)
+        if subresource == "status":
+            self._require_status_subresource(info, name)
+            if old is None:
+                raise not_found(resource_name(info), name)
+        check_patched(info, old, {**config, "metadata": {"name": meta.get("name", ""), **meta}}, name, ns)
+        new = self._field_manager(info).apply(old, config, field_manager, force=bool(force),
+                                              subresource=subresource or "")
+        if old is None:
+            new["metadata"].pop("resourceVersion", None)
+            return self.create(new, namespace=ns), True
+        if subresource == "status":
+            return self._update_status(info, old, new.get("status"),
+                                       managed=new["metadata"].get("managedFields") or []), False
+        return self._update_main(info, old, self._writable(info, "UPDATE", new), track=False), False
 
     # -- delete --------------------------------------------------------------------------------------
     def delete(self, kind: str, name: str, namespace: str | None = None, *,
@@ -530,3 +602,4 @@ class ApiServer:
         old = self.store.require(info, namespace or "default", name)
         self._admit_delete(info, old, "eviction")
         self._deletion.delete(info, old, grace_period_seconds, "Background")
+

@@ -65,10 +65,13 @@ class RetryingClient:
         """``Client.update_status`` with retries."""
         return self._call(lambda: self._client.update_status(obj))
 
-    def patch(self, kind: str, name: str, patch: Obj, namespace: str | None = None, *,
-              subresource: str | None = None) -> Obj:
+    def patch(self, kind: str, name: str, patch: Any, namespace: str | None = None, *,
+              subresource: str | None = None, patch_type: str | None = None, field_manager: str | None = None,
+              force: bool | None = None) -> Obj:
         """``Client.patch`` with retries."""
-        return self._call(lambda: self._client.patch(kind, name, patch, namespace, subresource=subresource))
+        return self._call(lambda: self._client.patch(kind, name, patch, namespace, subresource=subresource,
+                                                     patch_type=patch_type, field_manager=field_manager,
+                                                     force=force))
 
     def delete(self, kind: str, name: str, namespace: str | None = None, **options: Any) -> Obj | None:
         """``Client.delete`` with retries (NotFound after a timed-out delete means it was done)."""

@@ -1,0 +1,85 @@
+"""JSON values the way Kubernetes' Go code renders and compares them.
+
+Patch and apply error messages quote values with Go's ``fmt`` ``%v`` (``map[name:a]``, ``<nil>``),
+``kubectl`` writes the last-applied annotation with Go's ``encoding/json`` (sorted keys, compact,
+``<``/``>``/``&`` escaped, trailing newline), and Go's ``interface{}`` equality tells ``1`` from
+``1.0`` and ``true`` from ``1``. These helpers reproduce exactly those three behaviours.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+__all__ = ["deep_equal", "go_json", "go_str", "kind_of", "scalar_equal"]
+
+
+def kind_of(value: Any, unify_numbers: bool = False) -> str:
+    """The Go dynamic type of a decoded JSON value: ``map``, ``slice``, ``string``, ``bool``, ``nil``,
+    ``int64``/``float64`` (both ``float64`` with ``unify_numbers``, as plain ``json.Unmarshal`` decodes)."""
+    if value is None:
+        return "nil"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, dict):
+        return "map"
+    if isinstance(value, list):
+        return "slice"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int):
+        return "float64" if unify_numbers else "int64"
+    return "float64"
+
+
+def scalar_equal(a: Any, b: Any, unify_numbers: bool = False) -> bool:
+    """Go ``interface{}`` equality of two scalars (same dynamic type and value)."""
+    return kind_of(a, unify_numbers) == kind_of(b, unify_numbers) and a == b
+
+
+def deep_equal(a: Any, b: Any, unify_numbers: bool = False) -> bool:
+    """Go ``reflect.DeepEqual`` of two decoded JSON values."""
+    if isinstance(a, dict):
+        if not isinstance(b, dict) or len(a) != len(b):
+            return False
+        return all(k in b and deep_equal(v, b[k], unify_numbers) for k, v in a.items())
+    if isinstance(a, list):
+        if not isinstance(b, list) or len(a) != len(b):
+            return False
+        return all(deep_equal(x, y, unify_numbers) for x, y in zip(a, b))
+    return scalar_equal(a, b, unify_numbers)
+
+
+def _go_float(value: float) -> str:
+    if math.isfinite(value) and value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    text = repr(value)
+    if "e" in text:
+        mantissa, exp = text.split("e")
+        sign = "-" if exp.startswith("-") else "+"
+        text = f"{mantissa}e{sign}{exp.lstrip('+-').rjust(2, '0')}"
+    return text
+
+
+def go_str(value: Any) -> str:
+    """``fmt.Sprintf("%v", value)`` of a decoded JSON value (maps print with sorted keys)."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_str(value[k])}" for k in sorted(value)) + "]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_str(v) for v in value) + "]"
+    if isinstance(value, float):
+        return _go_float(value)
+    return str(value)
+
+
+_HTML = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def go_json(value: Any) -> str:
+    """Go ``json.Marshal`` of a decoded JSON value: sorted keys, no spaces, HTML characters escaped."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).translate(_HTML)
