@@ -2,7 +2,9 @@
 
 Every controller is constructed as ``X(client, informers, clock, *, streams, trace,
 recorder)`` and started with ``.start()``; it reads through shared informers and
-processes a work queue on the clock at ``Priority.CONTROLLER``.
+processes a work queue on the clock at ``Priority.CONTROLLER``. ``base.Controller``
+is that skeleton (watches declared as data, the work queue, an idempotent start);
+the queue, podgroup, gc and built-in controllers derive from it.
 
 ``CONTROLLERS`` lists them with the event-source component each records as, in the
 order a cluster starts them.

@@ -20,14 +20,14 @@ collection in the API server.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from volcano.api import accessors
-from volcano.apiserver import EventRecorder
-from volcano.apiserver.client import Client, Obj
+from volcano.apiserver.client import Obj
 from volcano.apiserver.errors import ApiError
-from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim import Clock, Priority, RandomStreams, Trace
+from volcano.controllers.base import Controller
+from volcano.sim import Clock
 
 __all__ = [
     "FINISHED_PHASES",
@@ -45,8 +45,7 @@ FINISHED_PHASES = ("Completed", "Failed", "Terminated")
 def needs_cleanup(job: Mapping[str, Any]) -> bool:
     """True when the job sets ``ttlSecondsAfterFinished`` and its phase is in ``FINISHED_PHASES``."""
     ttl = (job.get("spec") or {}).get("ttlSecondsAfterFinished")
-    phase = ((job.get("status") or {}).get("state") or {}).get("phase")
-    return ttl is not None and phase in FINISHED_PHASES
+    return ttl is not None and accessors.phase(job) in FINISHED_PHASES
 
 
 def expire_at_ms(job: Mapping[str, Any], clock: Clock) -> int | None:
@@ -54,41 +53,23 @@ def expire_at_ms(job: Mapping[str, Any], clock: Clock) -> int | None:
     or its finish time is unknown."""
     if not needs_cleanup(job):
         return None
-    finished = clock.parse_timestamp(((job.get("status") or {}).get("state") or {}).get("lastTransitionTime"))
+    state = accessors.status(job).get("state")
+    finished = clock.parse_timestamp(state.get("lastTransitionTime") if isinstance(state, Mapping) else None)
     if finished is None:
         return None
     return finished + int(job["spec"]["ttlSecondsAfterFinished"]) * 1000
 
 
-class GarbageCollector:
+class GarbageCollector(Controller[str]):
     """Deletes finished Volcano Jobs once their ``ttlSecondsAfterFinished`` has passed (module docstring)."""
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
-                 streams: RandomStreams | None = None, trace: Trace | None = None,
-                 recorder: EventRecorder | None = None) -> None:
-        self.client = client
-        self.informers = informers
-        self.clock = clock
-        self.streams = streams
-        self.trace = trace
-        self.recorder = recorder
-        self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
-        self._started = False
-
-    def start(self) -> None:
-        """Register the Job informer handler (idempotent)."""
-        if self._started:
-            return
-        self._started = True
-        self._jobs = self.informers.informer("Job")
-        self._jobs.add_handler(self._on_job)
+    COMPONENT = COMPONENT
 
     def _on_job(self, event: str, job: Obj, old: Obj | None) -> None:
-        if event == "DELETED":
-            return
-        meta = accessors.meta(job)
-        if not meta.get("deletionTimestamp") and needs_cleanup(job):
-            self.queue.add(f"{meta.get('namespace', '')}/{meta.get('name', '')}")
+        if event != "DELETED" and not accessors.meta(job).get("deletionTimestamp") and needs_cleanup(job):
+            self.queue.add(f"{accessors.namespace(job)}/{accessors.name(job)}")
+
+    WATCHES = MappingProxyType({"Job": _on_job})
 
     def _expired(self, key: str, job: Mapping[str, Any]) -> bool | None:
         """True when expired; False when not (re-queued for its expiry); None when not timeable."""
@@ -103,14 +84,15 @@ class GarbageCollector:
         self.queue.add_after(key, remaining)
         return False
 
-    def _process(self, key: str) -> None:
+    def process(self, key: str) -> None:
+        """Delete the job ``namespace/name`` if it expired; look again when it will."""
         namespace, _, name = key.partition("/")
-        job = self._jobs.get(name, namespace)
+        job = self.informer("Job").get(name, namespace)
         if job is None:
             return
         expired = self._expired(key, job)
         if expired is None:
-            self._record("NoFinishTime", key, "unable to find the time when the Job finished")
+            self.record("NoFinishTime", key, "unable to find the time when the Job finished")
             self.queue.add_rate_limited(key)
             return
         if not expired:
@@ -136,11 +118,7 @@ class GarbageCollector:
                 return
             raise
         self.queue.forget(key)
-        self._record("DeleteJob", key, f"ttlSecondsAfterFinished={fresh['spec']['ttlSecondsAfterFinished']}")
-
-    def _record(self, event: str, obj: str, detail: str = "") -> None:
-        if self.trace is not None:
-            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)
+        self.record("DeleteJob", key, f"ttlSecondsAfterFinished={fresh['spec']['ttlSecondsAfterFinished']}")
 
 
 GarbageCollectorController = GarbageCollector

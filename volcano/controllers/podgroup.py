@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from volcano.api import accessors
@@ -51,12 +52,12 @@ from volcano.api.frozen import thaw
 from volcano.api.quantity import format_milli
 from volcano.api.resources import pod_limits, pod_requests
 from volcano.api.well_known import GROUP_NAME, PREEMPTABLE
-from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
-from volcano.informers import InformerFactory, WorkQueue
+from volcano.controllers.base import Controller, Recorder, WatchHandler
+from volcano.informers import InformerFactory
 from volcano.informers.poison import DATA_ERRORS
-from volcano.sim import Clock, Priority, RandomStreams, Trace
+from volcano.sim import Clock, RandomStreams, Trace
 
 __all__ = [
     "GROUP_MIN_MEMBER_ANNOTATION",
@@ -94,16 +95,6 @@ _OWNER_KINDS = {"ReplicaSet": "ReplicaSet", "DaemonSet": "DaemonSet", "StatefulS
 _NATIVE_COMPUTE = ("cpu", "memory", "ephemeral-storage")
 _BINARY_BASES = ("memory", "ephemeral-storage")
 _INT32_MAX = 2**31 - 1
-
-
-def _annotations(obj: Mapping[str, Any]) -> Mapping[str, str]:
-    ann = accessors.meta(obj).get("annotations")
-    return ann if isinstance(ann, Mapping) else {}
-
-
-def _labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
-    labels = accessors.meta(obj).get("labels")
-    return labels if isinstance(labels, Mapping) else {}
 
 
 def _owner_refs(obj: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -215,8 +206,8 @@ def build_podgroup_for_pod(pod: Mapping[str, Any], name: str, owner_annotations:
     owner wins per key); they are used only when ``inherit_owner_annotations``.
     """
     meta = accessors.meta(pod)
-    pod_ann = _annotations(pod)
-    pod_labels = _labels(pod)
+    pod_ann = accessors.annotations(pod)
+    pod_labels = accessors.labels(pod)
     min_member = _min_member(owner_annotations) if inherit_owner_annotations else 1
     usage = pod_quota_usage(pod)
     total = {key: value * min_member for key, value in usage.items()} if min_member else {}
@@ -257,7 +248,7 @@ def build_podgroup_for_pod(pod: Mapping[str, Any], name: str, owner_annotations:
             "spec": spec, "status": {"phase": "Pending"}}
 
 
-class PodGroupController:
+class PodGroupController(Controller[tuple[str, str, str]]):
     """Creates PodGroups for plain pods scheduled by Volcano (see the module docstring).
 
     ``start()`` registers the informer handlers; work runs from a ``WorkQueue``
@@ -265,36 +256,17 @@ class PodGroupController:
     per-key exponential backoff.
     """
 
+    COMPONENT = COMPONENT
+    INDEXES = (("Pod", _OWNER_INDEX, _controller_uid),)
+
     def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams | None = None, trace: Trace | None = None,
-                 recorder: EventRecorder | None = None, scheduler_names: Sequence[str] = ("volcano",),
+                 recorder: Recorder | None = None, scheduler_names: Sequence[str] = ("volcano",),
                  inherit_owner_annotations: bool = True, workload_support: bool = True) -> None:
-        self.client = client
-        self.informers = informers
-        self.clock = clock
-        self.streams = streams
-        self.trace = trace
-        self.recorder = recorder
+        super().__init__(client, informers, clock, streams=streams, trace=trace, recorder=recorder)
         self.scheduler_names = tuple(scheduler_names)
         self.inherit_owner_annotations = inherit_owner_annotations
         self.workload_support = workload_support
-        self.queue: WorkQueue[tuple[str, str, str]] = WorkQueue(
-            clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
-        self._started = False
-
-    def start(self) -> None:
-        """Register the handlers (idempotent)."""
-        if self._started:
-            return
-        self._started = True
-        self._pods = self.informers.informer("Pod")
-        self._podgroups = self.informers.informer("PodGroup")
-        self._pods.add_handler(self._on_pod)
-        if self.workload_support:
-            with contextlib.suppress(ValueError):  # already added by another instance
-                self._pods.add_index(_OWNER_INDEX, _controller_uid)
-            self.informers.informer("ReplicaSet").add_handler(self._on_workload)
-            self.informers.informer("StatefulSet").add_handler(self._on_workload)
 
     # -- handlers -------------------------------------------------------------------------------
 
@@ -308,9 +280,19 @@ class PodGroupController:
             meta = accessors.meta(obj)
             self.queue.add((str(obj.get("kind", "")), meta.get("namespace", ""), meta.get("name", "")))
 
+    WATCHES = MappingProxyType({"Pod": _on_pod, "PodGroup": None, "ReplicaSet": _on_workload,
+                                "StatefulSet": _on_workload})
+
+    def watches(self) -> Mapping[str, WatchHandler | None]:
+        """Pods and PodGroups; ReplicaSets and StatefulSets too with workload support."""
+        if self.workload_support:
+            return self.WATCHES
+        return {k: v for k, v in self.WATCHES.items() if k in ("Pod", "PodGroup")}
+
     # -- processing -----------------------------------------------------------------------------
 
-    def _process(self, key: tuple[str, str, str]) -> None:
+    def process(self, key: tuple[str, str, str]) -> None:
+        """Sync a pod (kind ``Pod``) or a workload's PodGroup (ReplicaSet, StatefulSet)."""
         kind, namespace, name = key
         try:
             if kind == "Pod":
@@ -318,24 +300,24 @@ class PodGroupController:
             else:
                 self._sync_workload(kind, namespace, name)
         except DATA_ERRORS as exc:  # an object this controller cannot read is skipped until it changes
-            obj = self._pods.get(name, namespace) if kind == "Pod" else None
+            obj = self.informer("Pod").get(name, namespace) if kind == "Pod" else None
             self.informers.unusable.handle("pg-controller", dict(obj) if obj is not None else None, exc)
 
     def _wants(self, pod: Mapping[str, Any]) -> bool:
         if (pod.get("spec") or {}).get("schedulerName") not in self.scheduler_names:
             return False
-        return not _annotations(pod).get(GROUP_NAME)
+        return not accessors.annotations(pod).get(GROUP_NAME)
 
     def _sync_pod(self, namespace: str, name: str) -> None:
-        pod = self._pods.get(name, namespace)
+        pod = self.informer("Pod").get(name, namespace)
         if pod is None or not self._wants(pod):
             return
         pg_name = podgroup_name_for_pod(pod)
-        if self._podgroups.get(pg_name, namespace) is None:
+        if self.informer("PodGroup").get(pg_name, namespace) is None:
             try:
                 self._create(pod, pg_name)
             except ValueError as err:  # e.g. a malformed quantity: Volcano logs it and moves on
-                self._record("InvalidPod", f"{namespace}/{name}", str(err))
+                self.record("InvalidPod", f"{namespace}/{name}", str(err))
                 return
         self._annotate(pod, pg_name)
 
@@ -353,7 +335,7 @@ class PodGroupController:
                 owner = self.client.get(kind, str(owner_name), namespace)
             except (ApiError, LookupError):
                 continue  # Volcano logs and skips an owner it cannot read
-            for key, value in _annotations(owner).items():
+            for key, value in accessors.annotations(owner).items():
                 merged.setdefault(key, value)
         return merged
 
@@ -369,18 +351,18 @@ class PodGroupController:
             if err.reason != "AlreadyExists":
                 raise
             return
-        self._record("CreatePodGroup", f"{namespace}/{pg_name}", f"pod {accessors.meta(pod).get('name')}")
+        self.record("CreatePodGroup", f"{namespace}/{pg_name}", f"pod {accessors.meta(pod).get('name')}")
 
     def _annotate(self, pod: Mapping[str, Any], pg_name: str) -> None:
-        if _annotations(pod).get(GROUP_NAME):
+        if accessors.annotations(pod).get(GROUP_NAME):
             return
         meta = accessors.meta(pod)
         self.client.patch("Pod", meta["name"], {"metadata": {"annotations": {GROUP_NAME: pg_name}}},
                           meta.get("namespace"))
-        self._record("BindPodGroup", f"{meta.get('namespace')}/{meta['name']}", pg_name)
+        self.record("BindPodGroup", f"{meta.get('namespace')}/{meta['name']}", pg_name)
 
     def _sync_workload(self, kind: str, namespace: str, name: str) -> None:
-        workload = self.informers.informer(kind).get(name, namespace)
+        workload = self.informer(kind).get(name, namespace)
         if workload is None:
             return
         spec = workload.get("spec") or {}
@@ -393,23 +375,24 @@ class PodGroupController:
                 if err.reason != "NotFound":
                     raise
             else:
-                self._record("DeletePodGroup", f"{namespace}/{pg_name}", f"{kind} {name} has 0 replicas")
+                self.record("DeletePodGroup", f"{namespace}/{pg_name}", f"{kind} {name} has 0 replicas")
             return
         match = dict((spec.get("selector") or {}).get("matchLabels") or {})
         if kind == "StatefulSet":
             match[_REVISION_HASH] = (workload.get("status") or {}).get("updateRevision", "")
         # The workload's own pods (found through their controller reference, not by scanning the
         # namespace) that match its selector.
-        candidates = [p for p in self._pods.by_index(_OWNER_INDEX, str(accessors.meta(workload).get("uid", "")))
+        owned = self.informer("Pod").by_index(_OWNER_INDEX, str(accessors.meta(workload).get("uid", "")))
+        candidates = [p for p in owned
                       if accessors.meta(p).get("namespace") == namespace
-                      and all(_labels(p).get(k) == v for k, v in match.items())]
+                      and all(accessors.labels(p).get(k) == v for k, v in match.items())]
         if not candidates:
             return
         pod = min(candidates, key=lambda p: str(accessors.meta(p).get("name", "")))
         if not self._wants(pod):
             return
         pg_name = podgroup_name_for_pod(pod)
-        existing = self._podgroups.get(pg_name, namespace)
+        existing = self.informer("PodGroup").get(pg_name, namespace)
         if existing is None:
             self._create(pod, pg_name)
         else:
@@ -429,8 +412,4 @@ class PodGroupController:
                 changed = True
         if changed:
             self.client.update(current)
-            self._record("UpdatePodGroup", accessors.key(existing))
-
-    def _record(self, event: str, obj: str, detail: str = "") -> None:
-        if self.trace is not None:
-            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)
+            self.record("UpdatePodGroup", accessors.key(existing))

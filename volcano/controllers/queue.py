@@ -44,12 +44,13 @@ included) nor touches the PodGroups or jobs of a closed queue.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from volcano.api import accessors
-from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
+from volcano.controllers.base import Controller, Recorder
 from volcano.informers import InformerFactory, WorkQueue
 from volcano.sim import Clock, Priority, RandomStreams, Trace
 
@@ -137,25 +138,20 @@ def next_queue_state(current: str, action: str, podgroups: int) -> str:
     return fn(current, podgroups)
 
 
-class QueueController:
+class QueueController(Controller[tuple[str, str]]):
     """Maintains queue states and executes queue Commands (see the module docstring).
 
     Requests are ``(queue name, action)`` keys on a ``WorkQueue`` at
     ``Priority.CONTROLLER``; Commands have a queue of their own.
     """
 
+    COMPONENT = COMPONENT
+
     def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams | None = None, trace: Trace | None = None,
-                 recorder: EventRecorder | None = None, max_requeue: int = 15) -> None:
-        self.client = client
-        self.informers = informers
-        self.clock = clock
-        self.streams = streams
-        self.trace = trace
-        self.recorder = recorder
+                 recorder: Recorder | None = None, max_requeue: int = 15) -> None:
+        super().__init__(client, informers, clock, streams=streams, trace=trace, recorder=recorder)
         self.max_requeue = max_requeue
-        self.queue: WorkQueue[tuple[str, str]] = WorkQueue(
-            clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
         self.command_queue: WorkQueue[tuple[str, str]] = WorkQueue(
             clock, self._process_command, name=COMPONENT + "-commands", priority=Priority.CONTROLLER)
         self._podgroups: dict[str, set[str]] = {}
@@ -163,18 +159,6 @@ class QueueController:
         self._commands: dict[tuple[str, str], Obj] = {}
         self._failures: dict[tuple[str, str], int] = {}
         self._cmd_failures: dict[tuple[str, str], int] = {}
-        self._started = False
-
-    def start(self) -> None:
-        """Register the handlers (idempotent)."""
-        if self._started:
-            return
-        self._started = True
-        self._queues = self.informers.informer("Queue")
-        self._pgs = self.informers.informer("PodGroup")
-        self._queues.add_handler(self._on_queue)
-        self._pgs.add_handler(self._on_podgroup)
-        self.informers.informer("Command").add_handler(self._on_command)
 
     def podgroup_counts(self, queue: str) -> dict[str, int]:
         """PodGroups of ``queue`` by phase at its last sync (what Volcano publishes as metrics)."""
@@ -216,6 +200,8 @@ class QueueController:
         self._commands[key] = cmd
         self.command_queue.add(key)
 
+    WATCHES = MappingProxyType({"Queue": _on_queue, "PodGroup": _on_podgroup, "Command": _on_command})
+
     # -- commands -------------------------------------------------------------------------------
 
     def _process_command(self, key: tuple[str, str]) -> None:
@@ -244,12 +230,13 @@ class QueueController:
         self.command_queue.forget(key)
         target = cmd.get("target") or {}
         action = str(cmd.get("action") or "")
-        self._record("CommandIssued", str(target.get("name", "")), f"{action} via {namespace}/{name}")
+        self.record("CommandIssued", str(target.get("name", "")), f"{action} via {namespace}/{name}")
         self._enqueue(str(target.get("name", "")), action)
 
     # -- requests -------------------------------------------------------------------------------
 
-    def _process(self, key: tuple[str, str]) -> None:
+    def process(self, key: tuple[str, str]) -> None:
+        """Run the request (queue name, action); retry a failure up to ``max_requeue`` times, then drop it."""
         try:
             self._handle(*key)
         except (ApiError, QueueSyncError) as err:
@@ -260,17 +247,15 @@ class QueueController:
                 return
             self._failures.pop(key, None)
             self.queue.forget(key)
-            queue = self._queues.get(key[0])
             message = err.message if isinstance(err, ApiError) else str(err)
-            self._record("RequestDropped", key[0], f"{key[1]}: {message}")
-            if queue is not None and self.recorder is not None:
-                self.recorder.event(queue, "Warning", key[1], f"{key[1]} queue failed for {message}")
+            self.record("RequestDropped", key[0], f"{key[1]}: {message}")
+            self.event(self.informer("Queue").get(key[0]), "Warning", key[1], f"{key[1]} queue failed for {message}")
             return
         self._failures.pop(key, None)
         self.queue.forget(key)
 
     def _handle(self, name: str, action: str) -> None:
-        queue = self._queues.get(name)
+        queue = self.informer("Queue").get(name)
         if queue is None:
             return
         current = _state(queue)
@@ -291,7 +276,7 @@ class QueueController:
         alive = []
         for key in keys:
             namespace, _, pg_name = key.partition("/")
-            if self._pgs.get(pg_name, namespace) is None:
+            if self.informer("PodGroup").get(pg_name, namespace) is None:
                 self._podgroups[name].discard(key)
             else:
                 alive.append(key)
@@ -300,7 +285,7 @@ class QueueController:
     def _write_state(self, queue: Obj, state: str) -> Obj:
         name = accessors.meta(queue)["name"]
         updated = self.client.patch("Queue", name, {"status": {"state": state}}, subresource="status")
-        self._record("QueueState", name, f"{_state(queue) or '-'} -> {state}")
+        self.record("QueueState", name, f"{_state(queue) or '-'} -> {state}")
         return updated
 
     def _sync(self, queue: Obj, fn: StateFn) -> None:
@@ -311,7 +296,7 @@ class QueueController:
         counts = dict.fromkeys(_PG_PHASES, 0)
         for key in pgs:
             namespace, _, pg_name = key.partition("/")
-            pg = self._pgs.get(pg_name, namespace)
+            pg = self.informer("PodGroup").get(pg_name, namespace)
             phase = str(((pg or {}).get("status") or {}).get("phase") or "")
             if phase in counts:
                 counts[phase] += 1
@@ -326,7 +311,7 @@ class QueueController:
         if name == "root":
             return
         parent_name = _parent(queue)
-        parent = self._queues.get(parent_name)
+        parent = self.informer("Queue").get(parent_name)
         if parent is None:
             raise QueueSyncError(f'queue.scheduling.volcano.sh "{parent_name}" not found')
         state = _state(queue)
@@ -345,7 +330,7 @@ class QueueController:
                           {"metadata": {"annotations": {CLOSED_BY_PARENT_ANNOTATION: value}}})
 
     def _children(self, name: str) -> list[Obj]:
-        return [q for q in self._queues.list() if _parent(q) == name]
+        return [q for q in self.informer("Queue").list() if _parent(q) == name]
 
     def _open(self, queue: Obj, fn: StateFn) -> None:
         name = str(accessors.meta(queue)["name"])
@@ -353,7 +338,7 @@ class QueueController:
         if current != "Open":
             parent_name = _parent(queue)
             if parent_name and parent_name != "root":
-                parent = self._queues.get(parent_name)
+                parent = self.informer("Queue").get(parent_name)
                 if parent is None:
                     raise QueueSyncError(f"Failed to get parent queue {parent_name} of queue {name}: "
                                          f'queue.scheduling.volcano.sh "{parent_name}" not found')
@@ -368,7 +353,7 @@ class QueueController:
             try:
                 self._write_state(queue, state)
             except ApiError as err:
-                self._event(queue, "Warning", OPEN_QUEUE,
+                self.event(queue, "Warning", OPEN_QUEUE,
                             f"Update queue status from {current} to {state} failed for {err.message}")
                 raise
         self._annotate(queue, "false")
@@ -388,14 +373,6 @@ class QueueController:
             try:
                 updated = self._write_state(queue, state)
             except ApiError as err:
-                self._event(queue, "Warning", CLOSE_QUEUE, f"Close queue failed for {err.message}")
+                self.event(queue, "Warning", CLOSE_QUEUE, f"Close queue failed for {err.message}")
                 raise
-            self._event(updated, "Normal", CLOSE_QUEUE, "Close queue succeed")
-
-    def _event(self, queue: Obj, type_: str, reason: str, message: str) -> None:
-        if self.recorder is not None:
-            self.recorder.event(queue, type_, reason, message)
-
-    def _record(self, event: str, obj: str, detail: str = "") -> None:
-        if self.trace is not None:
-            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)
+            self.event(updated, "Normal", CLOSE_QUEUE, "Close queue succeed")

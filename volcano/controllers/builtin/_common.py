@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -30,7 +29,6 @@ __all__ = [
     "controller_ref_to",
     "controller_uid_index",
     "deletion_rank",
-    "ensure_index",
     "int_field",
     "is_pod_active",
     "is_pod_ready",
@@ -65,13 +63,6 @@ def controller_uid_index(obj: Mapping[str, Any]) -> list[str]:
     """Index function: the uid of ``obj``'s controller, as a one-element list (empty without one)."""
     ref = controller_of(obj)
     return [str(ref.get("uid"))] if ref is not None and ref.get("uid") else []
-
-
-def ensure_index(informer: Any, name: str, fn: Callable[[Any], list[str]]) -> None:
-    """Add index ``name`` to a shared informer unless it already has it (another instance of the
-    same controller registered it, with the same function)."""
-    with contextlib.suppress(ValueError):
-        informer.add_index(name, fn)
 
 
 def controller_ref_to(owner: Mapping[str, Any], api_version: str, kind: str) -> dict[str, Any]:

@@ -33,10 +33,11 @@ pod-tracking finalizers, and the interim ``SuccessCriteriaMet`` /
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
-from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
+from volcano.controllers.base import Controller, Recorder
 from volcano.controllers.builtin._common import (
     Expectations,
     NameGenerator,
@@ -45,14 +46,13 @@ from volcano.controllers.builtin._common import (
     controller_ref_to,
     controller_uid_index,
     deletion_rank,
-    ensure_index,
     int_field,
     is_pod_active,
     is_pod_ready,
     meta,
 )
-from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim import Clock, Priority, RandomStreams, Trace
+from volcano.informers import InformerFactory
+from volcano.sim import Clock, RandomStreams, Trace
 
 __all__ = ["BatchJobController", "failure_backoff_ms"]
 
@@ -76,35 +76,20 @@ def _finished(job: Mapping[str, Any]) -> bool:
     return False
 
 
-class BatchJobController:
+class BatchJobController(Controller[str]):
     """Reconciles batch/v1 Jobs (see the module docstring)."""
 
+    COMPONENT = COMPONENT
+    INDEXES = (("Pod", _INDEX, controller_uid_index),)
+
     def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
-                 streams: RandomStreams, trace: Trace | None = None,
-                 recorder: EventRecorder | None = None) -> None:
-        self.client = client
-        self.informers = informers
-        self.clock = clock
-        self.trace = trace
-        self.recorder = recorder
+                 streams: RandomStreams, trace: Trace | None = None, recorder: Recorder | None = None) -> None:
+        super().__init__(client, informers, clock, streams=streams, trace=trace, recorder=recorder)
         self.names = NameGenerator(streams.stream("controller.batchjob"))
         self.expectations = Expectations()
         self.pods = PodControl(client, self.names, self.expectations)
-        self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
         self._terminal: dict[str, dict[str, str]] = {}  # job uid -> pod uid -> terminal phase seen
         self._last_failure_ms: dict[str, int] = {}
-        self._started = False
-
-    def start(self) -> None:
-        """Register the Job and Pod handlers (idempotent)."""
-        if self._started:
-            return
-        self._started = True
-        self._jobs = self.informers.informer("Job.batch")
-        self._pods = self.informers.informer("Pod")
-        ensure_index(self._pods, _INDEX, controller_uid_index)
-        self._jobs.add_handler(self._on_job)
-        self._pods.add_handler(self._on_pod)
 
     def _on_job(self, event: str, job: Obj, old: Obj | None) -> None:
         key = f"{meta(job).get('namespace', '')}/{meta(job).get('name', '')}"
@@ -123,6 +108,8 @@ class BatchJobController:
         self.expectations.observed(key, str(meta(pod).get("name", "")), event)
         self.queue.add(key)
 
+    WATCHES = MappingProxyType({"Job.batch": _on_job, "Pod": _on_pod})
+
     def _count_terminal(self, job_uid: str, pods: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
         seen = self._terminal.setdefault(job_uid, {})
         for pod in pods:
@@ -135,83 +122,88 @@ class BatchJobController:
         succeeded = sum(1 for phase in seen.values() if phase == "Succeeded")
         return succeeded, len(seen) - succeeded
 
-    def _process(self, key: str) -> None:
+    def process(self, key: str) -> None:
+        """One sync of the Job: count its pods, finish it or create/delete pods, write status."""
         namespace, _, name = key.partition("/")
-        job = self._jobs.get(name, namespace)
+        job = self.informer("Job.batch").get(name, namespace)
         if job is None or meta(job).get("deletionTimestamp") or _finished(job):
             return
-        job_uid = str(meta(job).get("uid", ""))
         try:
             parallelism = int_field(job, "spec.parallelism", 1)
             backoff_limit = int_field(job, "spec.backoffLimit", 6)
             completions: int | None = int_field(job, "spec.completions", -1)
         except ValueError as err:
-            self._record("InvalidSpec", key, str(err))  # a real controller logs it and moves on
+            self.record("InvalidSpec", key, str(err))  # a real controller logs it and moves on
             return
         if completions == -1:
             completions = None
-        pods = [p for p in self._pods.by_index(_INDEX, job_uid) if meta(p).get("namespace") == namespace]
-        unseen, deleting = self.expectations.reconcile(key, lambda n: self._pods.get(n, namespace))
+        job_uid = str(meta(job).get("uid", ""))
+        pods_informer = self.informer("Pod")
+        pods = [p for p in pods_informer.by_index(_INDEX, job_uid) if meta(p).get("namespace") == namespace]
+        unseen, deleting = self.expectations.reconcile(key, lambda n: pods_informer.get(n, namespace))
         succeeded, failed = self._count_terminal(job_uid, pods)
         old_status = job.get("status") or {}
         succeeded = max(succeeded, int(old_status.get("succeeded") or 0))
         failed = max(failed, int(old_status.get("failed") or 0))
         active = [p for p in pods if is_pod_active(p) and meta(p).get("name") not in deleting]
         now = self.clock.timestamp()
-        conditions = list(old_status.get("conditions") or [])
-        completion_time = old_status.get("completionTime")
-
+        status: dict[str, Any] = {"startTime": old_status.get("startTime") or now}
         outcome: tuple[str, str, str] | None = None
         if failed > backoff_limit:
             outcome = ("Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
         elif (completions is not None and succeeded >= completions) or \
                 (completions is None and succeeded > 0 and not active and unseen == 0):
             outcome = ("Complete", "CompletionsReached", "Reached expected number of succeeded pods")
-
         created = 0
+        conditions = list(old_status.get("conditions") or [])
+        completion_time = old_status.get("completionTime")
         if outcome is not None:
-            for pod in sorted(active, key=deletion_rank):
-                self._delete_pod(key, pod)
+            self._finish(key, active, outcome)
             active = []
             conditions.append({"type": outcome[0], "status": "True", "lastProbeTime": now,
                                "lastTransitionTime": now, "reason": outcome[1], "message": outcome[2]})
-            if outcome[0] == "Complete":
-                completion_time = now
-            self._record(outcome[0], key, outcome[1])
+            completion_time = now if outcome[0] == "Complete" else completion_time
         else:
-            if completions is None:
-                want = parallelism if succeeded == 0 else len(active) + unseen
-            else:
-                want = max(min(parallelism, completions - succeeded), 0)
-            have = len(active) + unseen
-            if have < want:
-                ready_at = self._last_failure_ms.get(job_uid, 0) + failure_backoff_ms(failed)
-                if failed and self.clock.now_ms < ready_at:
-                    self.queue.add_after(key, ready_at - self.clock.now_ms)
-                else:
-                    for _ in range(want - have):
-                        self._create_pod(key, job)
-                        created += 1
-            elif have > want:
-                victims = sorted(active, key=deletion_rank)[:have - want]
-                for pod in victims:
-                    self._delete_pod(key, pod)
-                gone = {meta(p).get("name") for p in victims}
-                active = [p for p in active if meta(p).get("name") not in gone]
-
-        status: dict[str, Any] = {
-            "startTime": old_status.get("startTime") or now,
-            "active": len(active) + unseen + created,
-            "ready": sum(1 for p in active if is_pod_ready(p)),
-            "succeeded": succeeded,
-            "failed": failed,
-        }
+            want = (parallelism if succeeded == 0 else len(active) + unseen) if completions is None \
+                else max(min(parallelism, completions - succeeded), 0)
+            created, active = self._scale(key, job, want, active, unseen, failed)
+        status.update({"active": len(active) + unseen + created, "ready": sum(1 for p in active if is_pod_ready(p)),
+                       "succeeded": succeeded, "failed": failed})
         if completion_time:
             status["completionTime"] = completion_time
         if conditions:
             status["conditions"] = conditions
         if any(old_status.get(k) != v for k, v in status.items()):
             self.client.patch("Job.batch", name, {"status": status}, namespace, subresource="status")
+
+    def _finish(self, key: str, active: Sequence[Mapping[str, Any]], outcome: tuple[str, str, str]) -> None:
+        """The Job reached ``outcome`` (condition type, reason, message): delete its active pods."""
+        for pod in sorted(active, key=deletion_rank):
+            self._delete_pod(key, pod)
+        self.record(outcome[0], key, outcome[1])
+
+    def _scale(self, key: str, job: Mapping[str, Any], want: int, active: list[Obj], unseen: int,
+               failed: int) -> tuple[int, list[Obj]]:
+        """Create pods up to ``want`` (after the failure backoff) or delete the surplus;
+        returns (pods created, the active pods left)."""
+        have = len(active) + unseen
+        created = 0
+        if have < want:
+            job_uid = str(meta(job).get("uid", ""))
+            ready_at = self._last_failure_ms.get(job_uid, 0) + failure_backoff_ms(failed)
+            if failed and self.clock.now_ms < ready_at:
+                self.queue.add_after(key, ready_at - self.clock.now_ms)
+            else:
+                for _ in range(want - have):
+                    self._create_pod(key, job)
+                    created += 1
+        elif have > want:
+            victims = sorted(active, key=deletion_rank)[:have - want]
+            for pod in victims:
+                self._delete_pod(key, pod)
+            gone = {meta(p).get("name") for p in victims}
+            active = [p for p in active if meta(p).get("name") not in gone]
+        return created, active
 
     def _create_pod(self, key: str, job: Mapping[str, Any]) -> None:
         j_meta = meta(job)
@@ -220,12 +212,8 @@ class BatchJobController:
                   "controller-uid": uid, "job-name": str(j_meta["name"])}
         pod_name = self.pods.create(key, job, (job.get("spec") or {}).get("template") or {},
                                     controller_ref_to(job, "batch/v1", "Job"), labels)
-        self._record("CreatePod", f"{j_meta.get('namespace')}/{pod_name}", f"job {j_meta['name']}")
+        self.record("CreatePod", f"{j_meta.get('namespace')}/{pod_name}", f"job {j_meta['name']}")
 
     def _delete_pod(self, key: str, pod: Mapping[str, Any]) -> None:
         name = self.pods.delete(key, pod)
-        self._record("DeletePod", f"{meta(pod).get('namespace')}/{name}")
-
-    def _record(self, event: str, obj: str, detail: str = "") -> None:
-        if self.trace is not None:
-            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)
+        self.record("DeletePod", f"{meta(pod).get('namespace')}/{name}")

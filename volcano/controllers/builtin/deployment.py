@@ -26,22 +26,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from volcano.api.frozen import thaw
-from volcano.apiserver import EventRecorder
-from volcano.apiserver.client import Client, Obj
+from volcano.apiserver.client import Obj
 from volcano.apiserver.errors import ApiError
+from volcano.controllers.base import Controller
 from volcano.controllers.builtin._common import (
     controller_of,
     controller_ref_to,
     controller_uid_index,
-    ensure_index,
     int_field,
     meta,
 )
-from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim import Clock, Priority, RandomStreams, Trace
 
 __all__ = ["POD_TEMPLATE_HASH_LABEL", "DeploymentController", "pod_template_hash"]
 
@@ -66,30 +64,11 @@ def pod_template_hash(template: Mapping[str, Any], collision_count: int | None =
     return "".join(_ALPHABET[ord(ch) % len(_ALPHABET)] for ch in str(value))
 
 
-class DeploymentController:
+class DeploymentController(Controller[str]):
     """Reconciles apps/v1 Deployments into one ReplicaSet each (see the module docstring)."""
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
-                 streams: RandomStreams | None = None, trace: Trace | None = None,
-                 recorder: EventRecorder | None = None) -> None:
-        self.client = client
-        self.informers = informers
-        self.clock = clock
-        self.trace = trace
-        self.recorder = recorder
-        self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
-        self._started = False
-
-    def start(self) -> None:
-        """Register the Deployment and ReplicaSet handlers (idempotent)."""
-        if self._started:
-            return
-        self._started = True
-        self._deployments = self.informers.informer("Deployment")
-        self._replicasets = self.informers.informer("ReplicaSet")
-        ensure_index(self._replicasets, _INDEX, controller_uid_index)
-        self._deployments.add_handler(self._on_deployment)
-        self._replicasets.add_handler(self._on_replicaset)
+    COMPONENT = COMPONENT
+    INDEXES = (("ReplicaSet", _INDEX, controller_uid_index),)
 
     def _on_deployment(self, event: str, deployment: Obj, old: Obj | None) -> None:
         if event != "DELETED":
@@ -100,21 +79,24 @@ class DeploymentController:
         if ref is not None and ref.get("kind") == "Deployment":
             self.queue.add(f"{meta(rs).get('namespace', '')}/{ref.get('name', '')}")
 
-    def _process(self, key: str) -> None:
+    WATCHES = MappingProxyType({"Deployment": _on_deployment, "ReplicaSet": _on_replicaset})
+
+    def process(self, key: str) -> None:
+        """Keep the Deployment's one current ReplicaSet at its replicas, the others at 0; write status."""
         namespace, _, name = key.partition("/")
-        deployment = self._deployments.get(name, namespace)
+        deployment = self.informer("Deployment").get(name, namespace)
         if deployment is None or meta(deployment).get("deletionTimestamp"):
             return
         try:
             desired = int_field(deployment, "spec.replicas", 1)
         except ValueError as err:
-            self._record("InvalidSpec", key, str(err))  # a real controller logs it and moves on
+            self.record("InvalidSpec", key, str(err))  # a real controller logs it and moves on
             return
         spec = deployment.get("spec") or {}
         template = spec.get("template") or {}
         template_hash = pod_template_hash(template, (deployment.get("status") or {}).get("collisionCount"))
         new_name = f"{name}-{template_hash}"
-        owned = sorted((rs for rs in self._replicasets.by_index(_INDEX, str(meta(deployment).get("uid", "")))
+        owned = sorted((rs for rs in self.informer("ReplicaSet").by_index(_INDEX, str(meta(deployment).get("uid", "")))
                         if meta(rs).get("namespace") == namespace), key=lambda rs: str(meta(rs).get("name")))
         new_rs = next((rs for rs in owned if meta(rs).get("name") == new_name), None)
         if new_rs is None:
@@ -148,12 +130,12 @@ class DeploymentController:
             if err.reason != "AlreadyExists":
                 raise
             return
-        self._record("CreateReplicaSet", f"{d_meta.get('namespace')}/{rs_name}", f"replicas={replicas}")
+        self.record("CreateReplicaSet", f"{d_meta.get('namespace')}/{rs_name}", f"replicas={replicas}")
 
     def _scale(self, rs: Mapping[str, Any], replicas: int) -> None:
         self.client.patch("ReplicaSet", str(meta(rs)["name"]), {"spec": {"replicas": replicas}},
                           meta(rs).get("namespace"))
-        self._record("ScaleReplicaSet", f"{meta(rs).get('namespace')}/{meta(rs)['name']}", f"replicas={replicas}")
+        self.record("ScaleReplicaSet", f"{meta(rs).get('namespace')}/{meta(rs)['name']}", f"replicas={replicas}")
 
     def _update_status(self, deployment: Mapping[str, Any], owned: Sequence[Mapping[str, Any]], new_name: str) -> None:
         def total(field: str, only_new: bool = False) -> int:
@@ -175,7 +157,3 @@ class DeploymentController:
             return
         self.client.patch("Deployment", str(meta(deployment)["name"]), {"status": status},
                           meta(deployment).get("namespace"), subresource="status")
-
-    def _record(self, event: str, obj: str, detail: str = "") -> None:
-        if self.trace is not None:
-            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)

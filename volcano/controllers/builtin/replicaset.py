@@ -27,10 +27,11 @@ ownerReference garbage collection in the API server.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
-from volcano.apiserver import EventRecorder
 from volcano.apiserver.client import Client, Obj
+from volcano.controllers.base import Controller, Recorder, WatchHandler
 from volcano.controllers.builtin._common import (
     Expectations,
     NameGenerator,
@@ -39,14 +40,13 @@ from volcano.controllers.builtin._common import (
     controller_ref_to,
     controller_uid_index,
     deletion_rank,
-    ensure_index,
     int_field,
     is_pod_active,
     is_pod_ready,
     meta,
 )
-from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim import Clock, Priority, RandomStreams, Trace
+from volcano.informers import InformerFactory
+from volcano.sim import Clock, RandomStreams, Trace
 
 __all__ = ["ReplicaSetController"]
 
@@ -54,47 +54,32 @@ COMPONENT = "replicaset-controller"
 _INDEX = "replicaset-controller/controller-uid"
 
 
-class ReplicaSetController:
+class ReplicaSetController(Controller[str]):
     """Reconciles apps/v1 ReplicaSets (see the module docstring).
 
     The owner kind is a class attribute, so that a controller of the same shape
     (core/v1 ReplicationController) subclasses it and changes only ``KIND``,
     ``API_VERSION``, ``COMPONENT`` and ``NAME_STREAM``."""
 
-    KIND = "ReplicaSet"
+    KIND: ClassVar[str] = "ReplicaSet"
     """The owner kind reconciled (also the informer and the status subresource addressed)."""
-    API_VERSION = "apps/v1"
+    API_VERSION: ClassVar[str] = "apps/v1"
     """The owner's apiVersion, written into the pods' controller ownerReference."""
     COMPONENT = COMPONENT
-    """The trace component name."""
-    NAME_STREAM = "controller.replicaset"
+    NAME_STREAM: ClassVar[str] = "controller.replicaset"
     """The random stream the pod name suffixes come from."""
+    INDEXES = (("Pod", _INDEX, controller_uid_index),)
 
     def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
-                 streams: RandomStreams, trace: Trace | None = None,
-                 recorder: EventRecorder | None = None) -> None:
-        self.client = client
-        self.informers = informers
-        self.clock = clock
-        self.trace = trace
-        self.recorder = recorder
+                 streams: RandomStreams, trace: Trace | None = None, recorder: Recorder | None = None) -> None:
+        super().__init__(client, informers, clock, streams=streams, trace=trace, recorder=recorder)
         self.names = NameGenerator(streams.stream(self.NAME_STREAM))
         self.expectations = Expectations()
         self.pods = PodControl(client, self.names, self.expectations)
-        self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=self.COMPONENT,
-                                             priority=Priority.CONTROLLER)
-        self._started = False
 
-    def start(self) -> None:
-        """Register the owner-kind and Pod handlers (idempotent)."""
-        if self._started:
-            return
-        self._started = True
-        self._replicasets = self.informers.informer(self.KIND)
-        self._pods = self.informers.informer("Pod")
-        ensure_index(self._pods, _INDEX, controller_uid_index)
-        self._replicasets.add_handler(self._on_replicaset)
-        self._pods.add_handler(self._on_pod)
+    def watches(self) -> Mapping[str, WatchHandler | None]:
+        """The owner kind (``KIND``) and its pods."""
+        return MappingProxyType({self.KIND: ReplicaSetController._on_replicaset, "Pod": ReplicaSetController._on_pod})
 
     def _on_replicaset(self, event: str, rs: Obj, old: Obj | None) -> None:
         key = f"{meta(rs).get('namespace', '')}/{meta(rs).get('name', '')}"
@@ -112,9 +97,11 @@ class ReplicaSetController:
         self.expectations.observed(key, str(meta(pod).get("name", "")), event)
         self.queue.add(key)
 
-    def _process(self, key: str) -> None:
+    def process(self, key: str) -> None:
+        """Create or delete pods until ``spec.replicas`` are active; write status."""
         namespace, _, name = key.partition("/")
-        rs = self._replicasets.get(name, namespace)
+        pods_informer = self.informer("Pod")
+        rs = self.informer(self.KIND).get(name, namespace)
         if rs is None:
             self.expectations.forget(key)
             return
@@ -123,11 +110,11 @@ class ReplicaSetController:
         try:
             desired = int_field(rs, "spec.replicas", 1)
         except ValueError as err:
-            self._record("InvalidSpec", key, str(err))  # a real controller logs it and moves on
+            self.record("InvalidSpec", key, str(err))  # a real controller logs it and moves on
             return
-        pods = [p for p in self._pods.by_index(_INDEX, str(meta(rs).get("uid", "")))
+        pods = [p for p in pods_informer.by_index(_INDEX, str(meta(rs).get("uid", "")))
                 if meta(p).get("namespace") == namespace]
-        unseen, deleting = self.expectations.reconcile(key, lambda n: self._pods.get(n, namespace))
+        unseen, deleting = self.expectations.reconcile(key, lambda n: pods_informer.get(n, namespace))
         active = [p for p in pods if is_pod_active(p) and meta(p).get("name") not in deleting]
         diff = len(active) + unseen - desired
         victims: Sequence[Mapping[str, Any]] = []
@@ -145,11 +132,11 @@ class ReplicaSetController:
         rs_meta = meta(rs)
         pod_name = self.pods.create(key, rs, (rs.get("spec") or {}).get("template") or {},
                                     controller_ref_to(rs, self.API_VERSION, self.KIND))
-        self._record("CreatePod", f"{rs_meta.get('namespace')}/{pod_name}", f"{self.KIND.lower()} {rs_meta['name']}")
+        self.record("CreatePod", f"{rs_meta.get('namespace')}/{pod_name}", f"{self.KIND.lower()} {rs_meta['name']}")
 
     def _delete_pod(self, key: str, pod: Mapping[str, Any]) -> None:
         name = self.pods.delete(key, pod)
-        self._record("DeletePod", f"{meta(pod).get('namespace')}/{name}", "scale down")
+        self.record("DeletePod", f"{meta(pod).get('namespace')}/{name}", "scale down")
 
     def _update_status(self, rs: Mapping[str, Any], active: Sequence[Mapping[str, Any]]) -> None:
         template_labels = ((((rs.get("spec") or {}).get("template") or {}).get("metadata") or {})
@@ -169,7 +156,3 @@ class ReplicaSetController:
             return
         self.client.patch(self.KIND, str(meta(rs)["name"]), {"status": status}, meta(rs).get("namespace"),
                           subresource="status")
-
-    def _record(self, event: str, obj: str, detail: str = "") -> None:
-        if self.trace is not None:
-            self.trace.record(self.clock.now_ms, self.COMPONENT, event, obj, detail)
