@@ -11,7 +11,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
+
 from volcano.scheduler.actions import default_actions
+from volcano.scheduler.config import load_scheduler_conf
+from volcano.scheduler.framework.action import ActionRegistry
 from volcano.scheduler.framework.conf import ENABLE_FLAGS, PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.metrics import NO_METRICS, MetricsSink
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec, TaskStatus
@@ -21,7 +25,8 @@ from volcano.scheduler.framework.session import Session, Snapshot
 from volcano.scheduler.framework.status import SessionOutcome, close_session
 from volcano.scheduler.plugins import default_registry
 
-__all__ = ["Result", "conf", "node", "opt", "pc", "pg", "pod", "queue", "res", "run"]
+__all__ = ["Result", "conf", "derived_conf", "derived_conf_text", "node", "opt", "pc", "pg", "pod", "queue", "res",
+           "run"]
 
 Obj = dict[str, Any]
 POINT_FLAGS = {
@@ -127,6 +132,28 @@ def conf(actions: Iterable[str], *tiers: Iterable[PluginOption]) -> SchedulerCon
     return SchedulerConf(tuple(actions), tuple(Tier(tuple(t)) for t in tiers))
 
 
+def derived_conf_text(text: str, *, actions: str, keep: Iterable[str] | None = None,
+                      configurations: Iterable[Mapping[str, Any]] = ()) -> str:
+    """One of the product's configurations (``DEFAULT_SCHEDULER_CONF_TEXT``,
+    ``HELM_SCHEDULER_CONF_TEXT``) as YAML, with other ``actions``, only the plugins
+    named in ``keep`` (all when None; entries keep their flags), and ``configurations``."""
+    data = yaml.safe_load(text)
+    data["actions"] = actions
+    if keep is not None:
+        wanted = set(keep)
+        for tier in data["tiers"]:
+            tier["plugins"] = [p for p in tier["plugins"] if p["name"] in wanted]
+    if configurations:
+        data["configurations"] = [dict(c) for c in configurations]
+    return str(yaml.safe_dump(data, sort_keys=False))
+
+
+def derived_conf(text: str, *, actions: str, keep: Iterable[str] | None = None,
+                 configurations: Iterable[Mapping[str, Any]] = ()) -> SchedulerConf:
+    """``derived_conf_text``, loaded."""
+    return load_scheduler_conf(derived_conf_text(text, actions=actions, keep=keep, configurations=configurations))
+
+
 @dataclass
 class Result:
     """What a run produced."""
@@ -154,7 +181,7 @@ class Result:
 def run(configuration: SchedulerConf, *, nodes: Iterable[Obj] = (), pods: Iterable[Obj] = (),
         podgroups: Iterable[Obj] = (), queues: Iterable[Obj] = (), pcs: Iterable[Obj] = (),
         registry: PluginRegistry | None = None, actions: Iterable[str] | None = None,
-        metrics: MetricsSink = NO_METRICS) -> Result:
+        metrics: MetricsSink = NO_METRICS, action_registry: ActionRegistry | None = None) -> Result:
     """One cycle over the objects; returns binds, evictions and the close outcome."""
     space = ResourceSpace()
     classes = {p["metadata"]["name"]: int(p["value"]) for p in pcs}
@@ -166,7 +193,7 @@ def run(configuration: SchedulerConf, *, nodes: Iterable[Obj] = (), pods: Iterab
     snap = Snapshot(space, [NodeSpec(n) for n in nodes], groups, [TaskSpec(p) for p in pods],
                     [QueueInfo(q) for q in queues], priority_classes=classes)
     ssn = Session(snap, configuration, registry or default_registry(), uid="session-1", metrics=metrics)
-    registered = default_actions()
+    registered = action_registry if action_registry is not None else default_actions()
     for name in actions if actions is not None else configuration.actions:
         cls = registered.get(name)
         assert cls is not None, name

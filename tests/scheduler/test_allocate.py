@@ -5,14 +5,6 @@ from __future__ import annotations
 import pytest
 
 from tests.scheduler.harness import conf, node, opt, pg, pod, queue, res, run
-from volcano.scheduler.plugins import default_registry
-
-
-def _need(*names: str) -> None:
-    reg = default_registry()
-    missing = [n for n in names if n not in reg]
-    if missing:
-        pytest.skip(f"plugins not available yet: {missing}")
 
 
 def allocate_conf():  # type: ignore[no-untyped-def]
@@ -26,15 +18,6 @@ def allocate_conf():  # type: ignore[no-untyped-def]
             opt("nodeorder", "nodeOrder"),
         ],
     )
-
-
-def _no_nodeorder(c):  # type: ignore[no-untyped-def]
-    """Drop nodeorder when its module is absent (it cannot change these outcomes: one node
-    or equal nodes, ties to the first node)."""
-    reg = default_registry()
-    from volcano.scheduler.framework.conf import SchedulerConf, Tier
-
-    return SchedulerConf(c.actions, tuple(Tier(tuple(p for p in t.plugins if p.name in reg)) for t in c.tiers))
 
 
 CASES = [
@@ -123,22 +106,19 @@ CASES = [
 
 @pytest.mark.parametrize(("nodes", "queues", "pgs", "pods", "expected"), CASES)
 def test_allocate(nodes, queues, pgs, pods, expected):  # type: ignore[no-untyped-def]
-    _need("drf", "proportion")
-    r = run(_no_nodeorder(allocate_conf()), nodes=nodes, queues=queues, podgroups=pgs, pods=pods)
+    r = run(allocate_conf(), nodes=nodes, queues=queues, podgroups=pgs, pods=pods)
     assert r.binds == expected
 
 
 def fair_conf():  # type: ignore[no-untyped-def]
-    return _no_nodeorder(
-        conf(
-            ["allocate"],
-            [
-                opt("drf", "preemptable", "jobOrder"),
-                opt("proportion", "queueOrder", "reclaimable"),
-                opt("predicates", "predicate"),
-                opt("nodeorder", "nodeOrder"),
-            ],
-        )
+    return conf(
+        ["allocate"],
+        [
+            opt("drf", "preemptable", "jobOrder"),
+            opt("proportion", "queueOrder", "reclaimable"),
+            opt("predicates", "predicate"),
+            opt("nodeorder", "nodeOrder"),
+        ],
     )
 
 
@@ -187,7 +167,6 @@ def fair_conf():  # type: ignore[no-untyped-def]
     ],
 )
 def test_fair_share_allocate(pgs, pods, expected):  # type: ignore[no-untyped-def]
-    _need("drf", "proportion")
     r = run(
         fair_conf(),
         nodes=[node("node-1", res(5, "5G", pods=10))],

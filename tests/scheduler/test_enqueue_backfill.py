@@ -6,7 +6,6 @@ import pytest
 
 from tests.scheduler.harness import conf, node, opt, pc, pg, pod, queue, res, run
 from volcano.scheduler.actions.backfill import pick_up_pending_tasks
-from volcano.scheduler.plugins import default_registry
 
 
 def enqueue_conf():  # type: ignore[no-untyped-def]
@@ -65,8 +64,6 @@ CAP = res(4, "4G")
     ],
 )
 def test_enqueue(queues, pgs, pods, expected):  # type: ignore[no-untyped-def]
-    if "proportion" not in default_registry():
-        pytest.skip("proportion plugin not available")
     r = run(enqueue_conf(), queues=queues, podgroups=pgs, pods=pods)
     assert {k: v["phase"] for k, v in r.outcome.statuses.items()} == expected
 

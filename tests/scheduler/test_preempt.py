@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from tests.scheduler.harness import conf, node, opt, pc, pg, pod, queue, res, run
-from volcano.scheduler.plugins import default_registry
 
 PRE_T = {"volcano.sh/preemptable": "true"}
 PRE_F = {"volcano.sh/preemptable": "false"}
@@ -203,8 +202,6 @@ CASES = [
 
 @pytest.mark.parametrize(("nodes", "queues", "pgs", "pods", "expected"), CASES)
 def test_preempt(nodes, queues, pgs, pods, expected):  # type: ignore[no-untyped-def]
-    if "proportion" not in default_registry():
-        pytest.skip("proportion plugin not available")
     r = run(preempt_conf(), nodes=nodes, queues=queues, podgroups=pgs, pods=pods, pcs=PCS)
     assert sorted(r.evicted) == sorted(expected)
     if expected:

@@ -3,15 +3,15 @@ skips nodes without changing any decision (compared with the check disabled)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.scheduler.harness import conf, node, opt, pc, pg, pod, queue, res, run
-from volcano.scheduler.actions import preempt as preempt_mod
+from volcano.scheduler.actions import Preempt
+from volcano.scheduler.framework.action import ActionRegistry
 
 
 def _conf() -> Any:
@@ -40,23 +40,31 @@ def _scenario(layout: list[tuple[int, int]], pending: list[int]) -> dict[str, An
             "pods": pods, "podgroups": groups, "pcs": [pc("low", 1), pc("high", 100)]}
 
 
-def _decisions(scenario: dict[str, Any]) -> tuple[list[str], dict[str, str | None]]:
-    r = run(_conf(), **scenario)
+class _Unchecked(Preempt):
+    """Preempt with the pre-check disabled: every candidate node is searched."""
+
+    asked: ClassVar[list[int]] = []
+
+    def could_fit(self, ssn: Any, task: Any, rows: np.ndarray) -> np.ndarray:
+        self.asked.append(len(rows))
+        return np.ones(len(rows), dtype=bool)
+
+
+def _decisions(scenario: dict[str, Any], *, precheck: bool = True) -> tuple[list[str], dict[str, str | None]]:
+    registry = None if precheck else ActionRegistry([_Unchecked])
+    r = run(_conf(), action_registry=registry, **scenario)
     placed = {t.key: t.node_name for j in r.session.jobs.values() for t in j.tasks.values()
               if t.status.name == "Pipelined"}
     return r.evicted, placed
 
 
-def _no_precheck(ssn: Any, task: Any, rows: np.ndarray) -> np.ndarray:
-    return np.ones(len(rows), dtype=bool)
-
-
-def test_full_nodes_are_skipped_and_the_rest_still_preempts(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_full_nodes_are_skipped_and_the_rest_still_preempts() -> None:
     scenario = _scenario([(0, 4), (0, 4), (2, 2), (4, 0)], [2, 1])
     evicted, placed = _decisions(scenario)
     assert evicted and set(placed.values()) <= {"n2", "n3"}
-    monkeypatch.setattr(preempt_mod, "could_fit_rows", _no_precheck)
-    assert _decisions(scenario) == (evicted, placed)
+    _Unchecked.asked.clear()
+    assert _decisions(scenario, precheck=False) == (evicted, placed)
+    assert _Unchecked.asked  # the search really ran without the pre-check
 
 
 @settings(max_examples=40, deadline=None)
@@ -65,11 +73,4 @@ def test_full_nodes_are_skipped_and_the_rest_still_preempts(monkeypatch: pytest.
        pending=st.lists(st.integers(1, 4), min_size=1, max_size=4))
 def test_precheck_changes_no_decision(layout: list[tuple[int, int]], pending: list[int]) -> None:
     scenario = _scenario(layout, pending)
-    with_check = _decisions(scenario)
-    original = preempt_mod.could_fit_rows
-    preempt_mod.could_fit_rows = _no_precheck  # type: ignore[assignment]
-    try:
-        without = _decisions(scenario)
-    finally:
-        preempt_mod.could_fit_rows = original
-    assert with_check == without
+    assert _decisions(scenario) == _decisions(scenario, precheck=False)

@@ -6,28 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from tests.scheduler.harness import Result, node, pc, pg, pod, queue, res, run
+from tests.scheduler.harness import Result, derived_conf, node, pc, pg, pod, queue, res, run
 from volcano.scheduler.actions.preempt import TopologyOptions, pick_candidate, select_victims_on_node
-from volcano.scheduler.config import load_scheduler_conf
+from volcano.scheduler.config import HELM_SCHEDULER_CONF_TEXT
 from volcano.scheduler.framework.conf import SchedulerConf
 
-CONF = load_scheduler_conf("""
-actions: "allocate, preempt"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-    enablePreemptable: false
-  - name: conformance
-- plugins:
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-configurations:
-- name: preempt
-  arguments:
-    enableTopologyAwarePreemption: "true"
-""")
+CONF = derived_conf(HELM_SCHEDULER_CONF_TEXT, actions="allocate, preempt",
+                    keep=("priority", "gang", "conformance", "predicates", "proportion", "nodeorder"),
+                    configurations=[{"name": "preempt", "arguments": {"enableTopologyAwarePreemption": "true"}}])
 PCS = [pc("low", 100), pc("mid", 500), pc("high", 1000)]
 PRE = {"volcano.sh/preemptable": "true"}
 

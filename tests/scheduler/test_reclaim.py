@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from tests.scheduler.harness import conf, node, opt, pc, pg, pod, queue, res, run
-from volcano.scheduler.plugins import default_registry
 
 PRE_T = {"volcano.sh/preemptable": "true"}
 PRE_F = {"volcano.sh/preemptable": "false"}
@@ -195,7 +194,5 @@ CASES = [
 
 @pytest.mark.parametrize(("quota", "priority", "nodes", "queues", "pgs", "pods", "pcs", "expected"), CASES)
 def test_reclaim(quota, priority, nodes, queues, pgs, pods, pcs, expected):  # type: ignore[no-untyped-def]
-    if quota not in default_registry():
-        pytest.skip(f"{quota} plugin not available")
     r = run(tiers(quota, priority), nodes=nodes, queues=queues, podgroups=pgs, pods=pods, pcs=pcs)
     assert r.evicted == expected

@@ -4,20 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.scheduler.harness import derived_conf_text
 from volcano.scheduler import DefaultScheduler, Scheduler
+from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF_TEXT
 from volcano.testbed import FakeCluster
 
-CONF = """
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: predicates
-  - name: proportion
-"""
+# Volcano's default configuration, without the plugins these gangs do not need.
+CONF = derived_conf_text(DEFAULT_SCHEDULER_CONF_TEXT, actions="enqueue, allocate, backfill",
+                         keep=("priority", "gang", "conformance", "predicates", "proportion"))
 
 
 def _gang(name: str, n: int, gpu: int, duration: str = "30s", scheduler: str = "volcano") -> list[dict[str, Any]]:

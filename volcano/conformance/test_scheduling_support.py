@@ -43,7 +43,9 @@ __all__ = [
 
 Obj = dict[str, Any]
 
-# Upstream's CI scheduler configuration (catalogue §2.3) minus what this product leaves out on
+# Upstream's CI scheduler configuration (catalogue §2.3), as the YAML a real cluster is given (the
+# suite sees only Kubernetes objects, so it carries its configurations as text; the tiers are
+# the Helm chart's, which the scheduler package also carries), minus what this product leaves out on
 # purpose: the ``sla`` plugin (no case of these suites sets an SLA annotation, so it never
 # decides anything here), ``network-topology-aware`` (no HyperNode exists) and the DRA argument
 # of ``predicates`` (no ResourceClaim exists).
@@ -67,34 +69,23 @@ tiers:
 
 CI_CONF_NO_ENQUEUE = CI_CONF.replace('"enqueue, allocate', '"allocate')
 
-# The gangevict suite's configuration (catalogue §3.10), with the same omissions as CI_CONF.
-GANG_EVICT_CONF = """\
-actions: "allocate, backfill, gangreclaim, gangpreempt"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-    enablePreemptable: false
-  - name: conformance
-  - name: capacity
-    enableHierarchy: false
-- plugins:
-  - name: overcommit
-  - name: drf
-    enablePreemptable: false
-  - name: predicates
-  - name: nodeorder
-  - name: binpack
-"""
-
-TAINT = {"key": "test-taint-key", "value": "test-taint-val", "effect": "NoSchedule"}
-
-
 def conf_with(base: str, *, old: str, new: str) -> str:
     """``base`` with one line replaced (as upstream's ``ConfigMapCase`` modifiers do); fails
     loudly when ``old`` is absent, so a modifier can never silently do nothing."""
     assert old in base, f"{old!r} not in the scheduler configuration"
     return base.replace(old, new)
+
+
+# The gangevict suite's configuration (catalogue §3.10), with the same omissions as CI_CONF: its
+# actions, and capacity (hierarchy off) in the first tier instead of proportion in the second.
+GANG_EVICT_CONF = CI_CONF
+for _old, _new in (
+        ('"enqueue, allocate, backfill, reclaim, preempt"', '"allocate, backfill, gangreclaim, gangpreempt"'),
+        ("  - name: conformance\n", "  - name: conformance\n  - name: capacity\n    enableHierarchy: false\n"),
+        ("  - name: proportion\n", "")):
+    GANG_EVICT_CONF = conf_with(GANG_EVICT_CONF, old=_old, new=_new)
+
+TAINT = {"key": "test-taint-key", "value": "test-taint-val", "effect": "NoSchedule"}
 
 
 def plain(obj: Any) -> Any:

@@ -6,25 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.scheduler.harness import Result, node, pc, pg, pod, queue, res, run
-from volcano.scheduler.config import load_scheduler_conf
+from tests.scheduler.harness import Result, derived_conf, node, pc, pg, pod, queue, res, run
+from volcano.scheduler.config import HELM_SCHEDULER_CONF_TEXT
 from volcano.scheduler.framework.model import TaskStatus
 from volcano.scheduler.framework.statement import Statement
 from volcano.scheduler.plugins.predicates import PredicatesPlugin
 
-CONF = load_scheduler_conf("""
-actions: "allocate, preempt"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-    enablePreemptable: false
-  - name: conformance
-- plugins:
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-""")
+CONF = derived_conf(HELM_SCHEDULER_CONF_TEXT, actions="allocate, preempt",
+                    keep=("priority", "gang", "conformance", "predicates", "proportion", "nodeorder"))
 PCS = [pc("low", 100), pc("mid", 500), pc("high", 1000)]
 PRE = {"volcano.sh/preemptable": "true"}
 HOST = "kubernetes.io/hostname"

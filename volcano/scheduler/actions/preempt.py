@@ -36,8 +36,8 @@ from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.statement import Statement
 from volcano.scheduler.framework.util import PriorityQueue
 
-__all__ = ["Preempt", "TopologyOptions", "candidate_rows", "could_fit_rows", "pick_candidate", "preempt_task",
-           "select_victims_on_node", "topology_aware_preempt"]
+__all__ = ["Preempt", "RowFilter", "TopologyOptions", "candidate_rows", "could_fit_rows", "pick_candidate",
+           "preempt_task", "select_victims_on_node", "topology_aware_preempt"]
 
 
 def candidate_rows(ssn: Session, task: TaskInfo) -> np.ndarray:
@@ -165,15 +165,19 @@ def pick_candidate(candidates: list[tuple[int, list[TaskInfo]]]) -> tuple[int, l
     return next(c for c in pool if start_key(c[1]) == latest)
 
 
+RowFilter = Callable[[Session, TaskInfo, np.ndarray], np.ndarray]
+"""A node pre-check: ``(ssn, task, rows) -> mask over rows`` of the nodes worth searching."""
+
+
 def topology_aware_preempt(ssn: Session, stmt: Statement, preemptor: TaskInfo, keep: Callable[[TaskInfo], bool],
-                           rows: list[int], options: TopologyOptions) -> bool:
+                           rows: list[int], options: TopologyOptions, could_fit: RowFilter = could_fit_rows) -> bool:
     """The dry-run preemption (see the module docstring); True when pipelined."""
     job = preemptor.job
     assert job is not None
     queue = ssn.queues[job.queue]
     wanted = options.num_candidates(len(rows))
     candidates: list[tuple[int, list[TaskInfo]]] = []
-    possible = could_fit_rows(ssn, preemptor, np.asarray(rows, dtype=np.intp)).tolist() if rows else []
+    possible = could_fit(ssn, preemptor, np.asarray(rows, dtype=np.intp)).tolist() if rows else []
     for row, could in zip(rows, possible, strict=True):
         if not could:
             continue
@@ -193,11 +197,13 @@ def topology_aware_preempt(ssn: Session, stmt: Statement, preemptor: TaskInfo, k
     return True
 
 
-def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo,
-                 keep: Callable[[TaskInfo], bool], topology: TopologyOptions | None = None) -> bool:
+def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo, keep: Callable[[TaskInfo], bool],
+                 topology: TopologyOptions | None = None, could_fit: RowFilter = could_fit_rows) -> bool:
     """Try to make room for ``preemptor``; True when it was pipelined somewhere.
-    With ``topology`` the dry-run (topology-aware) algorithm is used. Reports the
-    nodes scanned (attempts) and the victims offered on the last one to ``ssn.metrics``."""
+    With ``topology`` the dry-run (topology-aware) algorithm is used. ``could_fit``
+    pre-checks the candidate nodes (it must never drop a node the search could use).
+    Reports the nodes scanned (attempts) and the victims offered on the last one to
+    ``ssn.metrics``."""
     if not _eligible(ssn, preemptor) or ssn.pre_predicate(preemptor):
         return False
     job = preemptor.job
@@ -208,14 +214,14 @@ def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo,
         return False
     if topology is not None:
         ssn.metrics.count_preemption_attempts(1)
-        return topology_aware_preempt(ssn, stmt, preemptor, keep, rows.tolist(), topology)
+        return topology_aware_preempt(ssn, stmt, preemptor, keep, rows.tolist(), topology, could_fit)
     scores = ssn.node_scores(preemptor, rows)
     order = rows[np.argsort(-scores, kind="stable")]
     table = ssn.table
     # Nodes that cannot fit the preemptor even with every possible victim gone
     # are skipped without building their victim lists (the room check below
     # would reject them); they still count as attempts, as the scan visits them.
-    possible = could_fit_rows(ssn, preemptor, order)
+    possible = could_fit(ssn, preemptor, order)
     visit = order[possible].tolist()
     ssn.metrics.count_preemption_attempts(len(order) - len(visit))
     for row in visit:
@@ -286,14 +292,18 @@ class Preempt(Action):
                 todo = list(task_lists[job.uid])
                 while ssn.job_starving(job) and todo:
                     p = todo.pop(0)
-                    preempt_task(ssn, stmt, p, self._other_job_filter(ssn, p), self.topology)
+                    preempt_task(ssn, stmt, p, self._other_job_filter(ssn, p), self.topology, self.could_fit)
                 stmt.settle(ssn.job_pipelined(job), action=self.name)
             for job in starving[queue.name]:  # phase B: between tasks of one job
                 for p in ssn.sort_tasks(pending_tasks(job)):
                     stmt = Statement(ssn)
-                    if not stmt.settle(preempt_task(ssn, stmt, p, self._same_job_filter(p), self.topology),
-                                       action=self.name):
+                    done = preempt_task(ssn, stmt, p, self._same_job_filter(p), self.topology, self.could_fit)
+                    if not stmt.settle(done, action=self.name):
                         break
+
+    def could_fit(self, ssn: Session, task: TaskInfo, rows: np.ndarray) -> np.ndarray:
+        """The node pre-check of the search (``could_fit_rows``); a subclass may replace it."""
+        return could_fit_rows(ssn, task, rows)
 
     @staticmethod
     def _other_job_filter(ssn: Session, p: TaskInfo) -> Callable[[TaskInfo], bool]:
