@@ -99,8 +99,8 @@ CASES = [
         [],
         id="preemptionPolicy Never",
     ),
-    pytest.param(
-        "proportion",
+    *(pytest.param(
+        quota,
         False,
         [node("n1", res(3, "3Gi"))],
         [queue("q1"), queue("q2", state="Closed")],
@@ -116,27 +116,8 @@ CASES = [
         ],
         [],
         [],
-        id="queue not open (proportion)",
-    ),
-    pytest.param(
-        "capacity",
-        False,
-        [node("n1", res(3, "3Gi"))],
-        [queue("q1"), queue("q2", state="Closed")],
-        [
-            pg("pg1", "c1", "q1", 1, "Running", pc_name="low-priority"),
-            pg("pg2", "c1", "q2", 1, pc_name="high-priority"),
-        ],
-        [
-            P("preemptee1", "n1", "Running", res(1, "1G"), "pg1", PRE_F),
-            P("preemptee2", "n1", "Running", res(1, "1G"), "pg1", PRE_T),
-            P("preemptee3", "n1", "Running", res(1, "1G"), "pg1", PRE_F),
-            P("preemptor1", "", "Pending", res(1, "1G"), "pg2"),
-        ],
-        [],
-        [],
-        id="queue not open (capacity)",
-    ),
+        id=f"queue not open ({quota})",
+    ) for quota in ("proportion", "capacity")),
     pytest.param(
         "proportion",
         True,

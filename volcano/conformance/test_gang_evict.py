@@ -10,6 +10,7 @@ that no job tolerates. The hyper-node topology cases (GP-S1, GP-T*, GR-S1, GR-T*
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -80,64 +81,81 @@ def _exactly_one_broken(cluster: Cluster, a: str, b: str) -> None:
     assert counts in ((0, 2), (2, 0)), f"expected exactly one gang broken: {a}={counts[0]}, {b}={counts[1]}"
 
 
+# -- cases where the evicting gang runs -------------------------------------------------------------
+
+HIGH_LOW = {"gp-high-pri": 100, "gp-low-pri": 10}
+LOW = {"gr-low-pri": 10}
+
+
+@dataclass(frozen=True)
+class Runs:
+    """A gang-eviction case where the evicting gang gets its place. The queues (name ->
+    deserved CPUs) and priority classes are made; each victim gang ``(name, queue,
+    priority class, replicas, minAvailable)`` is applied and waited ready in turn; then the
+    evictor ``(name, queue, priority class, replicas)`` (minAvailable = replicas) runs, and
+    afterwards each victim in ``kept`` keeps that many ready tasks, or exactly one of
+    ``one_broken`` loses its gang."""
+
+    queues: dict[str, int]
+    priorities: dict[str, int]
+    victims: tuple[tuple[str, str, str, int, int], ...]
+    evictor: tuple[str, str, str, int]
+    kept: dict[str, int] = field(default_factory=dict)
+    one_broken: tuple[str, str] | None = None
+
+
+def _case(area: pytest.MarkDecorator, upstream: str, case_id: str, runs: Runs) -> Any:
+    return pytest.param(runs, marks=[area, pytest.mark.upstream(SUITE, upstream)], id=case_id)
+
+
+RUNS = [
+    _case(pytest.mark.preemption, "GP-1: safe-bundle preemption evicts surplus tasks, victim gang survives", "gp1",
+          Runs({"gp-q": 4}, HIGH_LOW, (("victim-gp1", "gp-q", "gp-low-pri", 4, 2),),
+               ("preemptor-gp1", "gp-q", "gp-high-pri", 2), kept={"victim-gp1": 2})),
+    _case(pytest.mark.preemption, "GP-2: safe bundles harvested across multiple gangs, zero gangs broken", "gp2",
+          Runs({"gp-q": 4}, HIGH_LOW, (("victim-a-gp2", "gp-q", "gp-low-pri", 2, 1),
+                                       ("victim-b-gp2", "gp-q", "gp-low-pri", 2, 1)),
+               ("preemptor-gp2", "gp-q", "gp-high-pri", 2), kept={"victim-a-gp2": 1, "victim-b-gp2": 1})),
+    _case(pytest.mark.preemption, "GP-3: whole-bundle eviction breaks exactly one gang when no surplus exists", "gp3",
+          Runs({"gp-q": 4}, HIGH_LOW, (("victim-a-gp3", "gp-q", "gp-low-pri", 2, 2),
+                                       ("victim-b-gp3", "gp-q", "gp-low-pri", 2, 2)),
+               ("preemptor-gp3", "gp-q", "gp-high-pri", 2), one_broken=("victim-a-gp3", "victim-b-gp3"))),
+    _case(pytest.mark.preemption, "GP-4: whole-bundle eviction breaks both gangs for large preemptor", "gp4",
+          Runs({"gp-q": 4}, HIGH_LOW, (("victim-a-gp4", "gp-q", "gp-low-pri", 2, 2),
+                                       ("victim-b-gp4", "gp-q", "gp-low-pri", 2, 2)),
+               ("preemptor-gp4", "gp-q", "gp-high-pri", 4))),
+    _case(pytest.mark.preemption, "GP-5: basic gang preemption of a lower-priority gang", "gp5",
+          Runs({"gp-q": 4}, HIGH_LOW, (("victim-gp5", "gp-q", "gp-low-pri", 4, 4),),
+               ("preemptor-gp5", "gp-q", "gp-high-pri", 2))),
+    _case(pytest.mark.reclaim, "GR-1: safe-bundle reclaim evicts surplus, victim gang survives", "gr1",
+          Runs({"gr1-q1": 2, "gr1-q2": 2}, LOW, (("victim-gr1", "gr1-q2", "gr-low-pri", 4, 2),),
+               ("reclaimer-gr1", "gr1-q1", "gr-low-pri", 2), kept={"victim-gr1": 2})),
+    _case(pytest.mark.reclaim, "GR-2: whole-bundle reclaim breaks exactly one gang when no surplus exists", "gr2",
+          Runs({"gr2-q1": 2, "gr2-q2": 2}, LOW, (("victim-a-gr2", "gr2-q2", "gr-low-pri", 2, 2),
+                                                 ("victim-b-gr2", "gr2-q2", "gr-low-pri", 2, 2)),
+               ("reclaimer-gr2", "gr2-q1", "gr-low-pri", 2), one_broken=("victim-a-gr2", "victim-b-gr2"))),
+    _case(pytest.mark.reclaim, "GR-3: basic gang reclaim from overusing queue", "gr3",
+          Runs({"gr3-q1": 2, "gr3-q2": 2}, LOW, (("victim-gr3", "gr3-q2", "gr-low-pri", 4, 2),),
+               ("reclaimer-gr3", "gr3-q1", "gr-low-pri", 2))),
+]
+
+
+@pytest.mark.parametrize("case", RUNS)
+def test_evicting_gang_runs(cluster: Cluster, case: Runs) -> None:
+    _setup(cluster, case.queues, case.priorities)
+    for name, queue_name, pri, rep, min_avail in case.victims:
+        cluster.apply(_gang(name, queue_name, pri, rep, min_avail, True))
+        wait_tasks_ready(cluster, name, rep)
+    name, queue_name, pri, rep = case.evictor
+    cluster.apply(_gang(name, queue_name, pri, rep, rep, False))
+    wait_tasks_ready(cluster, name, rep)
+    for victim, count in case.kept.items():
+        wait_tasks_ready(cluster, victim, count)
+    if case.one_broken is not None:
+        _exactly_one_broken(cluster, *case.one_broken)
+
+
 # -- GangPreempt ----------------------------------------------------------------------------------
-
-@pytest.mark.preemption
-@pytest.mark.upstream(SUITE, "GP-1: safe-bundle preemption evicts surplus tasks, victim gang survives")
-def test_gp1(cluster: Cluster) -> None:
-    _setup(cluster, {"gp-q": 4}, {"gp-high-pri": 100, "gp-low-pri": 10})
-    cluster.apply(_gang("victim-gp1", "gp-q", "gp-low-pri", 4, 2, True))
-    wait_tasks_ready(cluster, "victim-gp1", 4)
-    cluster.apply(_gang("preemptor-gp1", "gp-q", "gp-high-pri", 2, 2, False))
-    wait_tasks_ready(cluster, "preemptor-gp1", 2)
-    wait_tasks_ready(cluster, "victim-gp1", 2)
-
-
-@pytest.mark.preemption
-@pytest.mark.upstream(SUITE, "GP-2: safe bundles harvested across multiple gangs, zero gangs broken")
-def test_gp2(cluster: Cluster) -> None:
-    _setup(cluster, {"gp-q": 4}, {"gp-high-pri": 100, "gp-low-pri": 10})
-    for name in ("victim-a-gp2", "victim-b-gp2"):
-        cluster.apply(_gang(name, "gp-q", "gp-low-pri", 2, 1, True))
-        wait_tasks_ready(cluster, name, 2)
-    cluster.apply(_gang("preemptor-gp2", "gp-q", "gp-high-pri", 2, 2, False))
-    wait_tasks_ready(cluster, "preemptor-gp2", 2)
-    wait_tasks_ready(cluster, "victim-a-gp2", 1)
-    wait_tasks_ready(cluster, "victim-b-gp2", 1)
-
-
-@pytest.mark.preemption
-@pytest.mark.upstream(SUITE, "GP-3: whole-bundle eviction breaks exactly one gang when no surplus exists")
-def test_gp3(cluster: Cluster) -> None:
-    _setup(cluster, {"gp-q": 4}, {"gp-high-pri": 100, "gp-low-pri": 10})
-    for name in ("victim-a-gp3", "victim-b-gp3"):
-        cluster.apply(_gang(name, "gp-q", "gp-low-pri", 2, 2, True))
-        wait_tasks_ready(cluster, name, 2)
-    cluster.apply(_gang("preemptor-gp3", "gp-q", "gp-high-pri", 2, 2, False))
-    wait_tasks_ready(cluster, "preemptor-gp3", 2)
-    _exactly_one_broken(cluster, "victim-a-gp3", "victim-b-gp3")
-
-
-@pytest.mark.preemption
-@pytest.mark.upstream(SUITE, "GP-4: whole-bundle eviction breaks both gangs for large preemptor")
-def test_gp4(cluster: Cluster) -> None:
-    _setup(cluster, {"gp-q": 4}, {"gp-high-pri": 100, "gp-low-pri": 10})
-    for name in ("victim-a-gp4", "victim-b-gp4"):
-        cluster.apply(_gang(name, "gp-q", "gp-low-pri", 2, 2, True))
-        wait_tasks_ready(cluster, name, 2)
-    cluster.apply(_gang("preemptor-gp4", "gp-q", "gp-high-pri", 4, 4, False))
-    wait_tasks_ready(cluster, "preemptor-gp4", 4)
-
-
-@pytest.mark.preemption
-@pytest.mark.upstream(SUITE, "GP-5: basic gang preemption of a lower-priority gang")
-def test_gp5(cluster: Cluster) -> None:
-    _setup(cluster, {"gp-q": 4}, {"gp-high-pri": 100, "gp-low-pri": 10})
-    cluster.apply(_gang("victim-gp5", "gp-q", "gp-low-pri", 4, 4, True))
-    wait_tasks_ready(cluster, "victim-gp5", 4)
-    cluster.apply(_gang("preemptor-gp5", "gp-q", "gp-high-pri", 2, 2, False))
-    wait_tasks_ready(cluster, "preemptor-gp5", 2)
-
 
 @pytest.mark.preemption
 @pytest.mark.upstream(SUITE, "GP-6: gang preemption does not cross queue boundaries")
@@ -185,7 +203,7 @@ def _role_checks(cluster: Cluster, victim: str) -> None:
 @pytest.mark.preemption
 @pytest.mark.upstream(SUITE, "GP-R1: per-role surplus gate keeps role-tight tasks safe")
 def test_gp_r1(cluster: Cluster) -> None:
-    _setup(cluster, {"gp-q": 4}, {"gp-high-pri": 100, "gp-low-pri": 10})
+    _setup(cluster, {"gp-q": 4}, HIGH_LOW)
     cluster.apply(_multi_role("victim-gpr1", "gp-q", "gp-low-pri", 3))
     wait_tasks_ready(cluster, "victim-gpr1", 4)
     cluster.apply(_gang("preemptor-gpr1", "gp-q", "gp-high-pri", 1, 1, False))
@@ -194,42 +212,6 @@ def test_gp_r1(cluster: Cluster) -> None:
 
 
 # -- GangReclaim ----------------------------------------------------------------------------------
-
-LOW = {"gr-low-pri": 10}
-
-
-@pytest.mark.reclaim
-@pytest.mark.upstream(SUITE, "GR-1: safe-bundle reclaim evicts surplus, victim gang survives")
-def test_gr1(cluster: Cluster) -> None:
-    _setup(cluster, {"gr1-q1": 2, "gr1-q2": 2}, LOW)
-    cluster.apply(_gang("victim-gr1", "gr1-q2", "gr-low-pri", 4, 2, True))
-    wait_tasks_ready(cluster, "victim-gr1", 4)
-    cluster.apply(_gang("reclaimer-gr1", "gr1-q1", "gr-low-pri", 2, 2, False))
-    wait_tasks_ready(cluster, "reclaimer-gr1", 2)
-    wait_tasks_ready(cluster, "victim-gr1", 2)
-
-
-@pytest.mark.reclaim
-@pytest.mark.upstream(SUITE, "GR-2: whole-bundle reclaim breaks exactly one gang when no surplus exists")
-def test_gr2(cluster: Cluster) -> None:
-    _setup(cluster, {"gr2-q1": 2, "gr2-q2": 2}, LOW)
-    for name in ("victim-a-gr2", "victim-b-gr2"):
-        cluster.apply(_gang(name, "gr2-q2", "gr-low-pri", 2, 2, True))
-        wait_tasks_ready(cluster, name, 2)
-    cluster.apply(_gang("reclaimer-gr2", "gr2-q1", "gr-low-pri", 2, 2, False))
-    wait_tasks_ready(cluster, "reclaimer-gr2", 2)
-    _exactly_one_broken(cluster, "victim-a-gr2", "victim-b-gr2")
-
-
-@pytest.mark.reclaim
-@pytest.mark.upstream(SUITE, "GR-3: basic gang reclaim from overusing queue")
-def test_gr3(cluster: Cluster) -> None:
-    _setup(cluster, {"gr3-q1": 2, "gr3-q2": 2}, LOW)
-    cluster.apply(_gang("victim-gr3", "gr3-q2", "gr-low-pri", 4, 2, True))
-    wait_tasks_ready(cluster, "victim-gr3", 4)
-    cluster.apply(_gang("reclaimer-gr3", "gr3-q1", "gr-low-pri", 2, 2, False))
-    wait_tasks_ready(cluster, "reclaimer-gr3", 2)
-
 
 @pytest.mark.reclaim
 @pytest.mark.upstream(SUITE, "GR-4: no reclaim from queues within their deserved")

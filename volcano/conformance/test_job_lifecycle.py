@@ -255,31 +255,32 @@ def _wait_live_pods(cluster: Cluster, name: str, n: int) -> None:
                        f"exactly {n} pods of {name}, all Running")
 
 
-@pytest.mark.job_lifecycle
-@pytest.mark.job_plugins
-@pytest.mark.upstream(SUITE, "Scale up")
-def test_scale_up(cluster: Cluster) -> None:
-    name = "scale-up-job"
-    cluster.apply(_svc_job(name))
-    wait_job_ready(cluster, name)
-    spec = _scale(cluster, name, 4, 4)
-    wait_job_ready(cluster, name)
-    assert count_phase(cluster.job_pods(name), ("Running", "Succeeded")) >= 4
-    _wait_hosts(cluster, name, spec)
-    delete_and_wait_cleaned_up(cluster, name)
+def _running_at_least(n: int) -> Any:
+    def check(cluster: Cluster, name: str) -> None:
+        assert count_phase(cluster.job_pods(name), ("Running", "Succeeded")) >= n
+    return check
 
 
-@pytest.mark.job_lifecycle
-@pytest.mark.job_plugins
-@pytest.mark.upstream(SUITE, "Scale down")
-def test_scale_down(cluster: Cluster) -> None:
-    name = "scale-down-job"
-    cluster.apply(_svc_job(name))
-    wait_job_ready(cluster, name)
-    spec = _scale(cluster, name, 1, 1, task_min=1)
-    wait_job_ready(cluster, name)
+def _only_the_first_pod(cluster: Cluster, name: str) -> None:
     _wait_live_pods(cluster, name, 1)
     assert cluster.names(cluster.job_pods(name)) == [f"{name}-default-0"]
+
+
+@pytest.mark.job_lifecycle
+@pytest.mark.job_plugins
+@pytest.mark.parametrize(("name", "size", "task_min", "check"), [
+    pytest.param("scale-up-job", 4, None, _running_at_least(4), marks=pytest.mark.upstream(SUITE, "Scale up"),
+                 id="up"),
+    pytest.param("scale-down-job", 1, 1, _only_the_first_pod, marks=pytest.mark.upstream(SUITE, "Scale down"),
+                 id="down"),
+])
+def test_scale(cluster: Cluster, name: str, size: int, task_min: int | None, check: Any) -> None:
+    """A running svc job resized (minAvailable = replicas = ``size``) gets its pods and host file."""
+    cluster.apply(_svc_job(name))
+    wait_job_ready(cluster, name)
+    spec = _scale(cluster, name, size, size, task_min=task_min)
+    wait_job_ready(cluster, name)
+    check(cluster, name)
     _wait_hosts(cluster, name, spec)
     delete_and_wait_cleaned_up(cluster, name)
 

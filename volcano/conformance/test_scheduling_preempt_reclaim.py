@@ -327,45 +327,47 @@ def test_reclaim_case_6(cluster: Cluster) -> None:
                  and ready(cluster, "reclaim-j2") == 1, 30, "overused queue reclaims nothing")
 
 
+def _pinned_to_a_missing_node() -> Obj:
+    manifest = _reclaim_job("reclaim-j3", C1, "reclaim-q3")
+    manifest["spec"]["tasks"][0]["template"]["spec"]["nodeName"] = "fake-node"
+    return manifest
+
+
+def _too_big() -> Obj:
+    return _pjob("reclaim-j4", req=C4, queue="reclaim-q3")
+
+
 @pytest.mark.reclaim
 @pytest.mark.cluster(workers=3, **ONE_BY_1)
 @pytest.mark.scheduler_conf(CI_CONF)
-@pytest.mark.upstream(SUITE, "Reclaim Case 7:  New queue with job created no reclaim when job not satisfied with "
-                             "predicates")
-def test_reclaim_case_7(cluster: Cluster) -> None:
+@pytest.mark.parametrize(("priorities", "build", "phase"), [
+    # Upstream's comment calls case 7 a bug (the job is pending, its PodGroup Running): the pod
+    # names its node directly, so the scheduler counts it as allocated (and bound).
+    pytest.param(False, _pinned_to_a_missing_node, "Running", id="case_7", marks=pytest.mark.upstream(
+        SUITE, "Reclaim Case 7:  New queue with job created no reclaim when job not satisfied with predicates")),
+    pytest.param(True, _too_big, "Inqueue", id="case_8",
+                 marks=pytest.mark.upstream(SUITE, "Reclaim Case 8: New queue with job created no reclaim when task "
+                                                   "resources less than reclaimable resource")),
+])
+def test_reclaim_nothing_for_a_job_that_cannot_run(cluster: Cluster, priorities: bool, build: Any,
+                                                    phase: str) -> None:
+    """A third queue's job that cannot run anywhere (case 7: its pod names a missing node;
+    case 8: it asks for more than any node has) reclaims nothing from the two running jobs."""
+    manifest = build()
+    if priorities:
+        make_priority_classes(cluster, RECLAIM_PRIORITIES)
     make_queues(cluster, simple_queue("reclaim-q2"))
     _three_slots_two_jobs(cluster)
     make_queues(cluster, simple_queue("reclaim-q3"))
-    manifest = _reclaim_job("reclaim-j3", C1, "reclaim-q3")
-    manifest["spec"]["tasks"][0]["template"]["spec"]["nodeName"] = "fake-node"
     cluster.apply(manifest)
     cluster.sleep(10)
     wait_pg_count(cluster, "default", "Running", 1)
     wait_pg_count(cluster, "reclaim-q2", "Running", 1)
-    # Upstream's comment calls this a bug (the job is pending, its PodGroup Running): the pod
-    # names its node directly, so the scheduler counts it as allocated.
-    wait_pg_count(cluster, "reclaim-q3", "Running", 1)
-    cluster.hold(lambda: ready(cluster, "reclaim-j1") == 1 and ready(cluster, "reclaim-j2") == 1, 30,
-                 "nothing reclaimed for a pod pinned to a missing node")
-
-
-@pytest.mark.reclaim
-@pytest.mark.cluster(workers=3, **ONE_BY_1)
-@pytest.mark.scheduler_conf(CI_CONF)
-@pytest.mark.upstream(SUITE, "Reclaim Case 8: New queue with job created no reclaim when task resources less than "
-                             "reclaimable resource")
-def test_reclaim_case_8(cluster: Cluster) -> None:
-    make_priority_classes(cluster, RECLAIM_PRIORITIES)
-    make_queues(cluster, simple_queue("reclaim-q2"))
-    _three_slots_two_jobs(cluster)
-    make_queues(cluster, simple_queue("reclaim-q3"))
-    cluster.apply(_pjob("reclaim-j4", req=C4, queue="reclaim-q3"))
-    cluster.sleep(10)
-    wait_pg_count(cluster, "default", "Running", 1)
-    wait_pg_count(cluster, "reclaim-q2", "Running", 1)
-    wait_pg_count(cluster, "reclaim-q3", "Inqueue", 1)
-    cluster.hold(lambda: _no_bound(cluster, "reclaim-j4") and ready(cluster, "reclaim-j1") == 1
-                 and ready(cluster, "reclaim-j2") == 1, 30, "nothing reclaimed for a task that cannot fit")
+    wait_pg_count(cluster, "reclaim-q3", phase, 1)
+    pinned = phase == "Running"  # case 7's pod is bound by its own nodeName
+    name = manifest["metadata"]["name"]
+    cluster.hold(lambda: (pinned or _no_bound(cluster, name)) and ready(cluster, "reclaim-j1") == 1
+                 and ready(cluster, "reclaim-j2") == 1, 30, "nothing reclaimed for a job that cannot run")
 
 
 @pytest.mark.reclaim
