@@ -60,12 +60,13 @@ def node(name: str, alloc: Mapping[str, str], labels: Mapping[str, str] | None =
             "status": {"allocatable": a, "capacity": a}}
 
 
-def pod(ns: str, name: str, node_name: str, phase: str, req: Mapping[str, str] | None, group: str,
-        labels: Mapping[str, str] | None = None, selector: Mapping[str, str] | None = None, *,
-        priority: int | None = None, annotations: Mapping[str, str] | None = None,
-        policy: str | None = None, deleting: bool = False, affinity: Mapping[str, Any] | None = None,
-        priority_class: str | None = None) -> Obj:
-    """A Pod like upstream's BuildPod (uid ``ns-name``, group annotation, one container)."""
+def pod(ns: str, name: str, *, group: str, node_name: str = "", phase: str = "Pending",
+        req: Mapping[str, str] | None = None, labels: Mapping[str, str] | None = None,
+        selector: Mapping[str, str] | None = None, priority: int | None = None,
+        annotations: Mapping[str, str] | None = None, policy: str | None = None, deleting: bool = False,
+        affinity: Mapping[str, Any] | None = None, priority_class: str | None = None) -> Obj:
+    """A Pod like upstream's BuildPod (uid ``ns-name``, the ``group`` annotation, one container
+    requesting ``req``); Pending and unbound unless ``phase``/``node_name`` say otherwise."""
     ann = {"scheduling.k8s.io/group-name": group, **(annotations or {})}
     meta: Obj = {"name": name, "namespace": ns, "uid": f"{ns}-{name}", "labels": dict(labels or {}),
                  "annotations": ann}

@@ -29,22 +29,18 @@ CASES = [
             pod(
                 "c1",
                 "p1",
-                "",
-                "Pending",
-                res(1, "1G"),
-                "pg1",
-                {"volcano.sh/task-spec": "master"},
-                {"nodeRole": "master"},
+                req=res(1, "1G"),
+                group="pg1",
+                labels={"volcano.sh/task-spec": "master"},
+                selector={"nodeRole": "master"},
             ),
             pod(
                 "c1",
                 "p2",
-                "",
-                "Pending",
-                res(1, "1G"),
-                "pg1",
-                {"volcano.sh/task-spec": "worker"},
-                {"nodeRole": "worker"},
+                req=res(1, "1G"),
+                group="pg1",
+                labels={"volcano.sh/task-spec": "worker"},
+                selector={"nodeRole": "worker"},
             ),
         ],
         {"c1/p2": "n1"},
@@ -55,7 +51,14 @@ CASES = [
         [queue("c1")],
         [pg("pg1", "c1", "c1", 2, task_min={"master": 1, "worker": 1})],
         [
-            pod("c1", f"p{i}", "", "Pending", res(1, "1G"), "pg1", {"volcano.sh/task-spec": role}, {"nodeRole": role})
+            pod(
+                "c1",
+                f"p{i}",
+                req=res(1, "1G"),
+                group="pg1",
+                labels={"volcano.sh/task-spec": role},
+                selector={"nodeRole": role},
+            )
             for i, role in enumerate(["master", "master", "worker", "worker"])
         ],
         {"c1/p0": "n1", "c1/p2": "n2"},
@@ -66,7 +69,14 @@ CASES = [
         [queue("c1")],
         [pg("pg1", "c1", "c1", 2, task_min={"master": 2, "worker": 0})],
         [
-            pod("c1", f"p{i}", "", "Pending", res(1, "1G"), "pg1", {"volcano.sh/task-spec": role}, {"nodeRole": role})
+            pod(
+                "c1",
+                f"p{i}",
+                req=res(1, "1G"),
+                group="pg1",
+                labels={"volcano.sh/task-spec": role},
+                selector={"nodeRole": role},
+            )
             for i, role in enumerate(["master", "master", "worker", "worker"])
         ],
         {},
@@ -76,7 +86,7 @@ CASES = [
         [node("n1", res(2, "4Gi"))],
         [queue("c1")],
         [pg("pg1", "c1", "c1", 0)],
-        [pod("c1", "p1", "", "Pending", res(1, "1G"), "pg1"), pod("c1", "p2", "", "Pending", res(1, "1G"), "pg1")],
+        [pod("c1", "p1", req=res(1, "1G"), group="pg1"), pod("c1", "p2", req=res(1, "1G"), group="pg1")],
         {"c1/p1": "n1", "c1/p2": "n1"},
         id="one Job with two Pods on one node",
     ),
@@ -85,10 +95,10 @@ CASES = [
         [queue("c1"), queue("c2")],
         [pg("pg1", "c1", "c1", 0), pg("pg2", "c2", "c2", 0)],
         [
-            pod("c1", "pg1-p-1", "", "Pending", res(1, "1G"), "pg1"),
-            pod("c1", "pg1-p-2", "", "Pending", res(1, "1G"), "pg1"),
-            pod("c2", "pg2-p-1", "", "Pending", res(1, "1G"), "pg2"),
-            pod("c2", "pg2-p-2", "", "Pending", res(1, "1G"), "pg2"),
+            pod("c1", "pg1-p-1", req=res(1, "1G"), group="pg1"),
+            pod("c1", "pg1-p-2", req=res(1, "1G"), group="pg1"),
+            pod("c2", "pg2-p-1", req=res(1, "1G"), group="pg2"),
+            pod("c2", "pg2-p-2", req=res(1, "1G"), group="pg2"),
         ],
         {"c1/pg1-p-1": "n1", "c2/pg2-p-1": "n1"},
         id="two Jobs on one node",
@@ -97,7 +107,7 @@ CASES = [
         [node("n1", res(2, "4G"))],
         [queue("c1"), queue("c2")],
         [pg("pg1", "c1", "c1", 0), pg("pg2", "c1", "c2", 0)],
-        [pod("c1", "p1", "", "Pending", res(3, "1G"), "pg1"), pod("c1", "p2", "", "Pending", res(1, "1G"), "pg2")],
+        [pod("c1", "p1", req=res(3, "1G"), group="pg1"), pod("c1", "p2", req=res(1, "1G"), group="pg2")],
         {"c1/p2": "n1"},
         id="high priority queue should not block others",
     ),
@@ -132,9 +142,9 @@ def fair_conf():  # type: ignore[no-untyped-def]
                 pg("pg-large-2", "c1", "q-2", 0),
             ],
             [
-                pod("c1", "pod-small-1", "node-1", "Running", res(1, "1G"), "pg-small-1"),
-                pod("c1", "pod-large-1", "", "Pending", res(2, "2G"), "pg-large-1"),
-                pod("c1", "pod-large-2", "", "Pending", res(3, "2G"), "pg-large-2"),
+                pod("c1", "pod-small-1", node_name="node-1", phase="Running", req=res(1, "1G"), group="pg-small-1"),
+                pod("c1", "pod-large-1", req=res(2, "2G"), group="pg-large-1"),
+                pod("c1", "pod-large-2", req=res(3, "2G"), group="pg-large-2"),
             ],
             {"c1/pod-large-2": "node-1"},
             id="low DRF share queue first",
@@ -147,10 +157,10 @@ def fair_conf():  # type: ignore[no-untyped-def]
                 pg("pg-large-2", "c1", "q-2", 0),
             ],
             [
-                pod("c1", "pod-small-1", "node-1", "Running", res(1, "1G"), "pg-small-1"),
-                pod("c1", "pod-large-1", "", "Pending", res(2, "2G"), "pg-large-1"),
-                pod("c1", "pod-small-2", "", "Pending", res(1, "1G"), "pg-small-2"),
-                pod("c1", "pod-large-2", "", "Pending", res(2, "2G"), "pg-large-2"),
+                pod("c1", "pod-small-1", node_name="node-1", phase="Running", req=res(1, "1G"), group="pg-small-1"),
+                pod("c1", "pod-large-1", req=res(2, "2G"), group="pg-large-1"),
+                pod("c1", "pod-small-2", req=res(1, "1G"), group="pg-small-2"),
+                pod("c1", "pod-large-2", req=res(2, "2G"), group="pg-large-2"),
             ],
             {"c1/pod-large-1": "node-1", "c1/pod-large-2": "node-1"},
             id="share updated before re-queue",
@@ -158,8 +168,8 @@ def fair_conf():  # type: ignore[no-untyped-def]
         pytest.param(
             [pg("pg-1", "c1", "q-1", 0, "Running"), pg("pg-2", "c1", "q-1", 0)],
             [
-                pod("c1", "pod-1", "node-1", "Running", res(1, "1G"), "pg-1"),
-                pod("c1", "pod-2", "", "Pending", res(2, "2G"), "pg-2"),
+                pod("c1", "pod-1", node_name="node-1", phase="Running", req=res(1, "1G"), group="pg-1"),
+                pod("c1", "pod-2", req=res(2, "2G"), group="pg-2"),
             ],
             {"c1/pod-2": "node-1"},
             id="job without pending tasks put back",
@@ -188,7 +198,7 @@ def test_gang_discard_message_and_phase() -> None:
         ],
     )
     nodes = [node("n1", res(4)), node("n2", res(4)), node("n3", res(2))]
-    pods = [pod("ns1", f"j-{i}", "", "Pending", res(3), "j", {"volcano.sh/task-spec": "worker"}) for i in range(3)]
+    pods = [pod("ns1", f"j-{i}", req=res(3), group="j", labels={"volcano.sh/task-spec": "worker"}) for i in range(3)]
     r = run(c, nodes=nodes, podgroups=[pg("j", "ns1", "default", 3)], pods=pods, queues=[queue("default")])
     assert r.binds == {}
     cond = next(c for c in r.outcome.statuses["ns1/j"]["conditions"] if c["type"] == "Unschedulable")
@@ -209,7 +219,7 @@ def test_gang_discard_message_and_phase() -> None:
 def test_successful_gang_binds_and_stays_inqueue() -> None:
     """Reference §14.2 cycle 1: both pods bound, phase Inqueue, Scheduled condition."""
     c = conf(["allocate"], [opt("gang", "jobOrder", "jobReady", "jobPipelined"), opt("predicates", "predicate")])
-    pods = [pod("ns", "a-0", "", "Pending", res(1), "a"), pod("ns", "a-1", "", "Pending", res(1), "a")]
+    pods = [pod("ns", "a-0", req=res(1), group="a"), pod("ns", "a-1", req=res(1), group="a")]
     r = run(
         c, nodes=[node("n1", res(4))], podgroups=[pg("a", "ns", "default", 2)], pods=pods, queues=[queue("default")]
     )

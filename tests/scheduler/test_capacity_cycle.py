@@ -21,7 +21,16 @@ CYCLE = conf(["allocate", "reclaim"],
 def P(name: str, node_name: str, req: dict[str, str], group: str, *, selector: dict[str, str] | None = None,
       ann: dict[str, str] | None = None) -> dict[str, Any]:
     phase = "Running" if node_name else "Pending"
-    return pod("ns1", name, node_name, phase, req, group, selector=selector, annotations=ann)
+    return pod(
+        "ns1",
+        name,
+        node_name=node_name,
+        phase=phase,
+        req=req,
+        group=group,
+        selector=selector,
+        annotations=ann,
+    )
 
 
 def G(name: str, q: str, phase: str) -> dict[str, Any]:
@@ -126,7 +135,7 @@ ENQ_QUEUES = [Q("q1", res(2, "2G"), res(2, "2G")), Q("q2", res(2, "2G"), res(3, 
 def _enq_job(name: str, q: str, req: dict[str, str], node_name: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
     phase = "Running" if node_name else "Pending"
     group = pg(f"pg{name[3:]}", "ns1", q, 1, phase, min_resources=req)
-    return group, pod("ns1", name, node_name, phase, req, f"pg{name[3:]}")
+    return group, pod("ns1", name, node_name=node_name, phase=phase, req=req, group=f"pg{name[3:]}")
 
 
 @pytest.mark.parametrize(("pending", "expected"), [

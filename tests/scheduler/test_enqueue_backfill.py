@@ -30,14 +30,14 @@ CAP = res(4, "4G")
         pytest.param(
             [queue("c1", capability=CAP), queue("c2", capability=CAP)],
             [pg("pg1", "c1", "c1", 2, "Inqueue")],
-            [pod("c1", "p1", "", "Pending", res(1, "1G"), "pg1"), pod("c1", "p2", "", "Pending", res(1, "1G"), "pg1")],
+            [pod("c1", "p1", req=res(1, "1G"), group="pg1"), pod("c1", "p2", req=res(1, "1G"), group="pg1")],
             {"c1/pg1": "Inqueue"},
             id="inqueue stays inqueue",
         ),
         pytest.param(
             [queue("c1", capability=CAP), queue("c2", capability=CAP)],
             [pg("pg1", "c1", "c1", 1, "Pending"), pg("pg2", "c1", "c2", 1, "Pending")],
-            [pod("c1", "p1", "", "Pending", res(3, "1G"), "pg1"), pod("c1", "p2", "", "Pending", res(1, "1G"), "pg2")],
+            [pod("c1", "p1", req=res(3, "1G"), group="pg1"), pod("c1", "p2", req=res(1, "1G"), group="pg2")],
             {"c1/pg1": "Inqueue", "c1/pg2": "Inqueue"},
             id="pending without minResources is enqueued",
         ),
@@ -45,8 +45,8 @@ CAP = res(4, "4G")
             [queue("c1")],
             [pg("pg1", "c1", "c1", 2, "Running")],
             [
-                pod("c1", "p1", "n1", "Running", res(1, "1G"), "pg1"),
-                pod("c1", "p2", "n1", "Running", res(1, "1G"), "pg1"),
+                pod("c1", "p1", node_name="n1", phase="Running", req=res(1, "1G"), group="pg1"),
+                pod("c1", "p2", node_name="n1", phase="Running", req=res(1, "1G"), group="pg1"),
             ],
             {"c1/pg1": "Running"},
             id="running stays running",
@@ -84,8 +84,8 @@ def test_pick_up_pending_tasks_order() -> None:
     pods = []
     for g in ("pg1", "pg2"):
         for prio in (1, 2, 3, 4):
-            pods.append(pod("default", f"{g}-besteffort-task-{prio}", "", "Pending", None, g, priority=prio))
-            pods.append(pod("default", f"{g}-unbesteffort-task-{prio}", "", "Pending", res("500m"), g, priority=prio))
+            pods.append(pod("default", f"{g}-besteffort-task-{prio}", group=g, priority=prio))
+            pods.append(pod("default", f"{g}-unbesteffort-task-{prio}", req=res("500m"), group=g, priority=prio))
     r = run(
         c,
         nodes=[node("node1", res(8, "8G"))],
@@ -114,9 +114,9 @@ def test_backfill_pod_count_limit() -> None:
     """TestNodeNum: best-effort pods respect the node's pod limit (allocate + backfill, predicates)."""
     c = conf(["allocate", "backfill"], [opt("predicates", "predicate")])
     pods = [
-        pod("ns", "worker-1", "", "Pending", None, "pg1"),
-        pod("ns", "worker-2", "", "Pending", None, "pg1"),
-        pod("ns", "worker-3", "", "Pending", None, "pg2"),
+        pod("ns", "worker-1", group="pg1"),
+        pod("ns", "worker-2", group="pg1"),
+        pod("ns", "worker-3", group="pg2"),
     ]
     r = run(
         c,

@@ -15,10 +15,10 @@ def _preempt_cycle(metrics: SchedulerMetrics) -> list[str]:
     r = run(c, nodes=[node("n1", res(2, "2Gi"))], queues=[queue("q")], pcs=PCS, metrics=metrics,
             podgroups=[pg("lo", "ns", "q", 1, "Running", pc_name="low"), pg("hi", "ns", "q", 1, pc_name="high"),
                        pg("stuck", "ns", "q", 2, pc_name="high")],
-            pods=[pod("ns", "lo-0", "n1", "Running", res(1, "1Gi"), "lo"),
-                  pod("ns", "lo-1", "n1", "Running", res(1, "1Gi"), "lo"),
-                  pod("ns", "hi-0", "", "Pending", res(1, "1Gi"), "hi"),
-                  pod("ns", "stuck-0", "", "Pending", res(8, "1Gi"), "stuck")])
+            pods=[pod("ns", "lo-0", node_name="n1", phase="Running", req=res(1, "1Gi"), group="lo"),
+                  pod("ns", "lo-1", node_name="n1", phase="Running", req=res(1, "1Gi"), group="lo"),
+                  pod("ns", "hi-0", req=res(1, "1Gi"), group="hi"),
+                  pod("ns", "stuck-0", req=res(8, "1Gi"), group="stuck")])
     return r.evicted
 
 

@@ -15,8 +15,8 @@ def _quota_case(plugin: str) -> list[Event]:
     c = conf(["enqueue"], [opt("gang", "jobReady", "jobPipelined"),
                            opt(plugin, "queueOrder", "allocatable", "jobEnqueued")])
     r = run(c, nodes=[node("n1", res(8, "16Gi"))],
-            pods=[pod("ns", "p1", "", "Pending", res(1, "1Gi"), "small"),
-                  pod("ns", "p2", "", "Pending", res(3, "1Gi"), "big")],
+            pods=[pod("ns", "p1", req=res(1, "1Gi"), group="small"),
+                  pod("ns", "p2", req=res(3, "1Gi"), group="big")],
             podgroups=[pg("small", "ns", "q1", 1, "Pending", min_resources=res(1, "1Gi")),
                        pg("big", "ns", "q1", 1, "Pending", min_resources=res(3, "1Gi"))],
             queues=[queue("q1", capability=res(2, "8Gi"))])
@@ -34,7 +34,7 @@ def test_queue_quota_rejection_event(plugin: str) -> None:
 def test_overcommit_rejection_event() -> None:
     c = conf(["enqueue"], [opt("gang", "jobReady", "jobPipelined"), opt("overcommit", "jobEnqueued")])
     r = run(c, nodes=[node("n1", res(2, "4Gi"))],
-            pods=[pod("ns", "p1", "", "Pending", res(1, "1Gi"), "big")],
+            pods=[pod("ns", "p1", req=res(1, "1Gi"), group="big")],
             podgroups=[pg("big", "ns", "q1", 1, "Pending", min_resources=res(3, "5Gi"))],
             queues=[queue("q1")])
     events = [e for e in r.outcome.events if e.type == "Normal"]

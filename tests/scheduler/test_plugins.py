@@ -26,7 +26,7 @@ def _job(
         group["status"]["conditions"] = conditions
     job = JobInfo(group, "default", 0, space)
     for i, (status, node_name) in enumerate(tasks):
-        spec = TaskSpec(pod("ns", f"t-{i}", "", "Pending", res(1), "j"))
+        spec = TaskSpec(pod("ns", f"t-{i}", req=res(1), group="j"))
         job.add_task(TaskInfo(spec, spec.vec(space), status, node_name))
     return job
 
@@ -137,9 +137,18 @@ def test_priority_preempt_enabled() -> None:
     )
     pre = {"volcano.sh/preemptable": "true"}
     pods = [
-        pod("ns1", "preemptee1", "node1", "Running", res(3, "3G"), "pg1", pre),
-        pod("ns1", "preemptee2", "node1", "Running", res(3, "3G"), "pg1", pre, priority=1000),
-        pod("ns2", "preemptor1", "", "Pending", res(3, "3G"), "pg2"),
+        pod("ns1", "preemptee1", node_name="node1", phase="Running", req=res(3, "3G"), group="pg1", labels=pre),
+        pod(
+            "ns1",
+            "preemptee2",
+            node_name="node1",
+            phase="Running",
+            req=res(3, "3G"),
+            group="pg1",
+            labels=pre,
+            priority=1000,
+        ),
+        pod("ns2", "preemptor1", req=res(3, "3G"), group="pg2"),
     ]
     r = run(
         c,
@@ -160,9 +169,25 @@ def test_priority_preempt_disabled_victims() -> None:
         [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined", "jobStarving")],
     )
     pods = [
-        pod("ns1", "preemptee1", "node1", "Running", res(3, "3G"), "pg1", {"volcano.sh/preemptable": "true"}),
-        pod("ns1", "preemptee2", "node2", "Running", res(3, "3G"), "pg1", {"volcano.sh/preemptable": "false"}),
-        pod("ns2", "preemptor1", "", "Pending", res(3, "3G"), "pg2"),
+        pod(
+            "ns1",
+            "preemptee1",
+            node_name="node1",
+            phase="Running",
+            req=res(3, "3G"),
+            group="pg1",
+            labels={"volcano.sh/preemptable": "true"},
+        ),
+        pod(
+            "ns1",
+            "preemptee2",
+            node_name="node2",
+            phase="Running",
+            req=res(3, "3G"),
+            group="pg1",
+            labels={"volcano.sh/preemptable": "false"},
+        ),
+        pod("ns2", "preemptor1", req=res(3, "3G"), group="pg2"),
     ]
     r = run(
         c,
@@ -193,9 +218,17 @@ def test_predicates_event_handler_rolls_back() -> None:
     )
     lab = {"role": "worker"}
     pods = [
-        pod("ns1", "worker-1", "", "Pending", res(3, "3k"), "pg1", lab, {"selector": "worker"}, affinity=ANTI),
-        pod("ns1", "worker-2", "", "Pending", res(5, "5k"), "pg1", lab, affinity=ANTI),
-        pod("ns1", "worker-3", "", "Pending", res(4, "4k"), "pg2", lab, affinity=ANTI),
+        pod(
+            "ns1",
+            "worker-1",
+            req=res(3, "3k"),
+            group="pg1",
+            labels=lab,
+            selector={"selector": "worker"},
+            affinity=ANTI,
+        ),
+        pod("ns1", "worker-2", req=res(5, "5k"), group="pg1", labels=lab, affinity=ANTI),
+        pod("ns1", "worker-3", req=res(4, "4k"), group="pg2", labels=lab, affinity=ANTI),
     ]
     r = run(
         c,
@@ -214,9 +247,19 @@ def test_predicates_anti_affinity_blocks_preemption_that_cannot_help() -> None:
     c = conf(["allocate", "preempt"], [opt("predicates", "predicate"), opt("priority", "preemptable", "jobStarving")])
     lab = {"role": "worker"}
     pods = [
-        pod("c1", "worker-1", "n1", "Running", res(3, "3G"), "pg1", lab, affinity=ANTI, priority=100000),
-        pod("c1", "worker-2", "n1", "Running", res(3, "3G"), "pg1", lab, priority=10),
-        pod("c1", "worker-3", "", "Pending", res(3, "3G"), "pg2", lab, affinity=ANTI, priority=100000),
+        pod(
+            "c1",
+            "worker-1",
+            node_name="n1",
+            phase="Running",
+            req=res(3, "3G"),
+            group="pg1",
+            labels=lab,
+            affinity=ANTI,
+            priority=100000,
+        ),
+        pod("c1", "worker-2", node_name="n1", phase="Running", req=res(3, "3G"), group="pg1", labels=lab, priority=10),
+        pod("c1", "worker-3", req=res(3, "3G"), group="pg2", labels=lab, affinity=ANTI, priority=100000),
     ]
     r = run(
         c,
@@ -242,7 +285,7 @@ def test_predicates_anti_affinity_blocks_preemption_that_cannot_help() -> None:
 )
 def test_predicates_static_filters(taints, tolerations, selector, unsched, reason):  # type: ignore[no-untyped-def]
     c = conf(["allocate"], [opt("predicates", "predicate")])
-    p = pod("ns", "p", "", "Pending", res(1), "g", selector=selector)
+    p = pod("ns", "p", req=res(1), group="g", selector=selector)
     p["spec"]["tolerations"] = tolerations
     spec = {"taints": taints, "unschedulable": unsched}
     r = run(c, nodes=[node("n1", res(4), **spec)], queues=[queue("q")], pods=[p], podgroups=[pg("g", "ns", "q", 1)])
@@ -256,8 +299,8 @@ def test_predicates_static_filters(taints, tolerations, selector, unsched, reaso
 
 def test_predicates_host_port_conflict() -> None:
     c = conf(["allocate"], [opt("predicates", "predicate")])
-    p1 = pod("ns", "a", "n1", "Running", res(1), "g")
-    p2 = pod("ns", "b", "", "Pending", res(1), "h")
+    p1 = pod("ns", "a", node_name="n1", phase="Running", req=res(1), group="g")
+    p2 = pod("ns", "b", req=res(1), group="h")
     for p in (p1, p2):
         p["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 8080}]
     r = run(
@@ -271,9 +314,9 @@ def test_predicates_host_port_conflict() -> None:
 
 
 def test_conformance_protects_system_pods() -> None:
-    sys_pod = TaskSpec(pod("kube-system", "test-pod", "", "Running", res(1), "g"))
-    user = TaskSpec(pod("test-namespace", "test-pod", "", "Running", res(1), "g"))
-    crit = TaskSpec(pod("x", "c", "", "Running", res(1), "g", priority_class="system-node-critical"))
+    sys_pod = TaskSpec(pod("kube-system", "test-pod", phase="Running", req=res(1), group="g"))
+    user = TaskSpec(pod("test-namespace", "test-pod", phase="Running", req=res(1), group="g"))
+    crit = TaskSpec(pod("x", "c", phase="Running", req=res(1), group="g", priority_class="system-node-critical"))
     space = ResourceSpace()
     kept = [t.spec.key for t in (TaskInfo(s, s.vec(space)) for s in (sys_pod, user, crit)) if evictable(t)]
     assert kept == ["test-namespace/test-pod"]

@@ -24,7 +24,7 @@ def preempt_conf():  # type: ignore[no-untyped-def]
 
 
 def P(name, node_name, phase, req, group, labels=None, **kw):  # type: ignore[no-untyped-def]
-    return pod("c1", name, node_name, phase, req, group, labels, **kw)
+    return pod("c1", name, node_name=node_name, phase=phase, req=req, group=group, labels=labels, **kw)
 
 
 CASES = [
@@ -219,9 +219,9 @@ def test_same_queue_priority_preemption_worked_example() -> None:
         ],
     )
     pods = [
-        pod("ns", "l-worker-0", "n1", "Running", res(2), "l"),
-        pod("ns", "l-worker-1", "n1", "Running", res(2), "l"),
-        pod("ns", "h-worker-0", "", "Pending", res(2), "h"),
+        pod("ns", "l-worker-0", node_name="n1", phase="Running", req=res(2), group="l"),
+        pod("ns", "l-worker-1", node_name="n1", phase="Running", req=res(2), group="l"),
+        pod("ns", "h-worker-0", req=res(2), group="h"),
     ]
     r = run(
         c,
@@ -255,7 +255,8 @@ def test_equal_priority_yields_no_victims() -> None:
             opt("conformance", "preemptable"),
         ],
     )
-    pods = [pod("ns", "l-0", "n1", "Running", res(4), "l"), pod("ns", "h-0", "", "Pending", res(2), "h")]
+    pods = [pod("ns", "l-0", node_name="n1", phase="Running", req=res(4), group="l"),
+            pod("ns", "h-0", req=res(2), group="h")]
     r = run(
         c,
         nodes=[node("n1", res(4))],

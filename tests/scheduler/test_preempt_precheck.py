@@ -29,13 +29,13 @@ def _scenario(layout: list[tuple[int, int]], pending: list[int]) -> dict[str, An
     for i, (low, high) in enumerate(layout):
         for k in range(low):
             groups.append(pg(f"l{i}-{k}", "ns", "default", 1, "Running", pc_name="low"))
-            pods.append(pod("ns", f"l{i}-{k}", f"n{i}", "Running", res(1), f"l{i}-{k}"))
+            pods.append(pod("ns", f"l{i}-{k}", node_name=f"n{i}", phase="Running", req=res(1), group=f"l{i}-{k}"))
         if high:
             groups.append(pg(f"h{i}", "ns", "default", 1, "Running", pc_name="high"))
-            pods.append(pod("ns", f"h{i}", f"n{i}", "Running", res(high), f"h{i}"))
+            pods.append(pod("ns", f"h{i}", node_name=f"n{i}", phase="Running", req=res(high), group=f"h{i}"))
     for j, cpus in enumerate(pending):
         groups.append(pg(f"p{j}", "ns", "default", 1, "Inqueue", pc_name="high"))
-        pods.append(pod("ns", f"p{j}", "", "Pending", res(cpus), f"p{j}"))
+        pods.append(pod("ns", f"p{j}", req=res(cpus), group=f"p{j}"))
     return {"nodes": [node(f"n{i}", res(4)) for i in range(len(layout))], "queues": [queue("default")],
             "pods": pods, "podgroups": groups, "pcs": [pc("low", 1), pc("high", 100)]}
 

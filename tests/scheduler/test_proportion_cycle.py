@@ -23,7 +23,14 @@ QUEUES = [queue("q1", capability=res(2, "2G")), queue("q2", capability=res(3, "3
 def _job(name: str, q: str, req: dict[str, str], node_name: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
     phase = "Running" if node_name else "Pending"
     group = f"pg{name[3:]}"
-    return pg(group, "ns1", q, 1, phase, min_resources=req), pod("ns1", name, node_name, phase, req, group)
+    return pg(group, "ns1", q, 1, phase, min_resources=req), pod(
+        "ns1",
+        name,
+        node_name=node_name,
+        phase=phase,
+        req=req,
+        group=group,
+    )
 
 
 JOBS = {
@@ -57,9 +64,9 @@ def test_allocate_in_queue_priority_order() -> None:
     nodes = [node("n1", res(2, "4Gi")), node("n2", res(2, "4Gi"))]
     queues = [queue(n, capability=res(2, "4Gi"), priority=p) for n, p in (("q1", 5), ("q2", 1), ("q3", 10))]
     pgs = [pg("pg1", "ns1", "q1", 1, "Running"), pg("pg2", "ns1", "q2", 1), pg("pg3", "ns1", "q3", 1)]
-    pods = [pod("ns1", "p1", "n1", "Running", res(2, "4Gi"), "pg1"),
-            pod("ns1", "p2", "", "Pending", res(2, "4Gi"), "pg2"),
-            pod("ns1", "p3", "", "Pending", res(2, "4Gi"), "pg3")]
+    pods = [pod("ns1", "p1", node_name="n1", phase="Running", req=res(2, "4Gi"), group="pg1"),
+            pod("ns1", "p2", req=res(2, "4Gi"), group="pg2"),
+            pod("ns1", "p3", req=res(2, "4Gi"), group="pg3")]
     r = run(c, nodes=nodes, pods=pods, podgroups=pgs, queues=queues)
     assert r.binds == {"ns1/p3": "n2"}
     assert r.evicted == []
@@ -74,14 +81,14 @@ def test_no_double_counting_for_inqueue_job_with_binding_tasks(quota: str) -> No
     nodes = [node("n1", res(4, "8Gi"))]
     queues = [queue("q1", capability=res(4, "8Gi"), deserved=res(4, "8Gi") if quota == "capacity" else None)]
     pg_a = pg("pgA", "ns1", "q1", 3, "Inqueue", min_resources=res(3, "3Gi"))
-    pods_a = [pod("ns1", f"pA{i}", "", "Pending", res(1, "1Gi"), "pgA") for i in (1, 2, 3)]
+    pods_a = [pod("ns1", f"pA{i}", req=res(1, "1Gi"), group="pgA") for i in (1, 2, 3)]
     first = run(c, nodes=nodes, pods=pods_a, podgroups=[pg_a], queues=queues)
     assert first.binds == {f"ns1/pA{i}": "n1" for i in (1, 2, 3)}
     assert first.phase("ns1/pgA") == "Inqueue"
     # the binds are in flight: the pods carry their node, still Pending
-    bound = [pod("ns1", f"pA{i}", "n1", "Pending", res(1, "1Gi"), "pgA") for i in (1, 2, 3)]
+    bound = [pod("ns1", f"pA{i}", node_name="n1", req=res(1, "1Gi"), group="pgA") for i in (1, 2, 3)]
     pg_b = pg("pgB", "ns1", "q1", 1, "Pending", min_resources=res(1, "1Gi"))
-    second = run(c, nodes=nodes, pods=[*bound, pod("ns1", "pB1", "", "Pending", res(1, "1Gi"), "pgB")],
+    second = run(c, nodes=nodes, pods=[*bound, pod("ns1", "pB1", req=res(1, "1Gi"), group="pgB")],
                  podgroups=[pg_a, pg_b], queues=queues)
     assert second.binds == {"ns1/pB1": "n1"}
 
@@ -108,7 +115,7 @@ def test_job_rejected_by_another_plugin_reserves_nothing(quota: str) -> None:
     cap = {"cpu": "1", "memory": "4G"}
     queues = [queue("q1", capability=cap, deserved=cap if quota == "capacity" else None)]
     pgs = [pg(n, "ns1", "q1", 1, "Pending", min_resources=res(1, "1G")) for n in ("pgA", "pgB")]
-    pods = [pod("ns1", f"p-{n}", "", "Pending", res(1, "1G"), n) for n in ("pgA", "pgB")]
+    pods = [pod("ns1", f"p-{n}", req=res(1, "1G"), group=n) for n in ("pgA", "pgB")]
     r = run(c, nodes=[node("n1", res(4, "8G"))], pods=pods, podgroups=pgs, queues=queues, registry=registry)
     assert r.phase("ns1/pgA") == "Pending"
     assert r.phase("ns1/pgB") == "Inqueue"

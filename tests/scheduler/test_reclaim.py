@@ -23,7 +23,7 @@ def tiers(quota: str = "proportion", priority: bool = False):  # type: ignore[no
 
 
 def P(name, node_name, phase, req, group, labels=None, **kw):  # type: ignore[no-untyped-def]
-    return pod("c1", name, node_name, phase, req, group, labels, **kw)
+    return pod("c1", name, node_name=node_name, phase=phase, req=req, group=group, labels=labels, **kw)
 
 
 CASES = [

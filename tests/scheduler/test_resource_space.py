@@ -24,7 +24,7 @@ CONF = conf(["enqueue", "allocate"],
 
 def test_node_brings_a_resource_no_task_registered() -> None:
     r = run(CONF, nodes=[node("n1", res(4, "8Gi", **{GPU: 4}))],
-            pods=[pod("ns", "p1", "", "Pending", res(1, "1Gi"), "pg1")],
+            pods=[pod("ns", "p1", req=res(1, "1Gi"), group="pg1")],
             podgroups=[pg("pg1", "ns", "q1", 1)], queues=[queue("q1")])
     assert r.binds == {"ns/p1": "n1"}
     assert r.session.table.alloc.shape == (1, len(r.session.space))
@@ -32,7 +32,7 @@ def test_node_brings_a_resource_no_task_registered() -> None:
 
 def test_gpu_pod_binds_only_where_gpus_are() -> None:
     r = run(CONF, nodes=[node("n1", res(8, "16Gi")), node("n2", res(4, "8Gi", **{GPU: 2}))],
-            pods=[pod("ns", f"p{i}", "", "Pending", res(1, "1Gi", **{GPU: 1}), "pg1") for i in range(3)],
+            pods=[pod("ns", f"p{i}", req=res(1, "1Gi", **{GPU: 1}), group="pg1") for i in range(3)],
             podgroups=[pg("pg1", "ns", "q1", 1)], queues=[queue("q1")])
     assert r.binds == {"ns/p0": "n2", "ns/p1": "n2"}
 
@@ -41,8 +41,8 @@ def test_running_task_with_unseen_resource_counts_in_job_allocation() -> None:
     # The running pod's GPU request is registered while the session is built; the
     # job's allocated vector must be wide enough to hold it.
     r = run(CONF, nodes=[node("n1", res(4, "8Gi"))],
-            pods=[pod("ns", "run", "n1", "Running", res(1, "1Gi", **{GPU: 1}), "pg1"),
-                  pod("ns", "p1", "", "Pending", res(1, "1Gi"), "pg1")],
+            pods=[pod("ns", "run", node_name="n1", phase="Running", req=res(1, "1Gi", **{GPU: 1}), group="pg1"),
+                  pod("ns", "p1", req=res(1, "1Gi"), group="pg1")],
             podgroups=[pg("pg1", "ns", "q1", 1, "Running")], queues=[queue("q1")])
     job = r.session.jobs["ns/pg1"]
     space = r.session.space
@@ -52,7 +52,7 @@ def test_running_task_with_unseen_resource_counts_in_job_allocation() -> None:
 
 def test_space_grows_between_sessions() -> None:
     space = ResourceSpace()
-    spec = TaskSpec(pod("ns", "p1", "", "Pending", res(1, "1Gi"), "pg1"))
+    spec = TaskSpec(pod("ns", "p1", req=res(1, "1Gi"), group="pg1"))
     spec.vec(space)  # cached at the old width
     snap = Snapshot(space, [NodeSpec(node("n1", res(2, "2Gi", **{"example.com/fpga": 1})))],
                     [(pg("pg1", "ns", "q1", 1), 0)], [spec], [QueueInfo(queue("q1"))])
@@ -76,9 +76,16 @@ def test_any_order_of_new_names_gives_one_width(items: list[tuple[str, str]]) ->
         if what == "node":
             nodes.append(node(f"n{i}", res(64, "64Gi", **{name: 100})))
         elif what == "running":
-            pods.append(pod("ns", f"r{i}", "base", "Running", res(1, "1Gi", **{name: 1}), "pg1"))
+            pods.append(pod(
+                "ns",
+                f"r{i}",
+                node_name="base",
+                phase="Running",
+                req=res(1, "1Gi", **{name: 1}),
+                group="pg1",
+            ))
         else:
-            pods.append(pod("ns", f"p{i}", "", "Pending", res(1, "1Gi", **{name: 1}), "pg1"))
+            pods.append(pod("ns", f"p{i}", req=res(1, "1Gi", **{name: 1}), group="pg1"))
     r = run(CONF, nodes=nodes, pods=pods, podgroups=[pg("pg1", "ns", "q1", 1, "Running")], queues=[queue("q1")])
     width = len(r.session.space)
     assert width == 3 + len({name for _, name in items})

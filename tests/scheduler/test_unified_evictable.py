@@ -31,7 +31,16 @@ PCS = [pc("high", 100), pc("mid", 50), pc("low", 10)]
 
 def _pod(name: str, group: str, ns: str = "ns", node_name: str = "n1", phase: str = "Running",
          **kw: Any) -> dict[str, Any]:
-    return pod(ns, name, node_name, phase, res(1, "1Gi"), group, PRE if node_name else None, **kw)
+    return pod(
+        ns,
+        name,
+        node_name=node_name,
+        phase=phase,
+        req=res(1, "1Gi"),
+        group=group,
+        labels=PRE if node_name else None,
+        **kw,
+    )
 
 
 # -- the point -------------------------------------------------------------------------------
@@ -180,9 +189,18 @@ def _critical_run(protect: dict[str, Any], with_conformance: bool = True, all_cr
     ns = protect.pop("ns", "ns")
     nodes = [node("n0", res(1, "1Gi")), node("n1", res(1, "1Gi"))]
     # va-0 is the victim the bundles offer first (lowest uid) unless it is protected.
-    pods = [pod(ns, "va-0", "n0", "Running", res(1, "1Gi"), "va", PRE, **protect),
-            pod(ns, "va-1", "n1", "Running", res(1, "1Gi"), "va", PRE, **(protect if all_critical else {})),
-            pod(ns, "p-0", "", "Pending", res(1, "1Gi"), "p")]
+    pods = [pod(ns, "va-0", node_name="n0", phase="Running", req=res(1, "1Gi"), group="va", labels=PRE, **protect),
+            pod(
+                ns,
+                "va-1",
+                node_name="n1",
+                phase="Running",
+                req=res(1, "1Gi"),
+                group="va",
+                labels=PRE,
+                **protect if all_critical else {},
+            ),
+            pod(ns, "p-0", req=res(1, "1Gi"), group="p")]
     return run(_gang_conf(with_conformance), nodes=nodes, pods=pods, pcs=PCS,
                queues=[queue("q", deserved=res(2, "2Gi"))],
                podgroups=[pg("va", ns, "q", 1, "Running", pc_name="low"),
@@ -208,9 +226,9 @@ def test_without_conformance_the_critical_pod_would_go_first() -> None:
 def _kube_system_run(with_conformance: bool) -> Result:
     # Two lower-priority victim jobs; the kube-system one (lowest priority) is victimised first.
     nodes = [node("n0", res(1, "1Gi")), node("n1", res(1, "1Gi"))]
-    pods = [pod("kube-system", "sys-0", "n0", "Running", res(1, "1Gi"), "sys", PRE),
-            pod("ns", "user-0", "n1", "Running", res(1, "1Gi"), "user", PRE),
-            pod("ns", "p-0", "", "Pending", res(1, "1Gi"), "p")]
+    pods = [pod("kube-system", "sys-0", node_name="n0", phase="Running", req=res(1, "1Gi"), group="sys", labels=PRE),
+            pod("ns", "user-0", node_name="n1", phase="Running", req=res(1, "1Gi"), group="user", labels=PRE),
+            pod("ns", "p-0", req=res(1, "1Gi"), group="p")]
     return run(_gang_conf(with_conformance), nodes=nodes, pods=pods, pcs=PCS,
                queues=[queue("q", deserved=res(2, "2Gi"))],
                podgroups=[pg("sys", "kube-system", "q", 1, "Running", pc_name="low"),

@@ -44,8 +44,16 @@ def _term(weight: int, *exprs: tuple[str, str, list[str]]) -> dict[str, Any]:
 
 def _pod_with(name: str, affinity: dict[str, Any] | None = None, tolerations: list[dict[str, Any]] | None = None,
               labels: dict[str, str] | None = None, node_name: str = "") -> dict[str, Any]:
-    p = pod("ns", name, node_name, "Running" if node_name else "Pending", res(1, "1Gi"), "pg", labels=labels,
-            affinity=affinity)
+    p = pod(
+        "ns",
+        name,
+        node_name=node_name,
+        phase="Running" if node_name else "Pending",
+        req=res(1, "1Gi"),
+        group="pg",
+        labels=labels,
+        affinity=affinity,
+    )
     if tolerations:
         p["spec"]["tolerations"] = tolerations
     return p
@@ -169,7 +177,7 @@ def test_pod_affinity_skipped_without_terms_or_matches() -> None:
     aff = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_pod_term(5, "zone", {"app": "x"})]}}
     assert _scores(ZONES, _pod_with("p", aff), existing, weights=_only("podaffinity.weight")) == [0, 0, 0]
     # a term in another namespace does not match
-    other = pod("other", "db2", "n3", "Running", res(1, "1Gi"), "pg", labels={"app": "db"})
+    other = pod("other", "db2", node_name="n3", phase="Running", req=res(1, "1Gi"), group="pg", labels={"app": "db"})
     aff = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_pod_term(5, "zone", {"app": "db"})]}}
     assert _scores(ZONES, _pod_with("p", aff), [other], weights=_only("podaffinity.weight")) == [0, 0, 0]
 

@@ -30,7 +30,7 @@ N1 = [node("n1", res(8, "8Gi", pods=11))]
 
 def P(name: str, group: str, node_name: str = "", phase: str = "Pending", req: dict[str, str] | None = None,
       **kw: Any) -> dict[str, Any]:
-    return pod("ns", name, node_name, phase, req or res(1, "1Gi"), group, **kw)
+    return pod("ns", name, node_name=node_name, phase=phase, req=req or res(1, "1Gi"), group=group, **kw)
 
 
 def _run(queues: list[dict[str, Any]], pods: list[dict[str, Any]], pgs: list[dict[str, Any]],

@@ -30,7 +30,7 @@ def hqueue(name: str, hierarchy: str, weights: str) -> Obj:
 
 
 def make_pods(n: int, cpu: str, mem: str, group: str) -> list[Obj]:
-    return [pod("default", f"{group}-p{i}", "", "Pending", res(cpu, mem), group) for i in range(n)]
+    return [pod("default", f"{group}-p{i}", req=res(cpu, mem), group=group) for i in range(n)]
 
 
 def allocations(r: Result) -> dict[str, tuple[int, int, int]]:
@@ -71,7 +71,8 @@ def test_blocking_nodes() -> None:
 def test_queue_order_is_registered_only_with_the_hierarchy() -> None:
     queues = [hqueue("root-sci", "root/sci", "100/50"), hqueue("root-eng-dev", "root/eng/dev", "100/50/50")]
     pgs = [pg("pg1", "default", "root-sci", 0, "Running"), pg("pg21", "default", "root-eng-dev", 0)]
-    pods = [pod("default", "pg1-p0", "n", "Running", res(1, "1G"), "pg1"), *make_pods(1, "1", "0G", "pg21")]
+    pods = [pod("default", "pg1-p0", node_name="n", phase="Running", req=res(1, "1G"), group="pg1"),
+            *make_pods(1, "1", "0G", "pg21")]
     nodes = [node("n", res(10, "10G", pods=50))]
     on = run(conf([], [opt("drf", "hierarchy", "queueOrder", "jobOrder")]), nodes=nodes, queues=queues, pods=pods,
              podgroups=pgs)
@@ -154,8 +155,9 @@ def test_missing_weights_and_unknown_paths_do_not_break() -> None:
 def _reclaim_session(preemptee_groups: int) -> Result:
     cfg = conf(["reclaim"], [opt("drf", "hierarchy", "queueOrder", "jobOrder", "reclaimable")])
     queues = [hqueue("qa", "root/a", "1/1"), hqueue("qb", "root/b", "1/1")]
-    pods = [pod("ns", f"b-{i}", "n", "Running", res(1, "0"), "gb") for i in range(preemptee_groups)]
-    pods.append(pod("ns", "a-0", "", "Pending", res(1, "0"), "ga"))
+    pods = [pod("ns", f"b-{i}", node_name="n", phase="Running", req=res(1, "0"), group="gb")
+            for i in range(preemptee_groups)]
+    pods.append(pod("ns", "a-0", req=res(1, "0"), group="ga"))
     pgs = [pg("gb", "ns", "qb", 0, "Running"), pg("ga", "ns", "qa", 1)]
     return run(cfg, nodes=[node("n", res(4, "4G", pods=10))], queues=queues, pods=pods, podgroups=pgs,
                actions=[])
