@@ -136,7 +136,7 @@ def pod_quota_usage(pod: Mapping[str, Any]) -> dict[str, int]:
     (containers, init containers, overhead). Zero requests are absent.
     """
     usage: dict[str, int] = {"count/pods": 1000}
-    phase = (pod.get("status") or {}).get("phase")
+    phase = accessors.phase(pod)
     if phase in ("Succeeded", "Failed"):
         return usage
     requests = pod_requests(pod)
@@ -379,7 +379,7 @@ class PodGroupController(Controller[tuple[str, str, str]]):
             return
         match = dict((spec.get("selector") or {}).get("matchLabels") or {})
         if kind == "StatefulSet":
-            match[_REVISION_HASH] = (workload.get("status") or {}).get("updateRevision", "")
+            match[_REVISION_HASH] = accessors.status(workload).get("updateRevision", "")
         # The workload's own pods (found through their controller reference, not by scanning the
         # namespace) that match its selector.
         owned = self.informer("Pod").by_index(_OWNER_INDEX, str(accessors.meta(workload).get("uid", "")))

@@ -91,7 +91,7 @@ class QueueSyncError(Exception):
 
 
 def _state(queue: Mapping[str, Any]) -> str:
-    return str((queue.get("status") or {}).get("state") or "")
+    return str(accessors.status(queue).get("state") or "")
 
 
 def _parent(queue: Mapping[str, Any]) -> str:
@@ -183,7 +183,7 @@ class QueueController(Controller[tuple[str, str]]):
         if event == "DELETED":
             self._podgroups.get(queue, set()).discard(key)
         elif event == "MODIFIED" and old is not None and \
-                (old.get("status") or {}).get("phase") == (pg.get("status") or {}).get("phase"):
+                accessors.phase(old) == accessors.phase(pg):
             return
         else:
             self._podgroups.setdefault(queue, set()).add(key)
@@ -297,7 +297,7 @@ class QueueController(Controller[tuple[str, str]]):
         for key in pgs:
             namespace, _, pg_name = key.partition("/")
             pg = self.informer("PodGroup").get(pg_name, namespace)
-            phase = str(((pg or {}).get("status") or {}).get("phase") or "")
+            phase = accessors.phase(pg) if pg is not None else ""
             if phase in counts:
                 counts[phase] += 1
         self._pg_counts[name] = counts

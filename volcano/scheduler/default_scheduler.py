@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from volcano.api import accessors
 from volcano.api.frozen import thaw
 from volcano.api.resources import PODS, Resources, node_allocatable, pod_requests
 from volcano.apiserver.client import Client
@@ -92,12 +93,12 @@ class DefaultScheduler:
         for pod in self._pods.list():
             try:
                 spec = pod.get("spec") or {}
-                phase = (pod.get("status") or {}).get("phase")
+                phase = accessors.phase(pod)
                 if spec.get("nodeName"):
                     if phase not in ("Succeeded", "Failed") and spec["nodeName"] in free:
                         free[spec["nodeName"]] = free[spec["nodeName"]] - _requests(pod)
                 elif (spec.get("schedulerName") or "default-scheduler") == "default-scheduler" and \
-                        not (pod.get("metadata") or {}).get("deletionTimestamp"):
+                        not accessors.meta(pod).get("deletionTimestamp"):
                     int(spec.get("priority") or 0)
                     _requests(pod)
                     pending.append(pod)
@@ -152,10 +153,10 @@ class DefaultScheduler:
 
     def _unschedulable(self, pod: Obj, n: int) -> None:
         msg = f"0/{n} nodes are available: insufficient resources or no matching node."
-        conds = [c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == "PodScheduled"]
+        conds = [c for c in accessors.status(pod).get("conditions") or [] if c.get("type") == "PodScheduled"]
         if conds and conds[0].get("message") == msg:
             return
-        status = thaw(pod.get("status") or {})
+        status = thaw(accessors.status(pod))
         others = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
         others.append({"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg})
         meta = pod["metadata"]

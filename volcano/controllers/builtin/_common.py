@@ -16,6 +16,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from volcano.api import accessors
 from volcano.api.accessors import controller_of, meta
 from volcano.api.frozen import thaw
 from volcano.apiserver.client import Client
@@ -74,13 +75,13 @@ def controller_ref_to(owner: Mapping[str, Any], api_version: str, kind: str) -> 
 
 def is_pod_active(pod: Mapping[str, Any]) -> bool:
     """Not Succeeded/Failed and not being deleted (Kubernetes' ``FilterActivePods``)."""
-    phase = (pod.get("status") or {}).get("phase")
+    phase = accessors.phase(pod)
     return phase not in ("Succeeded", "Failed") and not meta(pod).get("deletionTimestamp")
 
 
 def is_pod_ready(pod: Mapping[str, Any]) -> bool:
     """Running with condition Ready=True (a Running pod without conditions counts as ready)."""
-    status = pod.get("status") or {}
+    status = accessors.status(pod)
     if status.get("phase") != "Running":
         return False
     conditions = status.get("conditions")
@@ -94,7 +95,7 @@ def deletion_rank(pod: Mapping[str, Any]) -> tuple[int, int, int, int, str]:
     not ready, then most recently created; name breaks ties)."""
     m = meta(pod)
     assigned = 1 if (pod.get("spec") or {}).get("nodeName") else 0
-    phase = _PHASE_RANK.get(str((pod.get("status") or {}).get("phase")), 0)
+    phase = _PHASE_RANK.get(accessors.phase(pod), 0)
     ready = 1 if is_pod_ready(pod) else 0
     created = str(m.get("creationTimestamp") or "")
     # Newer first: negate the timestamp's ordinal value through its characters.

@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from volcano.api import accessors
 from volcano.apiserver.client import Client, Obj
 from volcano.controllers.base import Controller, Recorder
 from volcano.controllers.builtin._common import (
@@ -70,7 +71,7 @@ def failure_backoff_ms(failures: int) -> int:
 
 
 def _finished(job: Mapping[str, Any]) -> bool:
-    for cond in (job.get("status") or {}).get("conditions") or []:
+    for cond in accessors.status(job).get("conditions") or []:
         if cond.get("type") in ("Complete", "Failed") and cond.get("status") == "True":
             return True
     return False
@@ -113,7 +114,7 @@ class BatchJobController(Controller[str]):
     def _count_terminal(self, job_uid: str, pods: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
         seen = self._terminal.setdefault(job_uid, {})
         for pod in pods:
-            phase = (pod.get("status") or {}).get("phase")
+            phase = accessors.phase(pod)
             uid = str(meta(pod).get("uid", meta(pod).get("name", "")))
             if phase in ("Succeeded", "Failed") and uid not in seen:
                 seen[uid] = str(phase)
@@ -142,7 +143,7 @@ class BatchJobController(Controller[str]):
         pods = [p for p in pods_informer.by_index(_INDEX, job_uid) if meta(p).get("namespace") == namespace]
         unseen, deleting = self.expectations.reconcile(key, lambda n: pods_informer.get(n, namespace))
         succeeded, failed = self._count_terminal(job_uid, pods)
-        old_status = job.get("status") or {}
+        old_status = accessors.status(job)
         succeeded = max(succeeded, int(old_status.get("succeeded") or 0))
         failed = max(failed, int(old_status.get("failed") or 0))
         active = [p for p in pods if is_pod_active(p) and meta(p).get("name") not in deleting]

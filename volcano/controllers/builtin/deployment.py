@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from volcano.api import accessors
 from volcano.api.frozen import thaw
 from volcano.apiserver.client import Obj
 from volcano.apiserver.errors import ApiError
@@ -94,7 +95,7 @@ class DeploymentController(Controller[str]):
             return
         spec = deployment.get("spec") or {}
         template = spec.get("template") or {}
-        template_hash = pod_template_hash(template, (deployment.get("status") or {}).get("collisionCount"))
+        template_hash = pod_template_hash(template, accessors.status(deployment).get("collisionCount"))
         new_name = f"{name}-{template_hash}"
         owned = sorted((rs for rs in self.informer("ReplicaSet").by_index(_INDEX, str(meta(deployment).get("uid", "")))
                         if meta(rs).get("namespace") == namespace), key=lambda rs: str(meta(rs).get("name")))
@@ -139,7 +140,7 @@ class DeploymentController(Controller[str]):
 
     def _update_status(self, deployment: Mapping[str, Any], owned: Sequence[Mapping[str, Any]], new_name: str) -> None:
         def total(field: str, only_new: bool = False) -> int:
-            return sum(int((rs.get("status") or {}).get(field) or 0) for rs in owned
+            return sum(int(accessors.status(rs).get(field) or 0) for rs in owned
                        if not only_new or meta(rs).get("name") == new_name)
 
         desired = int_field(deployment, "spec.replicas", 1)
@@ -152,7 +153,7 @@ class DeploymentController(Controller[str]):
             "availableReplicas": available,
             "unavailableReplicas": max(desired - available, 0),
         }
-        current = deployment.get("status") or {}
+        current = accessors.status(deployment)
         if all(current.get(k) == v for k, v in status.items()):
             return
         self.client.patch("Deployment", str(meta(deployment)["name"]), {"status": status},

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from volcano.api import accessors
 from volcano.apiserver.client import Client, Obj
 from volcano.controllers.base import Controller, Recorder, WatchHandler
 from volcano.controllers.builtin._common import (
@@ -151,7 +152,7 @@ class ReplicaSetController(Controller[str]):
             "availableReplicas": ready,
             "observedGeneration": int(meta(rs).get("generation") or 0),
         }
-        current = rs.get("status") or {}
+        current = accessors.status(rs)
         if all(current.get(k) == v for k, v in status.items()):
             return
         self.client.patch(self.KIND, str(meta(rs)["name"]), {"status": status}, meta(rs).get("namespace"),

@@ -28,6 +28,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from volcano.api import accessors
 from volcano.api.well_known import PREEMPTABLE
 from volcano.scheduler.actions.base import Action, Agenda, schedulable_jobs
 from volcano.scheduler.actions.preempt import candidate_rows
@@ -105,8 +106,7 @@ def vec_le(need: Vec, available: Vec) -> bool:
 def is_job_preemptable(job: JobInfo) -> bool:
     """Volcano's ``IsJobPreemptableForGangEviction``: a PodGroup without the
     ``volcano.sh/preemptable`` annotation or label may lose tasks; with it, its value decides."""
-    meta = job.podgroup.get("metadata") or {}
-    if PREEMPTABLE in (meta.get("annotations") or {}) or PREEMPTABLE in (meta.get("labels") or {}):
+    if PREEMPTABLE in accessors.annotations(job.podgroup) or PREEMPTABLE in accessors.labels(job.podgroup):
         return job.preemptable
     return True
 

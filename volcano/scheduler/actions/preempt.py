@@ -28,6 +28,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from volcano.api import accessors
 from volcano.scheduler.actions.base import Action, Agenda, pending_tasks, schedulable_jobs
 from volcano.scheduler.framework.extension import Arguments
 from volcano.scheduler.framework.model import PREEMPTABLE_STATUSES, JobInfo, NodeInfo, QueueInfo, TaskInfo
@@ -147,7 +148,7 @@ def pick_candidate(candidates: list[tuple[int, list[TaskInfo]]]) -> tuple[int, l
     earliest start among the top-priority victims; then the first candidate."""
     def start_key(victims: list[TaskInfo]) -> str:
         top = max(_pod_priority(v) for v in victims)
-        return min(str((v.spec.pod.get("status") or {}).get("startTime") or "")
+        return min(str(accessors.status(v.spec.pod).get("startTime") or "")
                    for v in victims if _pod_priority(v) == top)
 
     scores: list[Callable[[list[TaskInfo]], int]] = [

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from volcano.api import accessors
 from volcano.api.resources import Resources
 from volcano.scheduler.framework.model import (
     ALLOCATED_STATUSES,
@@ -98,7 +99,7 @@ def status_changed(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
 
 
 def _pod_condition_changed(task: TaskInfo, cond: Mapping[str, Any]) -> bool:
-    for c in (task.spec.pod.get("status") or {}).get("conditions") or []:
+    for c in accessors.status(task.spec.pod).get("conditions") or []:
         if c.get("type") == cond["type"]:
             return any(c.get(k) != cond[k] for k in ("status", "reason", "message"))
     return True
@@ -113,7 +114,7 @@ def close_session(ssn: Session) -> SessionOutcome:
     for job in ssn.jobs.values():
         new = job_status(job, ssn.uid)
         out.statuses[job.uid] = new
-        old = job.podgroup.get("status") or {}
+        old = accessors.status(job.podgroup)
         update = not old or status_changed(new, old)
         if update:
             out.podgroups.append((job, new))
@@ -153,7 +154,7 @@ def close_session(ssn: Session) -> SessionOutcome:
                 name = ssn.queues[name].parent or "root"
     for name, vec in sorted(allocated.items()):
         res = ssn.space.to_resources(vec)
-        current = (ssn.queues[name].obj.get("status") or {}).get("allocated") or {}
+        current = accessors.status(ssn.queues[name].obj).get("allocated") or {}
         if Resources.from_k8s(current, field="status.allocated") != res:
             out.queues[name] = res.to_k8s()
     return out

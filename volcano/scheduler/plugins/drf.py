@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from volcano.api import accessors
 from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.points import JOB_ORDER, PERMIT, PREEMPTABLE, QUEUE_ORDER, RECLAIMABLE
 from volcano.scheduler.plugins.drf_hierarchy import HIERARCHY_ANNOTATION, WEIGHTS_ANNOTATION, HdrfTree
@@ -141,8 +142,7 @@ class DrfPlugin(Plugin):
 
     @staticmethod
     def _annotations(queue: QueueInfo) -> tuple[str, str]:
-        meta = queue.obj.get("metadata") or {}
-        annotations = meta.get("annotations") or {}
+        annotations = accessors.annotations(queue.obj)
         return str(annotations.get(HIERARCHY_ANNOTATION) or ""), str(annotations.get(WEIGHTS_ANNOTATION) or "")
 
     def _path(self, queue: QueueInfo) -> list[str]:
