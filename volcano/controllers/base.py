@@ -78,11 +78,10 @@ class Controller(Generic[K]):
     def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams | None = None, trace: Trace | None = None,
                  recorder: Recorder | None = None) -> None:
-        self.client = client
-        self.informers = informers
-        self.clock = clock
+        self.client, self.informers, self.clock = client, informers, clock
         self.streams = streams
-        self.trace = trace
+        self.trace = trace if trace is not None else Trace(enabled=False)
+        """Where decisions are recorded (a disabled trace when none is given)."""
         self.recorder = recorder
         self.queue: WorkQueue[K] = WorkQueue(clock, self.process, name=self.COMPONENT,
                                              priority=Priority.CONTROLLER)
@@ -118,9 +117,8 @@ class Controller(Generic[K]):
         raise NotImplementedError
 
     def record(self, event: str, obj: str, detail: str = "") -> None:
-        """Append a decision to the trace (if any), as this controller's component."""
-        if self.trace is not None:
-            self.trace.record(self.clock.now_ms, self.COMPONENT, event, obj, detail)
+        """Append a decision to the trace, as this controller's component."""
+        self.trace.record(self.clock.now_ms, self.COMPONENT, event, obj, detail)
 
     def event(self, obj: Obj | None, type: str, reason: str, message: str) -> None:
         """Record a Kubernetes event on ``obj`` through the recorder (if any, and if ``obj`` is known)."""

@@ -43,11 +43,8 @@ class DefaultScheduler:
 
     def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  trace: Trace | None = None, recorder: Any = None, period_ms: int = 1000) -> None:
-        self.client = client
-        self.informers = informers
-        self.clock = clock
-        self.trace = trace
-        self.recorder = recorder
+        self.client, self.informers, self.clock = client, informers, clock
+        self.trace, self.recorder = trace, recorder
         self.period_ms = period_ms
         self._pods = informers.informer("Pod")
         self._nodes = informers.informer("Node")
@@ -65,15 +62,14 @@ class DefaultScheduler:
             self._arrival[uid] = self._arrivals
 
     def start(self) -> None:
-        """Run a cycle every period."""
-        if self._timer is None:
-            self._timer = self.clock.call_every(self.period_ms, self.run_once, priority=Priority.SCHEDULER)
+        """Run a cycle every period (idempotent)."""
+        self._timer = self._timer or self.clock.call_every(self.period_ms, self.run_once, priority=Priority.SCHEDULER)
 
     def stop(self) -> None:
-        """Stop cycling."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        """Stop cycling (idempotent)."""
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
 
     def run_once(self) -> int:
         """Place what fits; returns the number of pods bound."""

@@ -33,32 +33,25 @@ pod-tracking finalizers, and the interim ``SuccessCriteriaMet`` /
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from types import MappingProxyType
 from typing import Any
 
 from volcano.api import accessors
 from volcano.apiserver.client import Client, Obj
-from volcano.controllers.base import Controller, Recorder
+from volcano.controllers.base import Recorder
 from volcano.controllers.builtin._common import (
-    Expectations,
-    NameGenerator,
-    PodControl,
-    controller_of,
-    controller_ref_to,
-    controller_uid_index,
     deletion_rank,
     int_field,
     is_pod_active,
     is_pod_ready,
     meta,
 )
+from volcano.controllers.builtin._owner import PodOwnerController
 from volcano.informers import InformerFactory
 from volcano.sim import Clock, RandomStreams, Trace
 
 __all__ = ["BatchJobController", "failure_backoff_ms"]
 
 COMPONENT = "batch-job-controller"
-_INDEX = "batch-job-controller/controller-uid"
 _BACKOFF_BASE_MS = 10_000
 _BACKOFF_MAX_MS = 360_000
 
@@ -77,39 +70,26 @@ def _finished(job: Mapping[str, Any]) -> bool:
     return False
 
 
-class BatchJobController(Controller[str]):
+class BatchJobController(PodOwnerController):
     """Reconciles batch/v1 Jobs (see the module docstring)."""
 
+    OWNER = "Job.batch"
+    OWNER_KIND = "Job"
+    API_VERSION = "batch/v1"
     COMPONENT = COMPONENT
-    INDEXES = (("Pod", _INDEX, controller_uid_index),)
+    NAME_STREAM = "controller.batchjob"
 
     def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams, trace: Trace | None = None, recorder: Recorder | None = None) -> None:
         super().__init__(client, informers, clock, streams=streams, trace=trace, recorder=recorder)
-        self.names = NameGenerator(streams.stream("controller.batchjob"))
-        self.expectations = Expectations()
-        self.pods = PodControl(client, self.names, self.expectations)
         self._terminal: dict[str, dict[str, str]] = {}  # job uid -> pod uid -> terminal phase seen
         self._last_failure_ms: dict[str, int] = {}
 
-    def _on_job(self, event: str, job: Obj, old: Obj | None) -> None:
-        key = f"{meta(job).get('namespace', '')}/{meta(job).get('name', '')}"
-        if event == "DELETED":
-            self.expectations.forget(key)
-            self._terminal.pop(str(meta(job).get("uid", "")), None)
-            self._last_failure_ms.pop(str(meta(job).get("uid", "")), None)
-            return
-        self.queue.add(key)
-
-    def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
-        ref = controller_of(pod)
-        if ref is None or ref.get("kind") != "Job" or not str(ref.get("apiVersion", "")).startswith("batch/"):
-            return
-        key = f"{meta(pod).get('namespace', '')}/{ref.get('name', '')}"
-        self.expectations.observed(key, str(meta(pod).get("name", "")), event)
-        self.queue.add(key)
-
-    WATCHES = MappingProxyType({"Job.batch": _on_job, "Pod": _on_pod})
+    def forget(self, key: str, owner: Mapping[str, Any]) -> None:
+        """The Job is gone: drop its expectations, terminal pods and last failure."""
+        super().forget(key, owner)
+        self._terminal.pop(str(meta(owner).get("uid", "")), None)
+        self._last_failure_ms.pop(str(meta(owner).get("uid", "")), None)
 
     def _count_terminal(self, job_uid: str, pods: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
         seen = self._terminal.setdefault(job_uid, {})
@@ -139,9 +119,7 @@ class BatchJobController(Controller[str]):
         if completions == -1:
             completions = None
         job_uid = str(meta(job).get("uid", ""))
-        pods_informer = self.informer("Pod")
-        pods = [p for p in pods_informer.by_index(_INDEX, job_uid) if meta(p).get("namespace") == namespace]
-        unseen, deleting = self.expectations.reconcile(key, lambda n: pods_informer.get(n, namespace))
+        pods, unseen, deleting = self.owned_pods(job)
         succeeded, failed = self._count_terminal(job_uid, pods)
         old_status = accessors.status(job)
         succeeded = max(succeeded, int(old_status.get("succeeded") or 0))
@@ -180,7 +158,7 @@ class BatchJobController(Controller[str]):
     def _finish(self, key: str, active: Sequence[Mapping[str, Any]], outcome: tuple[str, str, str]) -> None:
         """The Job reached ``outcome`` (condition type, reason, message): delete its active pods."""
         for pod in sorted(active, key=deletion_rank):
-            self._delete_pod(key, pod)
+            self.delete_pod(key, pod)
         self.record(outcome[0], key, outcome[1])
 
     def _scale(self, key: str, job: Mapping[str, Any], want: int, active: list[Obj], unseen: int,
@@ -201,20 +179,12 @@ class BatchJobController(Controller[str]):
         elif have > want:
             victims = sorted(active, key=deletion_rank)[:have - want]
             for pod in victims:
-                self._delete_pod(key, pod)
+                self.delete_pod(key, pod)
             gone = {meta(p).get("name") for p in victims}
             active = [p for p in active if meta(p).get("name") not in gone]
         return created, active
 
     def _create_pod(self, key: str, job: Mapping[str, Any]) -> None:
-        j_meta = meta(job)
-        uid = str(j_meta.get("uid", ""))
-        labels = {"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": str(j_meta["name"]),
-                  "controller-uid": uid, "job-name": str(j_meta["name"])}
-        pod_name = self.pods.create(key, job, (job.get("spec") or {}).get("template") or {},
-                                    controller_ref_to(job, "batch/v1", "Job"), labels)
-        self.record("CreatePod", f"{j_meta.get('namespace')}/{pod_name}", f"job {j_meta['name']}")
-
-    def _delete_pod(self, key: str, pod: Mapping[str, Any]) -> None:
-        name = self.pods.delete(key, pod)
-        self.record("DeletePod", f"{meta(pod).get('namespace')}/{name}")
+        uid, name = str(meta(job).get("uid", "")), str(meta(job)["name"])
+        self.create_pod(key, job, {"batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name,
+                                   "controller-uid": uid, "job-name": name})

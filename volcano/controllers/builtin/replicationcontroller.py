@@ -24,7 +24,7 @@ COMPONENT = "replicationcontroller-controller"
 class ReplicationControllerController(ReplicaSetController):
     """Reconciles core/v1 ReplicationControllers (see the module docstring)."""
 
-    KIND = "ReplicationController"
+    OWNER = OWNER_KIND = "ReplicationController"
     API_VERSION = "v1"
     COMPONENT = COMPONENT
     NAME_STREAM = "controller.replicationcontroller"

@@ -37,8 +37,8 @@ from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.statement import Statement
 from volcano.scheduler.framework.util import PriorityQueue
 
-__all__ = ["Preempt", "RowFilter", "TopologyOptions", "candidate_rows", "could_fit_rows", "pick_candidate",
-           "preempt_task", "select_victims_on_node", "topology_aware_preempt"]
+__all__ = ["Preempt", "RowFilter", "TopologyOptions", "candidate_rows", "could_fit_rows", "fits_with_victims",
+           "pick_candidate", "preempt_task", "select_victims_on_node", "topology_aware_preempt"]
 
 
 def candidate_rows(ssn: Session, task: TaskInfo) -> np.ndarray:
@@ -67,6 +67,15 @@ def could_fit_rows(ssn: Session, task: TaskInfo, rows: np.ndarray) -> np.ndarray
     bound = table.fidle[np.ix_(rows, d)] + table.used[np.ix_(rows, d)] - table.releasing[np.ix_(rows, d)]
     result: np.ndarray = np.all(bound >= task.vec[d], axis=1)
     return result
+
+
+def fits_with_victims(ssn: Session, task: TaskInfo, row: int, victims: list[TaskInfo]) -> bool:
+    """Whether ``task`` fits ``row``'s FutureIdle plus every victim's request (the room check
+    before a node's victims are evicted one by one)."""
+    room = ssn.table.fidle[row].copy()
+    for v in victims:
+        room += v.vec
+    return fits(task, room)
 
 
 def _eligible(ssn: Session, task: TaskInfo) -> bool:
@@ -113,10 +122,7 @@ def select_victims_on_node(ssn: Session, preemptor: TaskInfo, queue: QueueInfo, 
     victims_all = ssn.preemptable(preemptor, preemptees)
     if not victims_all:
         return []
-    room = ssn.table.fidle[row].copy()
-    for v in victims_all:
-        room += v.vec
-    if not fits(preemptor, room):
+    if not fits_with_victims(ssn, preemptor, row, victims_all):
         return []
     heap: PriorityQueue[TaskInfo] = PriorityQueue(ssn.victim_less(preemptor), victims_all)
     lifted: list[TaskInfo] = []
@@ -218,7 +224,6 @@ def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo, keep: Calla
         return topology_aware_preempt(ssn, stmt, preemptor, keep, rows.tolist(), topology, could_fit)
     scores = ssn.node_scores(preemptor, rows)
     order = rows[np.argsort(-scores, kind="stable")]
-    table = ssn.table
     # Nodes that cannot fit the preemptor even with every possible victim gone
     # are skipped without building their victim lists (the room check below
     # would reject them); they still count as attempts, as the scan visits them.
@@ -231,10 +236,7 @@ def preempt_task(ssn: Session, stmt: Statement, preemptor: TaskInfo, keep: Calla
         preemptees = [t for t in node.tasks.values() if keep(t)]
         victims = ssn.preemptable(preemptor, preemptees)
         ssn.metrics.set_preemption_victims(len(victims))
-        room = table.fidle[row].copy()
-        for v in victims:
-            room += v.vec
-        if not fits(preemptor, room):
+        if not fits_with_victims(ssn, preemptor, row, victims):
             continue
         heap: PriorityQueue[TaskInfo] = PriorityQueue(ssn.victim_less(preemptor), victims)
         node_stmt = Statement(ssn)

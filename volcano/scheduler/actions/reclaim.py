@@ -21,7 +21,7 @@ share; upstream behaves the same way.
 from __future__ import annotations
 
 from volcano.scheduler.actions.base import Action, Agenda, pending_tasks, schedulable_jobs
-from volcano.scheduler.actions.preempt import candidate_rows
+from volcano.scheduler.actions.preempt import candidate_rows, fits_with_victims
 from volcano.scheduler.framework.model import JobInfo, QueueInfo, TaskInfo, TaskStatus
 from volcano.scheduler.framework.select import fits
 from volcano.scheduler.framework.session import Session
@@ -50,10 +50,7 @@ def reclaim_for_task(ssn: Session, stmt: Statement, task: TaskInfo, job: JobInfo
         if not reclaimees:
             continue
         victims = ssn.reclaimable(task, reclaimees)
-        room = table.fidle[row].copy()
-        for v in victims:
-            room += v.vec
-        if not fits(task, room):
+        if not fits_with_victims(ssn, task, row, victims):
             continue
         heap: PriorityQueue[TaskInfo] = PriorityQueue(ssn.victim_less(task), victims)
         available = table.fidle[row].copy()

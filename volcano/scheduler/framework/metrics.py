@@ -15,47 +15,37 @@ __all__ = ["NO_METRICS", "MetricsSink", "NoMetrics"]
 
 
 class MetricsSink(Protocol):
-    """The reports a session makes (names follow Volcano's ``pkg/scheduler/metrics``)."""
+    """The reports a session makes (names follow Volcano's ``pkg/scheduler/metrics``). Each
+    method does nothing by default, so a sink that subclasses it implements only what it
+    records."""
 
     def count_preemption_attempts(self, n: int) -> None:
         """``total_preemption_attempts`` += n (nodes the preempt scan visited)."""
+        return None
 
     def set_preemption_victims(self, n: int) -> None:
         """``pod_preemption_victims`` = n (victims offered on the last node examined)."""
+        return None
 
     def count_eviction_transaction(self, action: str) -> None:
         """``eviction_transactions_total{action}`` += 1 (a committed statement that evicted)."""
+        return None
 
     def set_unschedulable_tasks(self, job: str, n: int) -> None:
         """``unschedule_task_count{job_id}`` = n at session close."""
+        return None
 
     def set_unschedulable_jobs(self, n: int) -> None:
         """``unschedule_job_count`` = n at session close."""
+        return None
 
     def count_job_retry(self, job: str) -> None:
         """``job_retry_counts{job_id}`` += 1 (the job was not ready at session close)."""
+        return None
 
 
-class NoMetrics:
-    """A sink that drops every report."""
-
-    def count_preemption_attempts(self, n: int) -> None:
-        """Dropped."""
-
-    def set_preemption_victims(self, n: int) -> None:
-        """Dropped."""
-
-    def count_eviction_transaction(self, action: str) -> None:
-        """Dropped."""
-
-    def set_unschedulable_tasks(self, job: str, n: int) -> None:
-        """Dropped."""
-
-    def set_unschedulable_jobs(self, n: int) -> None:
-        """Dropped."""
-
-    def count_job_retry(self, job: str) -> None:
-        """Dropped."""
+class NoMetrics(MetricsSink):
+    """A sink that drops every report (the protocol's methods do nothing)."""
 
 
 NO_METRICS: MetricsSink = NoMetrics()

@@ -35,20 +35,33 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from volcano.scheduler.framework.points import PERMIT, REJECT
+from volcano.scheduler.framework.points import (
+    ALLOCATABLE,
+    JOB_ENQUEUEABLE,
+    JOB_ENQUEUED,
+    PERMIT,
+    PREEMPTIVE,
+    QUEUE_ORDER,
+    RECLAIMABLE,
+    REJECT,
+    Victims,
+)
 from volcano.scheduler.framework.task import ALLOCATED_STATUSES, TaskStatus
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.job import JobInfo
+    from volcano.scheduler.framework.queue import QueueInfo
     from volcano.scheduler.framework.session import Session
+    from volcano.scheduler.framework.task import TaskInfo
 
 __all__ = [
     "INFINITE",
     "Num",
     "QueueAttr",
     "QueueQuota",
+    "QuotaPlugin",
     "Vec",
     "add",
     "build_queue_attrs",
@@ -69,6 +82,7 @@ __all__ = [
     "overused",
     "queue_allocatable",
     "real_capability",
+    "register_quota_plugin",
     "resource_names",
     "share",
     "sub",
@@ -475,3 +489,43 @@ def enqueue_verdict(ssn: Session, job: JobInfo, attr: QueueAttr) -> int:
     ssn.podgroup_event(job, "Normal", "Unschedulable",
                        format_resource_names("queue resource quota insufficient", "insufficient", failing))
     return REJECT
+
+
+class QuotaPlugin(Protocol):
+    """What a queue-quota plugin (proportion, capacity) answers, and hears about placements."""
+
+    def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        """QUEUE_ORDER."""
+
+    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> Victims:
+        """RECLAIMABLE."""
+
+    def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        """ALLOCATABLE."""
+
+    def preemptive(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
+        """PREEMPTIVE."""
+
+    def job_enqueueable(self, job: JobInfo) -> int:
+        """JOB_ENQUEUEABLE."""
+
+    def job_enqueued(self, job: JobInfo) -> None:
+        """JOB_ENQUEUED."""
+
+    def on_allocate(self, task: TaskInfo) -> None:
+        """A task was placed: its queue's allocation grows."""
+
+    def on_deallocate(self, task: TaskInfo) -> None:
+        """A task left its node: its queue's allocation shrinks."""
+
+
+def register_quota_plugin(ssn: Session, plugin: QuotaPlugin) -> None:
+    """Register the points every quota plugin answers (queue order, reclaimable, allocatable,
+    preemptive, job enqueueable and enqueued) and its allocation event handlers."""
+    ssn.add_fn(QUEUE_ORDER, plugin.queue_order)
+    ssn.add_fn(RECLAIMABLE, plugin.reclaimable)
+    ssn.add_fn(ALLOCATABLE, plugin.allocatable)
+    ssn.add_fn(PREEMPTIVE, plugin.preemptive)
+    ssn.add_fn(JOB_ENQUEUEABLE, plugin.job_enqueueable)
+    ssn.add_fn(JOB_ENQUEUED, plugin.job_enqueued)
+    ssn.add_event_handler(allocate=plugin.on_allocate, deallocate=plugin.on_deallocate)

@@ -35,14 +35,8 @@ from typing import TYPE_CHECKING
 
 from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.points import (
-    ALLOCATABLE,
     GANG_RECLAIM,
-    JOB_ENQUEUEABLE,
-    JOB_ENQUEUED,
     PERMIT,
-    PREEMPTIVE,
-    QUEUE_ORDER,
-    RECLAIMABLE,
     REJECT,
     UNIFIED_EVICTABLE,
     VICTIM_QUEUE_ORDER,
@@ -61,6 +55,7 @@ from volcano.scheduler.framework.quota import (
     format_resource_names,
     is_empty,
     le_tolerant,
+    register_quota_plugin,
     resource_names,
     share,
     sub,
@@ -276,14 +271,8 @@ class CapacityPlugin(Plugin):
                 spec: Vec = ssn.queues[name].deserved or {}
                 attr.quota.deserved = capacity_deserved(spec, attr.quota.real, attr.quota.guarantee)
                 attr.share = capacity_share(attr.allocated, attr.quota.deserved)
-        ssn.add_fn(QUEUE_ORDER, self.queue_order)
-        ssn.add_fn(RECLAIMABLE, self.reclaimable)
-        ssn.add_fn(PREEMPTIVE, self.preemptive)
-        ssn.add_fn(ALLOCATABLE, self.allocatable)
-        ssn.add_fn(JOB_ENQUEUEABLE, self.job_enqueueable)
-        ssn.add_fn(JOB_ENQUEUED, self.job_enqueued)
+        register_quota_plugin(ssn, self)
         ssn.add_fn(UNIFIED_EVICTABLE, self.unified_evictable)
-        ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
 
     def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
         """Higher ``spec.priority`` first, then ``compare_queue_shares``."""
@@ -456,8 +445,10 @@ class CapacityPlugin(Plugin):
             attr.allocated = add(attr.allocated, req) if sign > 0 else sub(attr.allocated, req)
             attr.share = capacity_share(attr.allocated, attr.quota.deserved)
 
-    def _on_allocate(self, task: TaskInfo) -> None:
+    def on_allocate(self, task: TaskInfo) -> None:
+        """The task's queue (and its ancestors) grow by its request."""
         self._event(task, 1)
 
-    def _on_deallocate(self, task: TaskInfo) -> None:
+    def on_deallocate(self, task: TaskInfo) -> None:
+        """The task's queue (and its ancestors) shrink by its request."""
         self._event(task, -1)

@@ -15,14 +15,8 @@ from typing import TYPE_CHECKING
 
 from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.points import (
-    ALLOCATABLE,
-    JOB_ENQUEUEABLE,
-    JOB_ENQUEUED,
     OVERUSED,
     PERMIT,
-    PREEMPTIVE,
-    QUEUE_ORDER,
-    RECLAIMABLE,
     REJECT,
 )
 from volcano.scheduler.framework.quota import (
@@ -36,6 +30,7 @@ from volcano.scheduler.framework.quota import (
     enqueue_verdict,
     overused,
     queue_allocatable,
+    register_quota_plugin,
     resource_names,
     share,
     sub,
@@ -62,14 +57,8 @@ class ProportionPlugin(Plugin):
         compute_deserved(self.total, [a.quota for a in ordered], total_guarantee)
         for attr in ordered:
             self._update_share(attr)
-        ssn.add_fn(QUEUE_ORDER, self.queue_order)
-        ssn.add_fn(RECLAIMABLE, self.reclaimable)
+        register_quota_plugin(ssn, self)
         ssn.add_fn(OVERUSED, self.overused)
-        ssn.add_fn(ALLOCATABLE, self.allocatable)
-        ssn.add_fn(PREEMPTIVE, self.preemptive)
-        ssn.add_fn(JOB_ENQUEUEABLE, self.job_enqueueable)
-        ssn.add_fn(JOB_ENQUEUED, self.job_enqueued)
-        ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
 
     @staticmethod
     def _update_share(attr: QueueAttr) -> None:
@@ -146,8 +135,10 @@ class ProportionPlugin(Plugin):
         attr.allocated = add(attr.allocated, req) if sign > 0 else sub(attr.allocated, req)
         self._update_share(attr)
 
-    def _on_allocate(self, task: TaskInfo) -> None:
+    def on_allocate(self, task: TaskInfo) -> None:
+        """The task's queue's allocation grows by its request."""
         self._event(task, 1)
 
-    def _on_deallocate(self, task: TaskInfo) -> None:
+    def on_deallocate(self, task: TaskInfo) -> None:
+        """The task's queue's allocation shrinks by its request."""
         self._event(task, -1)
