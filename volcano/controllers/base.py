@@ -47,6 +47,7 @@ from functools import partial
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from volcano.apiserver.client import Client, Obj
+from volcano.apiserver.errors import ApiError
 from volcano.informers import Informer, InformerFactory, WorkQueue
 from volcano.informers.informer import Handler
 from volcano.sim import Clock, Priority, RandomStreams, Trace
@@ -115,6 +116,16 @@ class Controller(Generic[K]):
     def process(self, key: K) -> None:
         """Reconcile ``key`` (run from the work queue)."""
         raise NotImplementedError
+
+    def create_once(self, obj: Obj, namespace: str | None = None) -> bool:
+        """Create ``obj``; False when it already exists (another sync made it first)."""
+        try:
+            self.client.create(obj, namespace=namespace)
+        except ApiError as err:
+            if err.reason != "AlreadyExists":
+                raise
+            return False
+        return True
 
     def record(self, event: str, obj: str, detail: str = "") -> None:
         """Append a decision to the trace, as this controller's component."""

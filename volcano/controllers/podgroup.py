@@ -222,13 +222,8 @@ def build_podgroup_for_pod(pod: Mapping[str, Any], name: str, owner_annotations:
         for key in sorted(owner_annotations):
             if key.startswith(_VOLCANO_PREFIX):
                 annotations[key] = owner_annotations[key]
-    for key in (PREEMPTABLE, _COOLDOWN, _REVOCABLE_ZONE):
-        if key in pod_ann:
-            annotations[key] = pod_ann[key]
-    if _JDB_MIN in pod_ann:
-        annotations[_JDB_MIN] = pod_ann[_JDB_MIN]
-    elif _JDB_MAX in pod_ann:
-        annotations[_JDB_MAX] = pod_ann[_JDB_MAX]
+    jdb = _JDB_MIN if _JDB_MIN in pod_ann else _JDB_MAX  # minAvailable wins over maxUnavailable
+    annotations.update({k: pod_ann[k] for k in (PREEMPTABLE, _COOLDOWN, _REVOCABLE_ZONE, jdb) if k in pod_ann})
     labels = {key: pod_labels[key] for key in (PREEMPTABLE, _COOLDOWN) if key in pod_labels}
     spec: dict[str, Any] = {"minMember": min_member, "queue": pod_ann.get(QUEUE_NAME_ANNOTATION) or "default",
                             "minResources": quota_usage_to_k8s(total)}
@@ -345,13 +340,8 @@ class PodGroupController(Controller[tuple[str, str, str]]):
 
     def _create(self, pod: Mapping[str, Any], pg_name: str) -> None:
         namespace = accessors.meta(pod).get("namespace")
-        try:
-            self.client.create(self._build(pod, pg_name), namespace=namespace)
-        except ApiError as err:
-            if err.reason != "AlreadyExists":
-                raise
-            return
-        self.record("CreatePodGroup", f"{namespace}/{pg_name}", f"pod {accessors.meta(pod).get('name')}")
+        if self.create_once(self._build(pod, pg_name), namespace=namespace):
+            self.record("CreatePodGroup", f"{namespace}/{pg_name}", f"pod {accessors.meta(pod).get('name')}")
 
     def _annotate(self, pod: Mapping[str, Any], pg_name: str) -> None:
         if accessors.annotations(pod).get(GROUP_NAME):

@@ -21,8 +21,10 @@ from volcano.api.accessors import controller_of, meta
 from volcano.api.frozen import thaw
 from volcano.apiserver.client import Client
 from volcano.apiserver.errors import ApiError
+from volcano.controllers.base import Controller
 
 __all__ = [
+    "CONTROLLER_UID_INDEX",
     "Expectations",
     "NameGenerator",
     "PodControl",
@@ -30,6 +32,7 @@ __all__ = [
     "controller_ref_to",
     "controller_uid_index",
     "deletion_rank",
+    "desired_replicas",
     "int_field",
     "is_pod_active",
     "is_pod_ready",
@@ -37,6 +40,9 @@ __all__ = [
     "pod_from_template",
     "sorted_by_name",
 ]
+
+CONTROLLER_UID_INDEX = "builtin/controller-uid"
+"""Informer index of objects by their controller's uid (``controller_uid_index``)."""
 
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATED_BASE = 58  # Kubernetes truncates a generateName base to 63 - 5 characters
@@ -58,6 +64,16 @@ def int_field(obj: Mapping[str, Any], path: str, default: int) -> int:
         raise ValueError(f"{obj.get('kind', 'object')} {m.get('namespace', '')}/{m.get('name', '')}: "
                          f"{path} must be a non-negative integer, got {value!r}")
     return value
+
+
+def desired_replicas(controller: Controller[str], key: str, obj: Mapping[str, Any]) -> int | None:
+    """``spec.replicas`` of ``obj`` (default 1), or None after tracing ``InvalidSpec``: a real
+    controller logs a malformed value and moves on."""
+    try:
+        return int_field(obj, "spec.replicas", 1)
+    except ValueError as err:
+        controller.record("InvalidSpec", key, str(err))
+        return None
 
 
 def controller_uid_index(obj: Mapping[str, Any]) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from volcano.apiserver.client import Client, Obj
 from volcano.controllers.base import Controller, Recorder, WatchHandler
 from volcano.controllers.builtin._common import (
+    CONTROLLER_UID_INDEX,
     Expectations,
     NameGenerator,
     PodControl,
@@ -28,10 +29,7 @@ from volcano.controllers.builtin._common import (
 from volcano.informers import InformerFactory
 from volcano.sim import Clock, RandomStreams, Trace
 
-__all__ = ["OWNER_INDEX", "PodOwnerController"]
-
-OWNER_INDEX = "builtin/controller-uid"
-"""The Pod informer index by controller uid (shared by every pod owner)."""
+__all__ = ["PodOwnerController"]
 
 
 class PodOwnerController(Controller[str]):
@@ -45,7 +43,7 @@ class PodOwnerController(Controller[str]):
     """The owner's apiVersion, written into the pods' controller ownerReference."""
     NAME_STREAM: ClassVar[str] = ""
     """The random stream the pod name suffixes come from."""
-    INDEXES = (("Pod", OWNER_INDEX, controller_uid_index),)
+    INDEXES = (("Pod", CONTROLLER_UID_INDEX, controller_uid_index),)
 
     def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams, trace: Trace | None = None, recorder: Recorder | None = None) -> None:
@@ -83,7 +81,7 @@ class PodOwnerController(Controller[str]):
         deleted pods it still shows."""
         namespace = meta(owner).get("namespace")
         informer = self.informer("Pod")
-        pods = [p for p in informer.by_index(OWNER_INDEX, str(meta(owner).get("uid", "")))
+        pods = [p for p in informer.by_index(CONTROLLER_UID_INDEX, str(meta(owner).get("uid", "")))
                 if meta(p).get("namespace") == namespace]
         key = f"{namespace}/{meta(owner).get('name', '')}"
         unseen, deleting = self.expectations.reconcile(key, lambda n: informer.get(n, namespace))

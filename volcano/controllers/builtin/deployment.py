@@ -32,12 +32,13 @@ from typing import Any
 from volcano.api import accessors
 from volcano.api.frozen import thaw
 from volcano.apiserver.client import Obj
-from volcano.apiserver.errors import ApiError
 from volcano.controllers.base import Controller
 from volcano.controllers.builtin._common import (
+    CONTROLLER_UID_INDEX,
     controller_of,
     controller_ref_to,
     controller_uid_index,
+    desired_replicas,
     int_field,
     meta,
 )
@@ -49,7 +50,6 @@ POD_TEMPLATE_HASH_LABEL = "pod-template-hash"
 """Label carrying the template hash on a Deployment's ReplicaSets and pods."""
 REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
 
-_INDEX = "deployment-controller/controller-uid"
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _SKIPPED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 
@@ -69,7 +69,7 @@ class DeploymentController(Controller[str]):
     """Reconciles apps/v1 Deployments into one ReplicaSet each (see the module docstring)."""
 
     COMPONENT = COMPONENT
-    INDEXES = (("ReplicaSet", _INDEX, controller_uid_index),)
+    INDEXES = (("ReplicaSet", CONTROLLER_UID_INDEX, controller_uid_index),)
 
     def _on_deployment(self, event: str, deployment: Obj, old: Obj | None) -> None:
         if event != "DELETED":
@@ -88,16 +88,15 @@ class DeploymentController(Controller[str]):
         deployment = self.informer("Deployment").get(name, namespace)
         if deployment is None or meta(deployment).get("deletionTimestamp"):
             return
-        try:
-            desired = int_field(deployment, "spec.replicas", 1)
-        except ValueError as err:
-            self.record("InvalidSpec", key, str(err))  # a real controller logs it and moves on
+        desired = desired_replicas(self, key, deployment)
+        if desired is None:
             return
         spec = deployment.get("spec") or {}
         template = spec.get("template") or {}
         template_hash = pod_template_hash(template, accessors.status(deployment).get("collisionCount"))
         new_name = f"{name}-{template_hash}"
-        owned = sorted((rs for rs in self.informer("ReplicaSet").by_index(_INDEX, str(meta(deployment).get("uid", "")))
+        uid = str(meta(deployment).get("uid", ""))
+        owned = sorted((rs for rs in self.informer("ReplicaSet").by_index(CONTROLLER_UID_INDEX, uid)
                         if meta(rs).get("namespace") == namespace), key=lambda rs: str(meta(rs).get("name")))
         new_rs = next((rs for rs in owned if meta(rs).get("name") == new_name), None)
         if new_rs is None:
@@ -125,13 +124,8 @@ class DeploymentController(Controller[str]):
                            "labels": dict(template["metadata"]["labels"]), "annotations": annotations,
                            "ownerReferences": [controller_ref_to(deployment, "apps/v1", "Deployment")]},
               "spec": {"replicas": replicas, "selector": selector, "template": template}}
-        try:
-            self.client.create(rs, namespace=d_meta.get("namespace"))
-        except ApiError as err:
-            if err.reason != "AlreadyExists":
-                raise
-            return
-        self.record("CreateReplicaSet", f"{d_meta.get('namespace')}/{rs_name}", f"replicas={replicas}")
+        if self.create_once(rs, namespace=d_meta.get("namespace")):
+            self.record("CreateReplicaSet", f"{d_meta.get('namespace')}/{rs_name}", f"replicas={replicas}")
 
     def _scale(self, rs: Mapping[str, Any], replicas: int) -> None:
         self.client.patch("ReplicaSet", str(meta(rs)["name"]), {"spec": {"replicas": replicas}},

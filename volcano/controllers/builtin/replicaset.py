@@ -32,7 +32,7 @@ from typing import Any
 from volcano.api import accessors
 from volcano.controllers.builtin._common import (
     deletion_rank,
-    int_field,
+    desired_replicas,
     is_pod_active,
     is_pod_ready,
     meta,
@@ -65,10 +65,8 @@ class ReplicaSetController(PodOwnerController):
             return
         if meta(rs).get("deletionTimestamp"):
             return
-        try:
-            desired = int_field(rs, "spec.replicas", 1)
-        except ValueError as err:
-            self.record("InvalidSpec", key, str(err))  # a real controller logs it and moves on
+        desired = desired_replicas(self, key, rs)
+        if desired is None:
             return
         pods, unseen, deleting = self.owned_pods(rs)
         active = [p for p in pods if is_pod_active(p) and meta(p).get("name") not in deleting]

@@ -32,7 +32,7 @@ Other deliberate differences from upstream, for determinism:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Protocol
@@ -89,6 +89,7 @@ __all__ = [
     "tolerance",
     "vec_to_dict",
     "vector_le_tolerant",
+    "walk_victims",
 ]
 
 Num = int | Fraction
@@ -472,6 +473,26 @@ def build_queue_attrs(ssn: Session) -> tuple[dict[str, QueueAttr], dict[str, Num
         attr.quota.request = attr.request
         attr.quota.real = real_capability(total, total_guarantee, attr.quota.guarantee, attr.quota.capability)
     return attrs, total, total_guarantee
+
+
+def walk_victims(ssn: Session, attrs: Mapping[str, QueueAttr], candidates: Iterable[TaskInfo],
+                 is_victim: Callable[[QueueAttr, Vec, TaskInfo], bool]) -> list[TaskInfo]:
+    """The victims among ``candidates``, walked in order with a running copy of each victim
+    queue's allocation: a candidate is a victim when ``is_victim(queue attributes, allocation
+    so far, task)``, and its request then leaves the copy. Candidates outside the quota
+    queues are skipped (proportion's reclaimable, capacity's gang-reclaim filter)."""
+    working: dict[str, dict[str, Num]] = {}
+    victims: list[TaskInfo] = []
+    for task in candidates:
+        job = ssn.job_of(task)
+        attr = attrs.get(job.queue) if job is not None else None
+        if job is None or attr is None:
+            continue
+        allocated = working.setdefault(job.queue, dict(attr.allocated))
+        if is_victim(attr, allocated, task):
+            working[job.queue] = sub(allocated, task.spec.requests)
+            victims.append(task)
+    return victims
 
 
 def enqueue_verdict(ssn: Session, job: JobInfo, attr: QueueAttr) -> int:

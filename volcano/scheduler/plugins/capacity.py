@@ -61,6 +61,7 @@ from volcano.scheduler.framework.quota import (
     sub,
     tolerance,
     vector_le_tolerant,
+    walk_victims,
 )
 from volcano.scheduler.plugins.capacity_hierarchy import ROOT, QueueTree, build_queue_tree
 
@@ -328,22 +329,15 @@ class CapacityPlugin(Plugin):
         they use (Volcano skips the resource-intersection test here)."""
         if ctx.kind != GANG_RECLAIM:
             return list(candidates), PERMIT
-        working: dict[str, dict[str, Num]] = {}
-        victims: list[TaskInfo] = []
-        for task in candidates:
-            job = self._ssn.job_of(task)
-            attr = self.attrs.get(job.queue) if job is not None else None
-            if job is None or attr is None:
-                continue
-            allocated = working.setdefault(job.queue, dict(attr.allocated))
+
+        def is_victim(attr: QueueAttr, allocated: Vec, task: TaskInfo) -> bool:
             request = task.spec.requests
             if not vector_le_tolerant(attr.quota.guarantee, sub(allocated, request)):
-                continue
+                return False
             immediate = not (set(resource_names(request)) & set(resource_names(attr.quota.deserved)))
-            if immediate or greater_on_relevant_dims(allocated, attr.quota.deserved, request):
-                working[job.queue] = sub(allocated, request)
-                victims.append(task)
-        return victims, PERMIT
+            return immediate or greater_on_relevant_dims(allocated, attr.quota.deserved, request)
+
+        return walk_victims(self._ssn, self.attrs, candidates, is_victim), PERMIT
 
     def preemptive(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
         """Open, within real capability after the tasks, and within deserved on some requested

@@ -35,6 +35,7 @@ from volcano.scheduler.framework.quota import (
     share,
     sub,
     vector_le_tolerant,
+    walk_victims,
 )
 
 if TYPE_CHECKING:
@@ -78,18 +79,8 @@ class ProportionPlugin(Plugin):
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """Victims from queues whose allocation (less victims chosen so far) exceeds their deserved."""
-        victims: list[TaskInfo] = []
-        working: dict[str, dict[str, Num]] = {}
-        for task in reclaimees:
-            job = self._ssn.job_of(task)
-            attr = self.attrs.get(job.queue) if job is not None else None
-            if job is None or attr is None:
-                continue
-            allocated = working.setdefault(job.queue, dict(attr.allocated))
-            if not vector_le_tolerant(allocated, attr.quota.deserved):
-                working[job.queue] = sub(allocated, task.spec.requests)
-                victims.append(task)
-        return victims, PERMIT
+        return walk_victims(self._ssn, self.attrs, reclaimees,
+                            lambda attr, allocated, _: not vector_le_tolerant(allocated, attr.quota.deserved)), PERMIT
 
     def overused(self, queue: QueueInfo) -> bool:
         """Deserved reached on every dimension (a queue without jobs counts as overused)."""
