@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import pytest
 
+from tests.controllers.env import ControllerEnv
 from volcano.apiserver import ApiError, ApiServer
 from volcano.controllers.gc import GarbageCollector, expire_at_ms, needs_cleanup
-from volcano.informers import InformerFactory
-from volcano.sim import RandomStreams, SimClock, Trace
+from volcano.sim import SimClock
 
 
 def _job(phase: str | None, ttl: int | None, transition: str | None = "2024-01-01T00:00:10Z") -> dict[str, Any]:
@@ -53,17 +52,11 @@ class _SpyServer(ApiServer):
         return super().delete(kind, name, namespace, **kwargs)
 
 
-class _Env:
+class _Env(ControllerEnv):
     def __init__(self) -> None:
-        self.clock = SimClock()
-        self.server = _SpyServer(self.clock, RandomStreams(0), trace=Trace())
+        super().__init__(GarbageCollector, server_cls=_SpyServer)
         self.server.deletes = []
-        self.informers = InformerFactory(self.server, self.clock)
-        with contextlib.suppress(ApiError):
-            self.server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
-        self.gc = GarbageCollector(self.server, self.informers, self.clock, streams=RandomStreams(0),
-                                   trace=Trace(), recorder=None)
-        self.gc.start()
+        self.gc = self.controllers[0]
 
     def job(self, name: str, ttl: int | None) -> None:
         job = _job(None, ttl)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import pytest
 
+from tests.controllers.env import ControllerEnv
 from volcano.api.quantity import to_milli
 from volcano.api.well_known import GROUP_NAME
-from volcano.apiserver import ApiError, ApiServer
 from volcano.apiserver.faults import inject_stored_object
 from volcano.controllers.builtin.replicaset import ReplicaSetController
 from volcano.controllers.podgroup import (
@@ -19,8 +18,6 @@ from volcano.controllers.podgroup import (
     podgroup_name_for_pod,
     quota_usage_to_k8s,
 )
-from volcano.informers import InformerFactory
-from volcano.sim import RandomStreams, SimClock, Trace
 
 
 def _pod(name: str = "p", *, scheduler: str | None = "volcano", requests: dict[str, str] | None = None,
@@ -162,25 +159,13 @@ def test_build_podgroup_defaults() -> None:
 # --- against the API server ------------------------------------------------------------------
 
 
-class _Env:
+class _Env(ControllerEnv):
     def __init__(self, seed: int = 0) -> None:
-        self.clock = SimClock()
-        self.streams = RandomStreams(seed)
-        self.trace = Trace()
-        self.server = ApiServer(self.clock, self.streams, trace=self.trace)
-        self.informers = InformerFactory(self.server, self.clock)
-        for ns in ("default",):
-            with contextlib.suppress(ApiError):
-                self.server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
-        self.pg = PodGroupController(self.server, self.informers, self.clock, streams=self.streams,
-                                     trace=self.trace, recorder=None)
-        self.pg.start()
-
-    def settle(self, ms: int = 100) -> None:
-        self.clock.run(self.clock.now_ms + ms)
+        super().__init__(PodGroupController, seed=seed)
+        self.pg = self.controllers[0]
 
     def podgroups(self) -> list[dict[str, Any]]:
-        return list(self.server.list("PodGroup", "default")["items"])
+        return self.items("PodGroup")
 
 
 def _bare(name: str, **kw: Any) -> dict[str, Any]:

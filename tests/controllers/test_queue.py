@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import pytest
 
-from volcano.apiserver import ApiError, ApiServer, EventRecorder
+from tests.controllers.env import ControllerEnv
+from volcano.apiserver import ApiError
 from volcano.controllers.queue import CLOSED_BY_PARENT_ANNOTATION, QueueController, next_queue_state
-from volcano.informers import InformerFactory
-from volcano.sim import RandomStreams, SimClock, Trace
 
 # --- the state table, row by row -------------------------------------------------------------
 
@@ -45,29 +43,22 @@ def test_invalid_state_is_named() -> None:
 # --- against the API server ------------------------------------------------------------------
 
 
-class _Env:
+def _queue(name: str, parent: str | None = "", weight: int = 1) -> dict[str, Any]:
+    spec: dict[str, Any] = {"weight": weight}
+    if parent:
+        spec["parent"] = parent
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
+
+
+class _Env(ControllerEnv):
     def __init__(self, max_requeue: int = 15) -> None:
-        self.clock = SimClock()
-        self.streams = RandomStreams(0)
-        self.trace = Trace()
-        self.server = ApiServer(self.clock, self.streams, trace=self.trace)
-        self.informers = InformerFactory(self.server, self.clock)
-        with contextlib.suppress(ApiError):
-            self.server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
-        self.queue("root", parent=None)
-        self.queue("default")
-        self.recorder = EventRecorder(self.server, self.clock, "vc-controller-manager")
-        self.ctrl = QueueController(self.server, self.informers, self.clock, streams=self.streams, trace=self.trace,
-                                    recorder=self.recorder, max_requeue=max_requeue)
-        self.ctrl.start()
+        super().__init__(QueueController, objects=[_queue("root", parent=None), _queue("default")],
+                         recorder="vc-controller-manager", max_requeue=max_requeue)
+        self.ctrl = self.controllers[0]
         self.settle()
 
     def queue(self, name: str, parent: str | None = "", weight: int = 1) -> None:
-        spec: dict[str, Any] = {"weight": weight}
-        if parent:
-            spec["parent"] = parent
-        self.server.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
-                            "metadata": {"name": name}, "spec": spec})
+        self.server.create(_queue(name, parent, weight))
 
     def state(self, name: str) -> str:
         return str((self.server.get("Queue", name).get("status") or {}).get("state", ""))
@@ -83,9 +74,6 @@ class _Env:
         self.server.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
                             "metadata": {"name": name, "namespace": "default"},
                             "spec": {"minMember": 1, "queue": queue}, "status": {"phase": phase}})
-
-    def settle(self, ms: int = 100) -> None:
-        self.clock.run(self.clock.now_ms + ms)
 
 
 def test_new_queue_opens_and_gets_root_parent() -> None:

@@ -26,22 +26,10 @@ CASES = [
         [queue("c1")],
         [pg("pg1", "c1", "c1", 1)],
         [
-            pod(
-                "c1",
-                "p1",
-                req=res(1, "1G"),
-                group="pg1",
-                labels={"volcano.sh/task-spec": "master"},
-                selector={"nodeRole": "master"},
-            ),
-            pod(
-                "c1",
-                "p2",
-                req=res(1, "1G"),
-                group="pg1",
-                labels={"volcano.sh/task-spec": "worker"},
-                selector={"nodeRole": "worker"},
-            ),
+            pod("c1", "p1", req=res(1, "1G"), group="pg1", labels={"volcano.sh/task-spec": "master"},
+                selector={"nodeRole": "master"}),
+            pod("c1", "p2", req=res(1, "1G"), group="pg1", labels={"volcano.sh/task-spec": "worker"},
+                selector={"nodeRole": "worker"}),
         ],
         {"c1/p2": "n1"},
         id="prepredicate failed: node selector does not match",
@@ -51,14 +39,8 @@ CASES = [
         [queue("c1")],
         [pg("pg1", "c1", "c1", 2, task_min={"master": 1, "worker": 1})],
         [
-            pod(
-                "c1",
-                f"p{i}",
-                req=res(1, "1G"),
-                group="pg1",
-                labels={"volcano.sh/task-spec": role},
-                selector={"nodeRole": role},
-            )
+            pod("c1", f"p{i}", req=res(1, "1G"), group="pg1", labels={"volcano.sh/task-spec": role},
+                selector={"nodeRole": role})
             for i, role in enumerate(["master", "master", "worker", "worker"])
         ],
         {"c1/p0": "n1", "c1/p2": "n2"},
@@ -69,14 +51,8 @@ CASES = [
         [queue("c1")],
         [pg("pg1", "c1", "c1", 2, task_min={"master": 2, "worker": 0})],
         [
-            pod(
-                "c1",
-                f"p{i}",
-                req=res(1, "1G"),
-                group="pg1",
-                labels={"volcano.sh/task-spec": role},
-                selector={"nodeRole": role},
-            )
+            pod("c1", f"p{i}", req=res(1, "1G"), group="pg1", labels={"volcano.sh/task-spec": role},
+                selector={"nodeRole": role})
             for i, role in enumerate(["master", "master", "worker", "worker"])
         ],
         {},

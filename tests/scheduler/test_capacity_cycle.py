@@ -21,16 +21,8 @@ CYCLE = conf(["allocate", "reclaim"],
 def P(name: str, node_name: str, req: dict[str, str], group: str, *, selector: dict[str, str] | None = None,
       ann: dict[str, str] | None = None) -> dict[str, Any]:
     phase = "Running" if node_name else "Pending"
-    return pod(
-        "ns1",
-        name,
-        node_name=node_name,
-        phase=phase,
-        req=req,
-        group=group,
-        selector=selector,
-        annotations=ann,
-    )
+    return pod("ns1", name, node_name=node_name, phase=phase, req=req, group=group, selector=selector,
+               annotations=ann)
 
 
 def G(name: str, q: str, phase: str) -> dict[str, Any]:

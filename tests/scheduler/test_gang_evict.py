@@ -41,16 +41,8 @@ def gang_conf(actions: tuple[str, ...] = ("gangpreempt",), **action_args: dict[s
 
 
 def P(name: str, node_name: str, phase: str, group: str, cpu: str = "1", **kw: Any) -> dict[str, Any]:
-    return pod(
-        "ns",
-        name,
-        node_name=node_name,
-        phase=phase,
-        req=res(cpu, "1Gi"),
-        group=group,
-        labels=PRE if node_name else None,
-        **kw,
-    )
+    return pod("ns", name, node_name=node_name, phase=phase, req=res(cpu, "1Gi"), group=group,
+               labels=PRE if node_name else None, **kw)
 
 
 def session_of(**objs: Any) -> Result:
@@ -113,17 +105,9 @@ def test_vec_le_compares_base_and_used_dims() -> None:
 
 def _running_job(n: int, min_member: int, task_min: dict[str, int] | None = None,
                  priorities: list[int] | None = None) -> JobInfo:
-    pods = [pod(
-        "ns",
-        f"w-{i}",
-        node_name="n1",
-        phase="Running",
-        req=res("1", "1Gi"),
-        group="pg",
-        labels={"volcano.sh/task-spec": "worker"},
-        priority=(priorities or [1] * n)[i],
-        annotations={"volcano.sh/task-spec": "worker"},
-    ) for i in range(n)]
+    pods = [pod("ns", f"w-{i}", node_name="n1", phase="Running", req=res("1", "1Gi"), group="pg",
+                labels={"volcano.sh/task-spec": "worker"}, priority=(priorities or [1] * n)[i],
+                annotations={"volcano.sh/task-spec": "worker"}) for i in range(n)]
     r = session_of(nodes=[node("n1", res(16, "16Gi"))], queues=[queue("q")],
                    podgroups=[pg("pg", "ns", "q", min_member, "Running", task_min=task_min)], pods=pods)
     return r.session.jobs["ns/pg"]
@@ -151,24 +135,10 @@ def test_create_job_bundles_without_task_min_takes_lowest_priority_first() -> No
 
 
 def test_create_job_bundles_role_minimum_guards_role() -> None:
-    ps = pod(
-        "ns",
-        "v-ps-0",
-        node_name="n1",
-        phase="Running",
-        req=res("1", "1Gi"),
-        group="pg",
-        annotations={"volcano.sh/task-spec": "ps"},
-    )
-    workers = [pod(
-        "ns",
-        f"v-worker-{i}",
-        node_name="n1",
-        phase="Running",
-        req=res("1", "1Gi"),
-        group="pg",
-        annotations={"volcano.sh/task-spec": "worker"},
-    ) for i in range(3)]
+    ps = pod("ns", "v-ps-0", node_name="n1", phase="Running", req=res("1", "1Gi"), group="pg",
+             annotations={"volcano.sh/task-spec": "ps"})
+    workers = [pod("ns", f"v-worker-{i}", node_name="n1", phase="Running", req=res("1", "1Gi"), group="pg",
+                   annotations={"volcano.sh/task-spec": "worker"}) for i in range(3)]
     r = session_of(nodes=[node("n1", res(16, "16Gi"))], queues=[queue("q")],
                    podgroups=[pg("pg", "ns", "q", 3, "Running", task_min={"ps": 1, "worker": 2})],
                    pods=[ps, *workers])

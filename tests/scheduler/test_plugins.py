@@ -138,16 +138,8 @@ def test_priority_preempt_enabled() -> None:
     pre = {"volcano.sh/preemptable": "true"}
     pods = [
         pod("ns1", "preemptee1", node_name="node1", phase="Running", req=res(3, "3G"), group="pg1", labels=pre),
-        pod(
-            "ns1",
-            "preemptee2",
-            node_name="node1",
-            phase="Running",
-            req=res(3, "3G"),
-            group="pg1",
-            labels=pre,
-            priority=1000,
-        ),
+        pod("ns1", "preemptee2", node_name="node1", phase="Running", req=res(3, "3G"), group="pg1", labels=pre,
+            priority=1000),
         pod("ns2", "preemptor1", req=res(3, "3G"), group="pg2"),
     ]
     r = run(
@@ -169,24 +161,10 @@ def test_priority_preempt_disabled_victims() -> None:
         [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined", "jobStarving")],
     )
     pods = [
-        pod(
-            "ns1",
-            "preemptee1",
-            node_name="node1",
-            phase="Running",
-            req=res(3, "3G"),
-            group="pg1",
-            labels={"volcano.sh/preemptable": "true"},
-        ),
-        pod(
-            "ns1",
-            "preemptee2",
-            node_name="node2",
-            phase="Running",
-            req=res(3, "3G"),
-            group="pg1",
-            labels={"volcano.sh/preemptable": "false"},
-        ),
+        pod("ns1", "preemptee1", node_name="node1", phase="Running", req=res(3, "3G"), group="pg1",
+            labels={"volcano.sh/preemptable": "true"}),
+        pod("ns1", "preemptee2", node_name="node2", phase="Running", req=res(3, "3G"), group="pg1",
+            labels={"volcano.sh/preemptable": "false"}),
         pod("ns2", "preemptor1", req=res(3, "3G"), group="pg2"),
     ]
     r = run(
@@ -218,15 +196,8 @@ def test_predicates_event_handler_rolls_back() -> None:
     )
     lab = {"role": "worker"}
     pods = [
-        pod(
-            "ns1",
-            "worker-1",
-            req=res(3, "3k"),
-            group="pg1",
-            labels=lab,
-            selector={"selector": "worker"},
-            affinity=ANTI,
-        ),
+        pod("ns1", "worker-1", req=res(3, "3k"), group="pg1", labels=lab, selector={"selector": "worker"},
+            affinity=ANTI),
         pod("ns1", "worker-2", req=res(5, "5k"), group="pg1", labels=lab, affinity=ANTI),
         pod("ns1", "worker-3", req=res(4, "4k"), group="pg2", labels=lab, affinity=ANTI),
     ]
@@ -247,17 +218,8 @@ def test_predicates_anti_affinity_blocks_preemption_that_cannot_help() -> None:
     c = conf(["allocate", "preempt"], [opt("predicates", "predicate"), opt("priority", "preemptable", "jobStarving")])
     lab = {"role": "worker"}
     pods = [
-        pod(
-            "c1",
-            "worker-1",
-            node_name="n1",
-            phase="Running",
-            req=res(3, "3G"),
-            group="pg1",
-            labels=lab,
-            affinity=ANTI,
-            priority=100000,
-        ),
+        pod("c1", "worker-1", node_name="n1", phase="Running", req=res(3, "3G"), group="pg1", labels=lab,
+            affinity=ANTI, priority=100000),
         pod("c1", "worker-2", node_name="n1", phase="Running", req=res(3, "3G"), group="pg1", labels=lab, priority=10),
         pod("c1", "worker-3", req=res(3, "3G"), group="pg2", labels=lab, affinity=ANTI, priority=100000),
     ]

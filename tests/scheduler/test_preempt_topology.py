@@ -31,37 +31,13 @@ def _scenario(conf: SchedulerConf = CONF, actions: list[str] | None = None, pree
     preemptor job (high, 2 pods) needs ``preemptor_cpu`` CPU and avoids blockers."""
     pods = []
     for i in range(3):
-        pods.append(pod(
-            "ns",
-            f"blocker-{i}",
-            node_name=f"n{i}",
-            phase="Running",
-            req=res(1),
-            group="b",
-            labels={"app": "blocker", **PRE},
-            priority=500,
-            affinity=_anti({"app": "blocker"}),
-        ))
-        pods.append(pod(
-            "ns",
-            f"by-{i}",
-            node_name=f"n{i}",
-            phase="Running",
-            req=res(1),
-            group="y",
-            labels={"app": "by", **PRE},
-            priority=100,
-        ))
+        pods.append(pod("ns", f"blocker-{i}", node_name=f"n{i}", phase="Running", req=res(1), group="b",
+                        labels={"app": "blocker", **PRE}, priority=500, affinity=_anti({"app": "blocker"})))
+        pods.append(pod("ns", f"by-{i}", node_name=f"n{i}", phase="Running", req=res(1), group="y",
+                        labels={"app": "by", **PRE}, priority=100))
     for i in range(2):
-        pods.append(pod(
-            "ns",
-            f"hp-{i}",
-            req=res(preemptor_cpu),
-            group="h",
-            labels={"app": "hp"},
-            priority=1000,
-            affinity=_anti({"app": "blocker"}),
-        ))
+        pods.append(pod("ns", f"hp-{i}", req=res(preemptor_cpu), group="h", labels={"app": "hp"}, priority=1000,
+                        affinity=_anti({"app": "blocker"})))
     return run(conf, nodes=[node(f"n{i}", res(4, "8Gi")) for i in range(3)], pods=pods, queues=[queue("default")],
                pcs=PCS, actions=actions,
                podgroups=[pg("b", "ns", "default", 1, "Running", pc_name="mid"),

@@ -23,14 +23,8 @@ QUEUES = [queue("q1", capability=res(2, "2G")), queue("q2", capability=res(3, "3
 def _job(name: str, q: str, req: dict[str, str], node_name: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
     phase = "Running" if node_name else "Pending"
     group = f"pg{name[3:]}"
-    return pg(group, "ns1", q, 1, phase, min_resources=req), pod(
-        "ns1",
-        name,
-        node_name=node_name,
-        phase=phase,
-        req=req,
-        group=group,
-    )
+    return pg(group, "ns1", q, 1, phase, min_resources=req), pod("ns1", name, node_name=node_name, phase=phase,
+                                                                 req=req, group=group)
 
 
 JOBS = {

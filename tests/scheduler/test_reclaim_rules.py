@@ -27,15 +27,8 @@ NOT_PRE = {"volcano.sh/preemptable": "false"}
 def P(name: str, node_name: str, phase: str, group: str, labels: dict[str, str] | None = None,
       cpu: int = 1) -> dict[str, Any]:
     """A pod of namespace c1 requesting ``cpu`` and 1G."""
-    return pod(
-        "c1",
-        name,
-        node_name=node_name,
-        phase=phase,
-        req=res(cpu, "1G"),
-        group=group,
-        labels=labels if labels is not None else PRE,
-    )
+    return pod("c1", name, node_name=node_name, phase=phase, req=res(cpu, "1G"), group=group,
+               labels=labels if labels is not None else PRE)
 
 
 def _big_job_and_arrivals() -> dict[str, Any]:

@@ -76,14 +76,8 @@ def test_any_order_of_new_names_gives_one_width(items: list[tuple[str, str]]) ->
         if what == "node":
             nodes.append(node(f"n{i}", res(64, "64Gi", **{name: 100})))
         elif what == "running":
-            pods.append(pod(
-                "ns",
-                f"r{i}",
-                node_name="base",
-                phase="Running",
-                req=res(1, "1Gi", **{name: 1}),
-                group="pg1",
-            ))
+            pods.append(pod("ns", f"r{i}", node_name="base", phase="Running", req=res(1, "1Gi", **{name: 1}),
+                            group="pg1"))
         else:
             pods.append(pod("ns", f"p{i}", req=res(1, "1Gi", **{name: 1}), group="pg1"))
     r = run(CONF, nodes=nodes, pods=pods, podgroups=[pg("pg1", "ns", "q1", 1, "Running")], queues=[queue("q1")])

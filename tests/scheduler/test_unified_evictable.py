@@ -31,16 +31,8 @@ PCS = [pc("high", 100), pc("mid", 50), pc("low", 10)]
 
 def _pod(name: str, group: str, ns: str = "ns", node_name: str = "n1", phase: str = "Running",
          **kw: Any) -> dict[str, Any]:
-    return pod(
-        ns,
-        name,
-        node_name=node_name,
-        phase=phase,
-        req=res(1, "1Gi"),
-        group=group,
-        labels=PRE if node_name else None,
-        **kw,
-    )
+    return pod(ns, name, node_name=node_name, phase=phase, req=res(1, "1Gi"), group=group,
+               labels=PRE if node_name else None, **kw)
 
 
 # -- the point -------------------------------------------------------------------------------
@@ -190,16 +182,8 @@ def _critical_run(protect: dict[str, Any], with_conformance: bool = True, all_cr
     nodes = [node("n0", res(1, "1Gi")), node("n1", res(1, "1Gi"))]
     # va-0 is the victim the bundles offer first (lowest uid) unless it is protected.
     pods = [pod(ns, "va-0", node_name="n0", phase="Running", req=res(1, "1Gi"), group="va", labels=PRE, **protect),
-            pod(
-                ns,
-                "va-1",
-                node_name="n1",
-                phase="Running",
-                req=res(1, "1Gi"),
-                group="va",
-                labels=PRE,
-                **protect if all_critical else {},
-            ),
+            pod(ns, "va-1", node_name="n1", phase="Running", req=res(1, "1Gi"), group="va", labels=PRE,
+                **protect if all_critical else {}),
             pod(ns, "p-0", req=res(1, "1Gi"), group="p")]
     return run(_gang_conf(with_conformance), nodes=nodes, pods=pods, pcs=PCS,
                queues=[queue("q", deserved=res(2, "2Gi"))],

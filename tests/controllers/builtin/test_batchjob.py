@@ -2,39 +2,26 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 from typing import Any
 
 import pytest
 
-from volcano.apiserver import ApiError, ApiServer
+from tests.controllers.env import ControllerEnv
 from volcano.apiserver.faults import inject_stored_object
 from volcano.controllers.builtin.batchjob import BatchJobController, failure_backoff_ms
-from volcano.informers import InformerFactory
-from volcano.sim import RandomStreams, SimClock, Trace
+from volcano.sim import RandomStreams, Trace
 
 
-class _Env:
+class _Env(ControllerEnv):
     def __init__(self) -> None:
-        self.clock = SimClock()
-        self.streams = RandomStreams(0)
-        self.server = ApiServer(self.clock, self.streams, trace=Trace())
-        self.informers = InformerFactory(self.server, self.clock)
-        with contextlib.suppress(ApiError):
-            self.server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
-        BatchJobController(self.server, self.informers, self.clock, streams=self.streams, trace=Trace()).start()
-
-    def settle(self, ms: int = 100) -> None:
-        self.clock.run(self.clock.now_ms + ms)
+        super().__init__(BatchJobController)
 
     def pods(self, phase: str | None = None) -> list[dict[str, Any]]:
-        return [p for p in self.server.list("Pod", "default")["items"]
-                if phase is None or (p.get("status") or {}).get("phase") == phase]
+        return [p for p in self.items("Pod") if phase is None or (p.get("status") or {}).get("phase") == phase]
 
     def finish(self, pod: dict[str, Any], phase: str) -> None:
-        fresh = self.server.get("Pod", pod["metadata"]["name"], "default")
-        self.server.update_status({**fresh, "status": {**(fresh.get("status") or {}), "phase": phase}})
+        self.set_phase("Pod", pod["metadata"]["name"], phase)
 
     def status(self) -> dict[str, Any]:
         return dict(self.server.get("Job.batch", "work", "default").get("status") or {})

@@ -2,35 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
+from tests.controllers.env import ControllerEnv
 from volcano.api.quantity import to_milli
-from volcano.apiserver import ApiError, ApiServer
 from volcano.controllers.builtin.deployment import POD_TEMPLATE_HASH_LABEL, DeploymentController, pod_template_hash
 from volcano.controllers.builtin.replicaset import ReplicaSetController
 from volcano.controllers.podgroup import PodGroupController
-from volcano.informers import InformerFactory
-from volcano.sim import RandomStreams, SimClock, Trace
 
 
-class _Env:
+class _Env(ControllerEnv):
     def __init__(self) -> None:
-        self.clock = SimClock()
-        self.streams = RandomStreams(0)
-        self.trace = Trace()
-        self.server = ApiServer(self.clock, self.streams, trace=self.trace)
-        self.informers = InformerFactory(self.server, self.clock)
-        with contextlib.suppress(ApiError):
-            self.server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
-        for cls in (DeploymentController, ReplicaSetController, PodGroupController):
-            cls(self.server, self.informers, self.clock, streams=self.streams, trace=self.trace).start()
-
-    def settle(self, ms: int = 100) -> None:
-        self.clock.run(self.clock.now_ms + ms)
-
-    def items(self, kind: str) -> list[dict[str, Any]]:
-        return list(self.server.list(kind, "default")["items"])
+        super().__init__(DeploymentController, ReplicaSetController, PodGroupController)
 
 
 def _deployment(replicas: int = 2, image: str = "nginx", annotations: dict[str, str] | None = None) -> dict[str, Any]:

@@ -2,36 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 from typing import Any
 
-from volcano.apiserver import ApiError, ApiServer
+from tests.controllers.env import ControllerEnv
 from volcano.controllers.builtin.replicaset import ReplicaSetController
-from volcano.informers import InformerFactory
-from volcano.sim import RandomStreams, SimClock, Trace
 
 
-class _Env:
+class _Env(ControllerEnv):
     def __init__(self, seed: int = 0) -> None:
-        self.clock = SimClock()
-        self.streams = RandomStreams(seed)
-        self.trace = Trace()
-        self.server = ApiServer(self.clock, self.streams, trace=self.trace)
-        self.informers = InformerFactory(self.server, self.clock)
-        with contextlib.suppress(ApiError):
-            self.server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
-        ReplicaSetController(self.server, self.informers, self.clock, streams=self.streams, trace=self.trace).start()
-
-    def settle(self, ms: int = 100) -> None:
-        self.clock.run(self.clock.now_ms + ms)
+        super().__init__(ReplicaSetController, seed=seed)
 
     def pods(self) -> list[dict[str, Any]]:
-        return list(self.server.list("Pod", "default")["items"])
+        return self.items("Pod")
 
-    def set_phase(self, name: str, phase: str) -> None:
-        pod = self.server.get("Pod", name, "default")
-        self.server.update_status({**pod, "status": {**(pod.get("status") or {}), "phase": phase}})
+    def set_pod_phase(self, name: str, phase: str) -> None:
+        self.set_phase("Pod", name, phase)
 
 
 def _rs(name: str = "web", replicas: int | None = 3, scheduler: str | None = "volcano") -> dict[str, Any]:
@@ -80,7 +66,7 @@ def test_scale_up_and_down() -> None:
     env = _Env()
     env.server.create(_rs(replicas=2))
     env.settle()
-    env.set_phase(env.pods()[0]["metadata"]["name"], "Running")
+    env.set_pod_phase(env.pods()[0]["metadata"]["name"], "Running")
     env.server.patch("ReplicaSet", "web", {"spec": {"replicas": 5}}, "default")
     env.settle()
     assert len(env.pods()) == 5
@@ -97,8 +83,8 @@ def test_finished_pods_are_replaced_and_ready_counted() -> None:
     env.server.create(_rs(replicas=2))
     env.settle()
     first, second = (p["metadata"]["name"] for p in env.pods())
-    env.set_phase(first, "Failed")
-    env.set_phase(second, "Running")
+    env.set_pod_phase(first, "Failed")
+    env.set_pod_phase(second, "Running")
     env.settle()
     pods = env.pods()
     assert len(pods) == 3
@@ -134,7 +120,7 @@ def test_same_seed_same_trace() -> None:
         env = _Env(3)
         env.server.create(_rs(replicas=3))
         env.settle()
-        env.set_phase(env.pods()[1]["metadata"]["name"], "Failed")
+        env.set_pod_phase(env.pods()[1]["metadata"]["name"], "Failed")
         env.settle()
         env.server.patch("ReplicaSet", "web", {"spec": {"replicas": 2}}, "default")
         env.settle()

@@ -2,34 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 from typing import Any
 
-from volcano.apiserver import ApiError, ApiServer
+from tests.controllers.env import ControllerEnv
 from volcano.controllers import CONTROLLERS
 from volcano.controllers.builtin.replicationcontroller import ReplicationControllerController
-from volcano.informers import InformerFactory
-from volcano.sim import RandomStreams, SimClock, Trace
 
 
-class _Env:
+class _Env(ControllerEnv):
     def __init__(self, seed: int = 0) -> None:
-        self.clock = SimClock()
-        self.streams = RandomStreams(seed)
-        self.trace = Trace()
-        self.server = ApiServer(self.clock, self.streams, trace=self.trace)
-        self.informers = InformerFactory(self.server, self.clock)
-        with contextlib.suppress(ApiError):
-            self.server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
-        ReplicationControllerController(self.server, self.informers, self.clock, streams=self.streams,
-                                        trace=self.trace).start()
-
-    def settle(self, ms: int = 100) -> None:
-        self.clock.run(self.clock.now_ms + ms)
+        super().__init__(ReplicationControllerController, seed=seed)
 
     def pods(self) -> list[dict[str, Any]]:
-        return list(self.server.list("Pod", "default")["items"])
+        return self.items("Pod")
 
 
 def _rc(name: str = "rc", replicas: int | None = 2, scheduler: str | None = "volcano") -> dict[str, Any]:

@@ -44,16 +44,8 @@ def _term(weight: int, *exprs: tuple[str, str, list[str]]) -> dict[str, Any]:
 
 def _pod_with(name: str, affinity: dict[str, Any] | None = None, tolerations: list[dict[str, Any]] | None = None,
               labels: dict[str, str] | None = None, node_name: str = "") -> dict[str, Any]:
-    p = pod(
-        "ns",
-        name,
-        node_name=node_name,
-        phase="Running" if node_name else "Pending",
-        req=res(1, "1Gi"),
-        group="pg",
-        labels=labels,
-        affinity=affinity,
-    )
+    p = pod("ns", name, node_name=node_name, phase="Running" if node_name else "Pending", req=res(1, "1Gi"),
+            group="pg", labels=labels, affinity=affinity)
     if tolerations:
         p["spec"]["tolerations"] = tolerations
     return p

@@ -36,15 +36,8 @@ def hq(name: str, parent: str = "root", deserved: dict[str, str] | None = None,
 
 def P(name: str, group: str, node_name: str = "", phase: str = "Pending", req: dict[str, str] | None = None,
       **kw: Any) -> Obj:
-    return pod(
-        "ns1",
-        name,
-        node_name=node_name,
-        phase=phase,
-        req=req or res(1, "1Gi", **{A100: 1, HCA: 1}),
-        group=group,
-        **kw,
-    )
+    return pod("ns1", name, node_name=node_name, phase=phase, req=req or res(1, "1Gi", **{A100: 1, HCA: 1}),
+               group=group, **kw)
 
 
 def _run(level: int, queues: list[Obj], pods: list[Obj], pgs: list[Obj], nodes: list[Obj],
@@ -138,14 +131,8 @@ def _level_tree() -> list[Obj]:
 
 def _victim_and_reclaimer(victim_queue: str, reclaimer_queue: str, victim_req: dict[str, str] | None = None,
                           reclaimer_req: dict[str, str] | None = None) -> tuple[list[Obj], list[Obj]]:
-    pods = [pod(
-        "ns1",
-        "p-victim",
-        node_name="n1",
-        phase="Running",
-        req=victim_req or res(2, "2Gi"),
-        group="pg-victim",
-    ),
+    pods = [pod("ns1", "p-victim", node_name="n1", phase="Running", req=victim_req or res(2, "2Gi"),
+                group="pg-victim"),
             pod("ns1", "p-reclaimer", req=reclaimer_req or res(2, "2Gi"), group="pg-reclaimer")]
     pgs = [pg("pg-victim", "ns1", victim_queue, 1, "Running"), pg("pg-reclaimer", "ns1", reclaimer_queue, 1)]
     return pods, pgs

@@ -32,25 +32,10 @@ def _aff(labels: dict[str, str]) -> dict[str, Any]:
 def _scenario(actions: list[str] | None = None, preemptor_affinity: dict[str, Any] | None = None) -> Result:
     """One 4-CPU node holding a 1-CPU blocker (app=blocker, low priority); the pending
     high-priority pod (1 CPU, plenty of room) avoids blockers on the same host."""
-    pods = [pod(
-        "ns",
-        "blocker",
-        node_name="n0",
-        phase="Running",
-        req=res(1),
-        group="b",
-        labels={"app": "blocker", **PRE},
-        priority=100,
-    ),
-            pod(
-                "ns",
-                "hp",
-                req=res(1),
-                group="h",
-                labels={"app": "hp"},
-                priority=1000,
-                affinity=preemptor_affinity or _anti({"app": "blocker"}),
-            )]
+    pods = [pod("ns", "blocker", node_name="n0", phase="Running", req=res(1), group="b",
+                labels={"app": "blocker", **PRE}, priority=100),
+            pod("ns", "hp", req=res(1), group="h", labels={"app": "hp"}, priority=1000,
+                affinity=preemptor_affinity or _anti({"app": "blocker"}))]
     return run(CONF, nodes=[node("n0", res(4, "8Gi"))], pods=pods, queues=[queue("default")], pcs=PCS,
                actions=actions,
                podgroups=[pg("b", "ns", "default", 1, "Running", pc_name="low"),
@@ -101,16 +86,8 @@ def test_evicted_task_no_longer_satisfies_pod_affinity() -> None:
 
 def test_tasks_releasing_before_the_session_stay_in_view() -> None:
     # A pod already terminating (Releasing at open) is still on the node for Kubernetes' filters.
-    pods = [pod(
-        "ns",
-        "blocker",
-        node_name="n0",
-        phase="Running",
-        req=res(1),
-        group="b",
-        labels={"app": "blocker", **PRE},
-        deleting=True,
-    ),
+    pods = [pod("ns", "blocker", node_name="n0", phase="Running", req=res(1), group="b",
+                labels={"app": "blocker", **PRE}, deleting=True),
             pod("ns", "hp", req=res(1), group="h", labels={"app": "hp"}, affinity=_anti({"app": "blocker"}))]
     r = run(CONF, nodes=[node("n0", res(4, "8Gi"))], pods=pods, queues=[queue("default")], pcs=PCS, actions=[],
             podgroups=[pg("b", "ns", "default", 1, "Running"), pg("h", "ns", "default", 1, "Inqueue")])
@@ -126,16 +103,8 @@ def _with_port(p: dict[str, Any], port: int) -> dict[str, Any]:
 
 
 def test_normal_preemption_frees_a_host_port() -> None:
-    pods = [_with_port(pod(
-        "ns",
-        "holder",
-        node_name="n0",
-        phase="Running",
-        req=res(1),
-        group="b",
-        labels=PRE,
-        priority=100,
-    ), 8080),
+    pods = [_with_port(pod("ns", "holder", node_name="n0", phase="Running", req=res(1), group="b", labels=PRE,
+                           priority=100), 8080),
             _with_port(pod("ns", "hp", req=res(1), group="h", priority=1000), 8080)]
     r = run(CONF, nodes=[node("n0", res(4, "8Gi"))], pods=pods, queues=[queue("default")], pcs=PCS,
             podgroups=[pg("b", "ns", "default", 1, "Running", pc_name="low"),
