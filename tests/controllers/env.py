@@ -4,6 +4,7 @@ namespace, some objects created first, then the controllers under test started."
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -11,7 +12,7 @@ from volcano.apiserver import ApiError, ApiServer, EventRecorder
 from volcano.informers import InformerFactory
 from volcano.sim import RandomStreams, SimClock, Trace
 
-__all__ = ["ControllerEnv"]
+__all__ = ["ControllerEnv", "assert_made_from_template", "given"]
 
 Obj = dict[str, Any]
 
@@ -43,6 +44,13 @@ class ControllerEnv:
         """Run the clock ``ms`` further."""
         self.clock.run(self.clock.now_ms + ms)
 
+    def make(self, obj: Obj) -> tuple[Obj, list[Obj]]:
+        """Create ``obj``, let the controllers work a while; the stored object and the pods
+        of ``default`` then."""
+        created = self.server.create(obj)
+        self.settle()
+        return created, self.items("Pod")
+
     def items(self, kind: str, namespace: str | None = "default") -> list[Obj]:
         """Every stored object of ``kind`` (in ``namespace``)."""
         return list(self.server.list(kind, namespace)["items"])
@@ -51,3 +59,19 @@ class ControllerEnv:
         """Write ``status.phase`` of an object (as its kubelet or controller would)."""
         obj = self.server.get(kind, name, namespace)
         self.server.update_status({**obj, "status": {**(obj.get("status") or {}), "phase": phase}})
+
+
+def assert_made_from_template(pods: Iterable[Obj], owner: Obj, api_version: str, kind: str) -> None:
+    """Every pod is named ``<owner>-<5 generateName characters>``, asks for the ``volcano``
+    scheduler, and has exactly one ownerReference: the controller reference to ``owner``."""
+    name, uid = owner["metadata"]["name"], owner["metadata"]["uid"]
+    for pod in pods:
+        assert re.fullmatch(rf"{name}-[bcdfghjklmnpqrstvwxz2456789]{{5}}", pod["metadata"]["name"])
+        assert pod["spec"]["schedulerName"] == "volcano"
+        assert pod["metadata"]["ownerReferences"] == [{"apiVersion": api_version, "kind": kind, "name": name,
+                                                       "uid": uid, "controller": True, "blockOwnerDeletion": True}]
+
+
+def given(**fields: Any) -> dict[str, Any]:
+    """The ``fields`` that are not None (optional fields of a manifest being built)."""
+    return {k: v for k, v in fields.items() if v is not None}

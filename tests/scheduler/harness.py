@@ -25,8 +25,23 @@ from volcano.scheduler.framework.session import Session, Snapshot
 from volcano.scheduler.framework.status import SessionOutcome, close_session
 from volcano.scheduler.plugins import default_registry
 
-__all__ = ["Result", "conf", "derived_conf", "derived_conf_text", "node", "opt", "pc", "pg", "pod", "queue", "res",
-           "run"]
+__all__ = [
+    "PRE_F",
+    "PRE_T",
+    "Result",
+    "conf",
+    "derived_conf",
+    "derived_conf_text",
+    "node",
+    "opt",
+    "pc",
+    "pg",
+    "pod",
+    "queue",
+    "res",
+    "run",
+    "table_pod",
+]
 
 Obj = dict[str, Any]
 POINT_FLAGS = {
@@ -87,6 +102,20 @@ def pod(ns: str, name: str, *, group: str, node_name: str = "", phase: str = "Pe
     if priority_class:
         spec["priorityClassName"] = priority_class
     return {"kind": "Pod", "metadata": meta, "spec": spec, "status": {"phase": phase}}
+
+
+PRE_T = {"volcano.sh/preemptable": "true"}
+"""Labels of a pod that may be preempted."""
+PRE_F = {"volcano.sh/preemptable": "false"}
+"""Labels of a pod that may not be preempted."""
+
+
+def table_pod(name: str, node_name: str, phase: str, req: Mapping[str, str] | None, group: str,
+              labels: Mapping[str, str] | None = None, **kwargs: Any) -> Obj:
+    """A pod of namespace ``c1`` with its columns in the order of upstream's preempt and
+    reclaim tables (``BuildPod(c1, name, node, phase, req, group, labels, ...)``), for rows
+    that mirror those tables."""
+    return pod("c1", name, node_name=node_name, phase=phase, req=req, group=group, labels=labels, **kwargs)
 
 
 def pg(name: str, ns: str, queue_name: str, min_member: int, phase: str = "Inqueue", *,

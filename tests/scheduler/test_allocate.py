@@ -8,16 +8,10 @@ from tests.scheduler.harness import conf, node, opt, pg, pod, queue, res, run
 
 
 def allocate_conf():  # type: ignore[no-untyped-def]
-    return conf(
-        ["allocate"],
-        [
-            opt("gang", "jobOrder", "jobReady", "jobPipelined", "jobStarving"),
-            opt("drf", "preemptable", "jobOrder"),
-            opt("proportion", "queueOrder", "reclaimable", "allocatable"),
-            opt("predicates", "predicate"),
-            opt("nodeorder", "nodeOrder"),
-        ],
-    )
+    return conf(["allocate"], [opt("gang", "jobOrder", "jobReady", "jobPipelined", "jobStarving"),
+                               opt("drf", "preemptable", "jobOrder"),
+                               opt("proportion", "queueOrder", "reclaimable", "allocatable"),
+                               opt("predicates", "predicate"), opt("nodeorder", "nodeOrder")])
 
 
 CASES = [
@@ -97,15 +91,8 @@ def test_allocate(nodes, queues, pgs, pods, expected):  # type: ignore[no-untype
 
 
 def fair_conf():  # type: ignore[no-untyped-def]
-    return conf(
-        ["allocate"],
-        [
-            opt("drf", "preemptable", "jobOrder"),
-            opt("proportion", "queueOrder", "reclaimable"),
-            opt("predicates", "predicate"),
-            opt("nodeorder", "nodeOrder"),
-        ],
-    )
+    return conf(["allocate"], [opt("drf", "preemptable", "jobOrder"), opt("proportion", "queueOrder", "reclaimable"),
+                               opt("predicates", "predicate"), opt("nodeorder", "nodeOrder")])
 
 
 @pytest.mark.parametrize(
@@ -165,14 +152,9 @@ def test_fair_share_allocate(pgs, pods, expected):  # type: ignore[no-untyped-de
 
 def test_gang_discard_message_and_phase() -> None:
     """Reference §14.1: a gang that cannot fit is discarded; the condition and pod messages."""
-    c = conf(
-        ["allocate"],
-        [
-            opt("priority", "jobOrder", "taskOrder"),
-            opt("gang", "jobOrder", "jobReady", "jobPipelined", "jobStarving"),
-            opt("predicates", "predicate"),
-        ],
-    )
+    c = conf(["allocate"], [opt("priority", "jobOrder", "taskOrder"),
+                            opt("gang", "jobOrder", "jobReady", "jobPipelined", "jobStarving"),
+                            opt("predicates", "predicate")])
     nodes = [node("n1", res(4)), node("n2", res(4)), node("n3", res(2))]
     pods = [pod("ns1", f"j-{i}", req=res(3), group="j", labels={"volcano.sh/task-spec": "worker"}) for i in range(3)]
     r = run(c, nodes=nodes, podgroups=[pg("j", "ns1", "default", 3)], pods=pods, queues=[queue("default")])

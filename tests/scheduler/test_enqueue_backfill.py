@@ -11,14 +11,8 @@ from volcano.scheduler.actions.backfill import pick_up_pending_tasks
 def enqueue_conf():  # type: ignore[no-untyped-def]
     # Upstream also enables sla{jobOrder, jobEnqueued}; no job here has a waiting time, so sla
     # abstains everywhere and leaving it out cannot change an outcome.
-    return conf(
-        ["enqueue"],
-        [
-            opt("drf", "jobOrder", "jobEnqueued"),
-            opt("proportion", "queueOrder", "jobEnqueued"),
-            opt("gang", "jobOrder"),
-        ],
-    )
+    return conf(["enqueue"], [opt("drf", "jobOrder", "jobEnqueued"), opt("proportion", "queueOrder", "jobEnqueued"),
+                              opt("gang", "jobOrder")])
 
 
 CAP = res(4, "4G")

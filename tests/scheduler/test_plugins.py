@@ -131,10 +131,8 @@ def test_pod_group_phase(min_member, phase, tasks, conds, expected):  # type: ig
 
 def test_priority_preempt_enabled() -> None:
     """priority TestPreempt case 1 (allocate + preempt; only priority)."""
-    c = conf(
-        ["allocate", "preempt"],
-        [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined", "jobStarving")],
-    )
+    c = conf(["allocate", "preempt"],
+             [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined", "jobStarving")])
     pre = {"volcano.sh/preemptable": "true"}
     pods = [
         pod("ns1", "preemptee1", node_name="node1", phase="Running", req=res(3, "3G"), group="pg1", labels=pre),
@@ -156,10 +154,8 @@ def test_priority_preempt_enabled() -> None:
 
 def test_priority_preempt_disabled_victims() -> None:
     """priority TestPreempt case 2: the only candidate is not preemptable ⇒ nothing happens."""
-    c = conf(
-        ["allocate", "preempt"],
-        [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined", "jobStarving")],
-    )
+    c = conf(["allocate", "preempt"],
+             [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined", "jobStarving")])
     pods = [
         pod("ns1", "preemptee1", node_name="node1", phase="Running", req=res(3, "3G"), group="pg1",
             labels={"volcano.sh/preemptable": "true"}),
@@ -190,10 +186,8 @@ ANTI = {
 
 def test_predicates_event_handler_rolls_back() -> None:
     """predicates TestEventHandler: pg1's tentative worker-1 is rolled back, pg2's pod takes node1."""
-    c = conf(
-        ["allocate"],
-        [opt("predicates", "predicate"), opt("gang", "jobReady", "jobPipelined"), opt("priority", "jobOrder")],
-    )
+    c = conf(["allocate"], [opt("predicates", "predicate"), opt("gang", "jobReady", "jobPipelined"),
+                            opt("priority", "jobOrder")])
     lab = {"role": "worker"}
     pods = [
         pod("ns1", "worker-1", req=res(3, "3k"), group="pg1", labels=lab, selector={"selector": "worker"},

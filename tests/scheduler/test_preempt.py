@@ -4,27 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.scheduler.harness import conf, node, opt, pc, pg, pod, queue, res, run
+from tests.scheduler.harness import PRE_F, PRE_T, conf, node, opt, pc, pg, pod, queue, res, run
+from tests.scheduler.harness import table_pod as P
 
-PRE_T = {"volcano.sh/preemptable": "true"}
-PRE_F = {"volcano.sh/preemptable": "false"}
 PCS = [pc("high-priority", 100000), pc("low-priority", 10)]
 
 
 def preempt_conf():  # type: ignore[no-untyped-def]
-    return conf(
-        ["preempt"],
-        [
-            opt("conformance", "preemptable"),
-            opt("gang", "preemptable", "jobPipelined", "jobStarving"),
-            opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined", "jobStarving"),
-            opt("proportion", "overused", "allocatable", "queueOrder"),
-        ],
-    )
-
-
-def P(name, node_name, phase, req, group, labels=None, **kw):  # type: ignore[no-untyped-def]
-    return pod("c1", name, node_name=node_name, phase=phase, req=req, group=group, labels=labels, **kw)
+    return conf(["preempt"], [opt("conformance", "preemptable"),
+                              opt("gang", "preemptable", "jobPipelined", "jobStarving"),
+                              opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined", "jobStarving"),
+                              opt("proportion", "overused", "allocatable", "queueOrder")])
 
 
 CASES = [
@@ -210,14 +200,8 @@ def test_preempt(nodes, queues, pgs, pods, expected):  # type: ignore[no-untyped
 
 def test_same_queue_priority_preemption_worked_example() -> None:
     """Reference §14.4 with tier 1 only (priority, gang with preemptable disabled, conformance)."""
-    c = conf(
-        ["preempt"],
-        [
-            opt("priority", "taskOrder", "jobOrder", "preemptable", "jobStarving"),
-            opt("gang", "jobPipelined", "jobStarving", "jobReady"),
-            opt("conformance", "preemptable"),
-        ],
-    )
+    c = conf(["preempt"], [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobStarving"),
+                           opt("gang", "jobPipelined", "jobStarving", "jobReady"), opt("conformance", "preemptable")])
     pods = [
         pod("ns", "l-worker-0", node_name="n1", phase="Running", req=res(2), group="l"),
         pod("ns", "l-worker-1", node_name="n1", phase="Running", req=res(2), group="l"),
@@ -247,14 +231,8 @@ def test_same_queue_priority_preemption_worked_example() -> None:
 
 
 def test_equal_priority_yields_no_victims() -> None:
-    c = conf(
-        ["preempt"],
-        [
-            opt("priority", "taskOrder", "jobOrder", "preemptable", "jobStarving"),
-            opt("gang", "jobPipelined", "jobStarving"),
-            opt("conformance", "preemptable"),
-        ],
-    )
+    c = conf(["preempt"], [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobStarving"),
+                           opt("gang", "jobPipelined", "jobStarving"), opt("conformance", "preemptable")])
     pods = [pod("ns", "l-0", node_name="n1", phase="Running", req=res(4), group="l"),
             pod("ns", "h-0", req=res(2), group="h")]
     r = run(

@@ -15,11 +15,8 @@ from volcano.scheduler.framework.action import ActionRegistry
 
 
 def _conf() -> Any:
-    return conf(["preempt"], [
-        opt("priority", "taskOrder", "jobOrder", "preemptable", "jobStarving"),
-        opt("gang", "jobPipelined", "jobStarving"),
-        opt("conformance", "preemptable"),
-    ])
+    return conf(["preempt"], [opt("priority", "taskOrder", "jobOrder", "preemptable", "jobStarving"),
+                              opt("gang", "jobPipelined", "jobStarving"), opt("conformance", "preemptable")])
 
 
 def _scenario(layout: list[tuple[int, int]], pending: list[int]) -> dict[str, Any]:

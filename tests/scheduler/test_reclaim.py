@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.scheduler.harness import conf, node, opt, pc, pg, pod, queue, res, run
+from tests.scheduler.harness import PRE_F, PRE_T, conf, node, opt, pc, pg, queue, res, run
+from tests.scheduler.harness import table_pod as P
 
-PRE_T = {"volcano.sh/preemptable": "true"}
-PRE_F = {"volcano.sh/preemptable": "false"}
 PCS3 = [pc("low-priority", 100), pc("mid-priority", 500), pc("high-priority", 1000)]
 
 
@@ -20,10 +19,6 @@ def tiers(quota: str = "proportion", priority: bool = False):  # type: ignore[no
     if priority:
         t.append(opt("priority", "reclaimable", "jobOrder", "taskOrder"))
     return conf(["reclaim"], t)
-
-
-def P(name, node_name, phase, req, group, labels=None, **kw):  # type: ignore[no-untyped-def]
-    return pod("c1", name, node_name=node_name, phase=phase, req=req, group=group, labels=labels, **kw)
 
 
 CASES = [

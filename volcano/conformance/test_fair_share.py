@@ -16,11 +16,10 @@ from volcano.conformance.backends.base import Cluster
 from volcano.conformance.lib.builders import Task, job, queue
 from volcano.conformance.lib.sizing import cluster_size
 from volcano.conformance.lib.waits import count_phase
-from volcano.conformance.test_scheduling_support import CI_CONF, make_queues
+from volcano.conformance.test_scheduling_support import CI_CONF, ONE_CPU, make_queues
 
 pytestmark = pytest.mark.fairshare
 
-ONE_CPU = {"cpu": "1"}
 
 
 def total_cpus(cluster: Cluster) -> int:

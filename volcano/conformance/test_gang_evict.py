@@ -19,6 +19,7 @@ from volcano.conformance.backends.base import Cluster
 from volcano.conformance.lib.builders import Task, job
 from volcano.conformance.lib.waits import wait_tasks_ready
 from volcano.conformance.test_scheduling_support import (
+    C1,
     GANG_EVICT_CONF,
     hold_not_ready,
     make_priority_classes,
@@ -31,7 +32,6 @@ from volcano.conformance.test_scheduling_support import (
 
 SUITE = "gangevict"
 Obj = dict[str, Any]
-C1 = {"cpu": "1", "memory": "1024Mi"}
 GP = {"gp-high-pri": 100, "gp-med-pri": 50, "gp-low-pri": 10}
 SLOTS = {"workers": 4, "cpu": "1", "memory": "1Gi"}
 KWOK_TAINT = {"key": "kwok.x-k8s.io/node", "value": "fake", "effect": "NoSchedule"}

@@ -16,7 +16,7 @@ import pytest
 
 from volcano.api.quantity import parse_quantity
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import Task, job
+from volcano.conformance.lib.builders import Obj, Task, job
 from volcano.conformance.lib.sizing import compute_node
 from volcano.conformance.lib.waits import (
     bound,
@@ -32,7 +32,6 @@ from volcano.conformance.lib.waits import (
 
 __all__: list[str] = []
 
-Obj = dict[str, Any]
 SUITE = "jobp"
 NO_REQUESTS: dict[str, str] = {}  # upstream's TaskSpec without Req: a container without requests
 TERMINATE_ON_FAILURE = [{"event": "PodFailed", "action": "TerminateJob"}]

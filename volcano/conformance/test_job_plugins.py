@@ -10,18 +10,15 @@ check the phase sequence the job controller drives, as upstream does.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import Task, job
+from volcano.conformance.lib.builders import Obj, Task, job
 from volcano.conformance.lib.sizing import compute_node
 from volcano.conformance.lib.waits import wait_job_phases, wait_tasks_ready
 
 __all__: list[str] = []
 
-Obj = dict[str, Any]
 SUITE = "jobseq"
 MPI_IMAGE = "volcanosh/example-mpi:0.0.3"
 TF_IMAGE = "volcanosh/dist-mnist-tf-example:0.0.1"

@@ -27,7 +27,12 @@ from volcano.conformance.lib.waits import (
     wait_tasks_ready,
 )
 from volcano.conformance.test_scheduling_support import (
+    C05,
+    C1,
+    C2,
+    C3,
     CI_CONF_NO_ENQUEUE,
+    ONE_CPU,
     job_nodes,
     make_queues,
     ready,
@@ -39,11 +44,6 @@ from volcano.conformance.test_scheduling_support import (
 
 SUITE = "schedulingaction"
 Obj = dict[str, Any]
-ONE_CPU = {"cpu": "1"}
-C05 = {"cpu": "500m", "memory": "512Mi"}
-C1 = {"cpu": "1", "memory": "1024Mi"}
-C2 = {"cpu": "2", "memory": "2048Mi"}
-C3 = {"cpu": "3", "memory": "3072Mi"}
 TWO_BY_2 = {"workers": 2, "cpu": "2", "memory": "2Gi"}
 ONE_BY_2 = {"workers": 1, "cpu": "2", "memory": "2Gi"}
 FOUR_BY_2 = {"workers": 4, "cpu": "2", "memory": "2Gi"}

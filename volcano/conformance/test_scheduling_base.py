@@ -26,6 +26,7 @@ from volcano.conformance.lib.waits import (
 )
 from volcano.conformance.test_scheduling_support import (
     CI_CONF,
+    ONE_CPU,
     api_error,
     job_nodes,
     pg_events,
@@ -34,7 +35,6 @@ from volcano.conformance.test_scheduling_support import (
 )
 
 SUITE = "schedulingbase"
-ONE_CPU = {"cpu": "1"}
 HALF_CPU = {"cpu": "500m"}
 
 

@@ -17,8 +17,12 @@ from volcano.conformance.lib.builders import Task, job, pod, pod_group
 from volcano.conformance.lib.sizing import cluster_node_number, cluster_size
 from volcano.conformance.lib.waits import READY_PHASES, bound, count_phase, wait_tasks_ready
 from volcano.conformance.test_scheduling_support import (
+    C1,
+    C2,
+    C4,
     CI_CONF,
     CI_CONF_NO_ENQUEUE,
+    ONE_CPU,
     api_error,
     conf_with,
     make_priority_classes,
@@ -32,10 +36,6 @@ from volcano.conformance.test_scheduling_support import (
 
 SUITE = "schedulingaction"
 Obj = dict[str, Any]
-ONE_CPU = {"cpu": "1"}
-C1 = {"cpu": "1", "memory": "1024Mi"}
-C2 = {"cpu": "2", "memory": "2048Mi"}
-C4 = {"cpu": "4", "memory": "4096Mi"}
 PREEMPTABLE = {"volcano.sh/preemptable": "true"}
 PRIORITIES = {"high-priority": 100, "middle-priority": 50, "low-priority": 10}
 RECLAIM_PRIORITIES = {"low-priority": 10, "high-priority": 10000}
@@ -68,6 +68,16 @@ def _no_bound(cluster: Cluster, job_name: str) -> bool:
     return not any(bound(p) for p in cluster.job_pods(job_name))
 
 
+def _fill_with_low_priority(cluster: Cluster, name: str) -> int:
+    """The priority classes, then a low-priority job ``name`` taking every CPU slot, ready; the
+    number of slots."""
+    make_priority_classes(cluster, PRIORITIES)
+    rep = cluster_size(cluster, ONE_CPU)
+    cluster.apply(_pjob(name, rep=rep, priority_class="low-priority"))
+    wait_tasks_ready(cluster, name, rep)
+    return rep
+
+
 # -- preempt.go -----------------------------------------------------------------------------------
 
 @pytest.mark.preemption
@@ -87,10 +97,7 @@ def test_high_priority_without_preemption(cluster: Cluster) -> None:
 @pytest.mark.upstream(SUITE, "schedule high priority job with preemption when idle resource is NOT enough but "
                              "preemptee resource is enough")
 def test_high_priority_with_preemption(cluster: Cluster) -> None:
-    make_priority_classes(cluster, PRIORITIES)
-    rep = cluster_size(cluster, ONE_CPU)
-    cluster.apply(_pjob("preemptee-1", rep=rep, priority_class="low-priority"))
-    wait_tasks_ready(cluster, "preemptee-1", rep)
+    rep = _fill_with_low_priority(cluster, "preemptee-1")
     cluster.apply(_pjob("preemptor-1", rep=rep, min=rep // 2, priority_class="high-priority"))
     wait_tasks_ready(cluster, "preemptor-1", rep // 2)
     wait_tasks_ready(cluster, "preemptee-1", rep // 2)
@@ -179,10 +186,7 @@ def test_multi_preemptor_jobs(cluster: Cluster) -> None:
 def test_gated_jobs_do_not_preempt(cluster: Cluster) -> None:
     # Upstream forgot to set the gates on the preemptor (so its checks pass trivially); here the
     # preemptor's pods carry a gate, as the case's title means.
-    make_priority_classes(cluster, PRIORITIES)
-    rep = cluster_size(cluster, ONE_CPU)
-    cluster.apply(_pjob("preemptee-1", rep=rep, priority_class="low-priority"))
-    wait_tasks_ready(cluster, "preemptee-1", rep)
+    rep = _fill_with_low_priority(cluster, "preemptee-1")
     preemptor = _pjob("preemptor-1", rep=rep, min=rep // 2, priority_class="high-priority")
     preemptor["spec"]["tasks"][0]["template"]["spec"]["schedulingGates"] = [{"name": "example.com/g1"}]
     cluster.apply(preemptor)

@@ -18,9 +18,15 @@ from volcano.conformance.lib.builders import priority_class, queue
 from volcano.conformance.lib.waits import READY_PHASES, bound, count_phase, pg_name
 
 __all__ = [
+    "C05",
+    "C1",
+    "C2",
+    "C3",
+    "C4",
     "CI_CONF",
     "CI_CONF_NO_ENQUEUE",
     "GANG_EVICT_CONF",
+    "ONE_CPU",
     "TAINT",
     "api_error",
     "conf_with",
@@ -42,6 +48,14 @@ __all__ = [
 ]
 
 Obj = dict[str, Any]
+
+# Request sizes as upstream's suites name them (oneCPU, halfCPU, CPU1Mem1, ...).
+ONE_CPU = {"cpu": "1"}
+C05 = {"cpu": "500m", "memory": "512Mi"}
+C1 = {"cpu": "1", "memory": "1024Mi"}
+C2 = {"cpu": "2", "memory": "2048Mi"}
+C3 = {"cpu": "3", "memory": "3072Mi"}
+C4 = {"cpu": "4", "memory": "4096Mi"}
 
 # Upstream's CI scheduler configuration (catalogue §2.3), as the YAML a real cluster is given (the
 # suite sees only Kubernetes objects, so it carries its configurations as text; the tiers are

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
-from tests.controllers.env import ControllerEnv
+from tests.controllers.env import ControllerEnv, assert_made_from_template, given
 from volcano.apiserver.faults import inject_stored_object
 from volcano.controllers.builtin.batchjob import BatchJobController, failure_backoff_ms
 from volcano.sim import RandomStreams, Trace
@@ -28,15 +27,10 @@ class _Env(ControllerEnv):
 
 
 def _job(completions: int | None = 3, parallelism: int | None = 2, backoff: int | None = None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"template": {"metadata": {"labels": {"app": "work"}},
-                                         "spec": {"schedulerName": "volcano", "restartPolicy": "Never",
-                                                  "containers": [{"name": "c", "image": "busybox"}]}}}
-    if completions is not None:
-        spec["completions"] = completions
-    if parallelism is not None:
-        spec["parallelism"] = parallelism
-    if backoff is not None:
-        spec["backoffLimit"] = backoff
+    spec = {"template": {"metadata": {"labels": {"app": "work"}},
+                         "spec": {"schedulerName": "volcano", "restartPolicy": "Never",
+                                  "containers": [{"name": "c", "image": "busybox"}]}},
+            **given(completions=completions, parallelism=parallelism, backoffLimit=backoff)}
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "work", "namespace": "default"},
             "spec": spec}
 
@@ -48,19 +42,13 @@ def test_backoff_schedule() -> None:
 
 def test_runs_to_completion_with_parallelism() -> None:
     env = _Env()
-    job = env.server.create(_job())
-    env.settle()
-    pods = env.pods()
+    job, pods = env.make(_job())
     assert len(pods) == 2
     uid = job["metadata"]["uid"]
+    assert_made_from_template(pods, job, "batch/v1", "Job")
     for pod in pods:
-        assert re.fullmatch(r"work-[bcdfghjklmnpqrstvwxz2456789]{5}", pod["metadata"]["name"])
-        assert pod["spec"]["schedulerName"] == "volcano"
         assert pod["metadata"]["labels"]["batch.kubernetes.io/controller-uid"] == uid
         assert pod["metadata"]["labels"]["job-name"] == "work"
-        assert pod["metadata"]["ownerReferences"][0] == {"apiVersion": "batch/v1", "kind": "Job", "name": "work",
-                                                         "uid": uid, "controller": True,
-                                                         "blockOwnerDeletion": True}
     assert env.status()["active"] == 2 and env.status()["startTime"]
     env.finish(pods[0], "Succeeded")
     env.finish(pods[1], "Succeeded")

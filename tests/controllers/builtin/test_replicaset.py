@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from tests.controllers.env import ControllerEnv
+from tests.controllers.env import ControllerEnv, assert_made_from_template, given
 from volcano.controllers.builtin.replicaset import ReplicaSetController
 
 
@@ -21,32 +20,19 @@ class _Env(ControllerEnv):
 
 
 def _rs(name: str = "web", replicas: int | None = 3, scheduler: str | None = "volcano") -> dict[str, Any]:
-    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "nginx"}]}
-    if scheduler:
-        spec["schedulerName"] = scheduler
-    rs_spec: dict[str, Any] = {"selector": {"matchLabels": {"app": name}},
-                               "template": {"metadata": {"labels": {"app": name}, "annotations": {"a": "b"}},
-                                            "spec": spec}}
-    if replicas is not None:
-        rs_spec["replicas"] = replicas
+    spec = {"containers": [{"name": "c", "image": "nginx"}], **given(schedulerName=scheduler)}
+    rs_spec = {"selector": {"matchLabels": {"app": name}}, **given(replicas=replicas),
+               "template": {"metadata": {"labels": {"app": name}, "annotations": {"a": "b"}}, "spec": spec}}
     return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": name, "namespace": "default"},
             "spec": rs_spec}
 
 
 def test_creates_replicas_from_template_with_owner_reference() -> None:
     env = _Env()
-    rs = env.server.create(_rs())
-    env.settle()
-    pods = env.pods()
+    rs, pods = env.make(_rs())
     assert len(pods) == 3
-    for pod in pods:
-        assert re.fullmatch(r"web-[bcdfghjklmnpqrstvwxz2456789]{5}", pod["metadata"]["name"])
-        assert pod["metadata"]["labels"] == {"app": "web"}
-        assert pod["metadata"]["annotations"] == {"a": "b"}
-        assert pod["spec"]["schedulerName"] == "volcano"
-        assert pod["metadata"]["ownerReferences"] == [{
-            "apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": rs["metadata"]["uid"],
-            "controller": True, "blockOwnerDeletion": True}]
+    assert_made_from_template(pods, rs, "apps/v1", "ReplicaSet")
+    assert all(p["metadata"]["labels"] == {"app": "web"} and p["metadata"]["annotations"] == {"a": "b"} for p in pods)
     status = env.server.get("ReplicaSet", "web", "default")["status"]
     assert status["replicas"] == 3 and status["readyReplicas"] == 0
 

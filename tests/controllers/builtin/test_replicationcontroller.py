@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from tests.controllers.env import ControllerEnv
+from tests.controllers.env import ControllerEnv, assert_made_from_template, given
 from volcano.controllers import CONTROLLERS
 from volcano.controllers.builtin.replicationcontroller import ReplicationControllerController
 
@@ -19,13 +18,9 @@ class _Env(ControllerEnv):
 
 
 def _rc(name: str = "rc", replicas: int | None = 2, scheduler: str | None = "volcano") -> dict[str, Any]:
-    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "nginx"}]}
-    if scheduler:
-        spec["schedulerName"] = scheduler
-    rc_spec: dict[str, Any] = {"selector": {"app": name},
-                               "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}
-    if replicas is not None:
-        rc_spec["replicas"] = replicas
+    spec = {"containers": [{"name": "c", "image": "nginx"}], **given(schedulerName=scheduler)}
+    rc_spec = {"selector": {"app": name}, **given(replicas=replicas),
+               "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}
     return {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": name, "namespace": "default"},
             "spec": rc_spec}
 
@@ -36,17 +31,10 @@ def test_is_registered_with_the_cluster_controllers() -> None:
 
 def test_creates_pods_owned_by_the_replication_controller() -> None:
     env = _Env()
-    rc = env.server.create(_rc())
-    env.settle()
-    pods = env.pods()
+    rc, pods = env.make(_rc())
     assert len(pods) == 2
-    for pod in pods:
-        assert re.fullmatch(r"rc-[bcdfghjklmnpqrstvwxz2456789]{5}", pod["metadata"]["name"])
-        assert pod["metadata"]["labels"] == {"app": "rc"}
-        assert pod["spec"]["schedulerName"] == "volcano"
-        assert pod["metadata"]["ownerReferences"] == [{
-            "apiVersion": "v1", "kind": "ReplicationController", "name": "rc", "uid": rc["metadata"]["uid"],
-            "controller": True, "blockOwnerDeletion": True}]
+    assert_made_from_template(pods, rc, "v1", "ReplicationController")
+    assert all(p["metadata"]["labels"] == {"app": "rc"} for p in pods)
     status = env.server.get("ReplicationController", "rc", "default")["status"]
     assert status["replicas"] == 2 and status["fullyLabeledReplicas"] == 2 and status["readyReplicas"] == 0
 
