@@ -26,6 +26,7 @@ from volcano.scheduler.framework.status import SessionOutcome, close_session
 from volcano.scheduler.plugins import default_registry
 
 __all__ = [
+    "HIGH_MID_LOW",
     "PRE_F",
     "PRE_T",
     "Result",
@@ -88,19 +89,10 @@ def pod(ns: str, name: str, *, group: str, node_name: str = "", phase: str = "Pe
     if deleting:
         meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
     container: Obj = {"name": "c", "resources": {"requests": dict(req)} if req else {}}
-    spec: Obj = {"containers": [container], "schedulerName": "volcano"}
-    if node_name:
-        spec["nodeName"] = node_name
-    if selector:
-        spec["nodeSelector"] = dict(selector)
-    if priority is not None:
-        spec["priority"] = priority
-    if policy:
-        spec["preemptionPolicy"] = policy
-    if affinity:
-        spec["affinity"] = dict(affinity)
-    if priority_class:
-        spec["priorityClassName"] = priority_class
+    optional = {"nodeName": node_name, "nodeSelector": dict(selector or {}), "priority": priority,
+                "preemptionPolicy": policy, "affinity": dict(affinity or {}), "priorityClassName": priority_class}
+    spec: Obj = {"containers": [container], "schedulerName": "volcano",
+                 **{k: v for k, v in optional.items() if v or (k == "priority" and v is not None)}}
     return {"kind": "Pod", "metadata": meta, "spec": spec, "status": {"phase": phase}}
 
 
@@ -149,6 +141,10 @@ def queue(name: str, weight: int = 1, capability: Mapping[str, str] | None = Non
 def pc(name: str, value: int, global_default: bool = False) -> Obj:
     """A PriorityClass."""
     return {"kind": "PriorityClass", "metadata": {"name": name}, "value": value, "globalDefault": global_default}
+
+
+HIGH_MID_LOW = [pc("high", 100), pc("mid", 50), pc("low", 10)]
+"""Priority classes high (100), mid (50) and low (10), as the gang-eviction tests use them."""
 
 
 def opt(name: str, *points: str, **arguments: Any) -> PluginOption:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.scheduler.harness import Result, node, pc, pg, pod, queue, res, run
+from tests.scheduler.harness import HIGH_MID_LOW, PRE_T, Result, node, pg, pod, queue, res, run
 from volcano.scheduler.actions.gang_evict import (
     Bundle,
     BundleType,
@@ -28,8 +28,7 @@ from volcano.scheduler.framework.model import JobInfo, TaskInfo
 from volcano.scheduler.framework.plugin import Arguments
 from volcano.scheduler.framework.points import CLUSTER_DOMAIN
 
-PRE = {"volcano.sh/preemptable": "true"}
-PCS = [pc("high", 100), pc("mid", 50), pc("low", 10)]
+PRE, PCS = PRE_T, HIGH_MID_LOW
 
 
 def gang_conf(actions: tuple[str, ...] = ("gangpreempt",), **action_args: dict[str, Any]) -> SchedulerConf:

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from tests.scheduler.harness import Result, conf, node, opt, pc, pg, pod, queue, res, run
+from tests.scheduler.harness import HIGH_MID_LOW, PRE_T, Result, conf, node, opt, pg, pod, queue, res, run
 from volcano.scheduler.actions.gang_evict import unified_evictable
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.model import TaskInfo
@@ -25,8 +25,7 @@ from volcano.scheduler.framework.points import (
 )
 from volcano.scheduler.framework.session import Session
 
-PRE = {"volcano.sh/preemptable": "true"}
-PCS = [pc("high", 100), pc("mid", 50), pc("low", 10)]
+PRE, PCS = PRE_T, HIGH_MID_LOW
 
 
 def _pod(name: str, group: str, ns: str = "ns", node_name: str = "n1", phase: str = "Running",
