@@ -1,6 +1,7 @@
 """Queue-quota arithmetic: resource vectors as name -> amount maps, upstream's comparisons,
-the weighted water-filling of *deserved*, and the per-session queue state the quota
-plugins (proportion, capacity, overcommit) build from a session.
+the weighted water-filling of *deserved*, and the pure functions the quota plugins
+(proportion, capacity, overcommit) build on; ``quota_state`` holds what they keep per
+session.
 
 Amounts are integer milli-units (``volcano.api.resources``) or, for computed shares
 such as *deserved*, exact ``Fraction`` values, so a result never depends on the
@@ -32,64 +33,34 @@ Other deliberate differences from upstream, for determinism:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Protocol
-
-from volcano.scheduler.framework.points import (
-    ALLOCATABLE,
-    JOB_ENQUEUEABLE,
-    JOB_ENQUEUED,
-    PERMIT,
-    PREEMPTIVE,
-    QUEUE_ORDER,
-    RECLAIMABLE,
-    REJECT,
-    Victims,
-)
-from volcano.scheduler.framework.task import ALLOCATED_STATUSES, TaskStatus
-
-if TYPE_CHECKING:
-    from volcano.scheduler.framework.job import JobInfo
-    from volcano.scheduler.framework.queue import QueueInfo
-    from volcano.scheduler.framework.session import Session
-    from volcano.scheduler.framework.task import TaskInfo
 
 __all__ = [
     "INFINITE",
     "Num",
-    "QueueAttr",
     "QueueQuota",
-    "QuotaPlugin",
     "Vec",
     "add",
-    "build_queue_attrs",
     "compute_deserved",
-    "deduct_gated",
     "dominant_share",
-    "enqueue_verdict",
     "exceeded_part",
     "fits_on_requested",
     "format_resource_names",
     "inqueue_reserve",
     "is_empty",
     "is_scalar_resource_name",
-    "job_gated_request",
-    "job_reserved",
     "le_tolerant",
     "ordered_names",
     "overused",
     "queue_allocatable",
     "real_capability",
-    "register_quota_plugin",
     "resource_names",
     "share",
     "sub",
     "tolerance",
-    "vec_to_dict",
     "vector_le_tolerant",
-    "walk_victims",
 ]
 
 Num = int | Fraction
@@ -389,164 +360,3 @@ def queue_allocatable(allocated: Vec, request: Vec, deserved: Vec) -> bool:
     """
     ok, _ = fits_on_requested(add(allocated, request), deserved, request)
     return ok
-
-
-# -- per-session queue state (proportion, capacity, overcommit) ----------------------------------
-
-def vec_to_dict(names: Sequence[str], vec: Iterable[int]) -> dict[str, Num]:
-    """A session resource vector (numpy row over ``names``) as a name -> amount dict (zeros dropped)."""
-    return {names[i]: int(v) for i, v in enumerate(vec) if v}
-
-
-def job_gated_request(job: JobInfo) -> dict[str, Num]:
-    """The summed requests of a job's scheduling-gated tasks (upstream ``GetSchGatedPodResources``)."""
-    out: dict[str, Num] = {}
-    for task in job.tasks.values():
-        if task.spec.gated:
-            out = add(out, task.spec.requests)
-    return out
-
-
-def deduct_gated(res: Vec, job: JobInfo) -> dict[str, Num]:
-    """Upstream ``DeductSchGatedResources``: ``res`` minus gated tasks' requests, clamped at 0 per dimension."""
-    gated = job_gated_request(job)
-    if is_empty(gated):
-        return dict(res)
-    out = dict(res)
-    for name, value in res.items():
-        if name in (_CPU, _MEMORY) or name in gated:
-            out[name] = max(value - gated.get(name, 0), 0)
-    return out
-
-
-def job_reserved(job: JobInfo, names: Sequence[str]) -> dict[str, Num]:
-    """What a job holds back in its queue's ``inqueue`` at session open (proportion/capacity rule).
-
-    Inqueue jobs with ``minResources``, and Running ones with ``minResources``
-    whose allocated-status task count reached ``minMember``, reserve
-    ``max(0, minResources - allocated)`` (less gated tasks); others nothing.
-    """
-    if job.min_resources is None:
-        return {}
-    if job.phase == "Inqueue" or (job.phase == "Running" and job.count(ALLOCATED_STATUSES) >= job.min_available):
-        return deduct_gated(inqueue_reserve(job.min_resources, vec_to_dict(names, job.allocated.tolist())), job)
-    return {}
-
-
-@dataclass
-class QueueAttr:
-    """A queue's per-session quota state (proportion and capacity)."""
-
-    quota: QueueQuota
-    allocated: dict[str, Num] = field(default_factory=dict)
-    request: dict[str, Num] = field(default_factory=dict)
-    inqueue: dict[str, Num] = field(default_factory=dict)
-    elastic: dict[str, Num] = field(default_factory=dict)
-    share: float = 0.0
-
-
-def build_queue_attrs(ssn: Session) -> tuple[dict[str, QueueAttr], dict[str, Num], dict[str, Num]]:
-    """Per-queue attributes for every queue with a job in the session, the cluster total and Σ guarantees."""
-    names = ssn.space.names
-    total = vec_to_dict(names, ssn.space.fit(ssn.total).tolist())
-    total_guarantee: dict[str, Num] = {}
-    for queue in ssn.queues.values():
-        if queue.guarantee:
-            total_guarantee = add(total_guarantee, queue.guarantee)
-    attrs: dict[str, QueueAttr] = {}
-    for job in ssn.jobs.values():
-        attr = attrs.get(job.queue)
-        if attr is None:
-            queue = ssn.queues[job.queue]
-            quota = QueueQuota(queue.name, queue.weight, {}, dict(queue.guarantee or {}),
-                               dict(queue.capability) if queue.capability is not None else None)
-            attr = attrs[job.queue] = QueueAttr(quota)
-        job_alloc = vec_to_dict(names, ssn.space.fit(job.allocated).tolist())
-        attr.allocated = add(attr.allocated, job_alloc)
-        attr.request = add(attr.request, job_alloc)
-        for task in job.tasks.values():
-            if task.status == TaskStatus.Pending:
-                attr.request = add(attr.request, task.spec.requests)
-        attr.inqueue = add(attr.inqueue, job_reserved(job, names))
-        attr.elastic = add(attr.elastic, exceeded_part(job_alloc, job.min_resources or {}))
-    for attr in attrs.values():
-        attr.quota.request = attr.request
-        attr.quota.real = real_capability(total, total_guarantee, attr.quota.guarantee, attr.quota.capability)
-    return attrs, total, total_guarantee
-
-
-def walk_victims(ssn: Session, attrs: Mapping[str, QueueAttr], candidates: Iterable[TaskInfo],
-                 is_victim: Callable[[QueueAttr, Vec, TaskInfo], bool]) -> list[TaskInfo]:
-    """The victims among ``candidates``, walked in order with a running copy of each victim
-    queue's allocation: a candidate is a victim when ``is_victim(queue attributes, allocation
-    so far, task)``, and its request then leaves the copy. Candidates outside the quota
-    queues are skipped (proportion's reclaimable, capacity's gang-reclaim filter)."""
-    working: dict[str, dict[str, Num]] = {}
-    victims: list[TaskInfo] = []
-    for task in candidates:
-        job = ssn.job_of(task)
-        attr = attrs.get(job.queue) if job is not None else None
-        if job is None or attr is None:
-            continue
-        allocated = working.setdefault(job.queue, dict(attr.allocated))
-        if is_victim(attr, allocated, task):
-            working[job.queue] = sub(allocated, task.spec.requests)
-            victims.append(task)
-    return victims
-
-
-def enqueue_verdict(ssn: Session, job: JobInfo, attr: QueueAttr) -> int:
-    """The proportion/capacity ``job_enqueueable`` vote for one queue (events on rejection)."""
-    queue = ssn.queues[job.queue]
-    if queue.state != "Open":
-        return REJECT
-    if job.min_resources is None:
-        return PERMIT
-    minimum: Vec = job.min_resources
-    needed = sub(add(add(minimum, attr.allocated), attr.inqueue), attr.elastic)
-    ok, failing = fits_on_requested(needed, attr.quota.real, minimum)
-    if ok:
-        return PERMIT
-    ssn.podgroup_event(job, "Normal", "Unschedulable",
-                       format_resource_names("queue resource quota insufficient", "insufficient", failing))
-    return REJECT
-
-
-class QuotaPlugin(Protocol):
-    """What a queue-quota plugin (proportion, capacity) answers, and hears about placements."""
-
-    def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
-        """QUEUE_ORDER."""
-
-    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> Victims:
-        """RECLAIMABLE."""
-
-    def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
-        """ALLOCATABLE."""
-
-    def preemptive(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
-        """PREEMPTIVE."""
-
-    def job_enqueueable(self, job: JobInfo) -> int:
-        """JOB_ENQUEUEABLE."""
-
-    def job_enqueued(self, job: JobInfo) -> None:
-        """JOB_ENQUEUED."""
-
-    def on_allocate(self, task: TaskInfo) -> None:
-        """A task was placed: its queue's allocation grows."""
-
-    def on_deallocate(self, task: TaskInfo) -> None:
-        """A task left its node: its queue's allocation shrinks."""
-
-
-def register_quota_plugin(ssn: Session, plugin: QuotaPlugin) -> None:
-    """Register the points every quota plugin answers (queue order, reclaimable, allocatable,
-    preemptive, job enqueueable and enqueued) and its allocation event handlers."""
-    ssn.add_fn(QUEUE_ORDER, plugin.queue_order)
-    ssn.add_fn(RECLAIMABLE, plugin.reclaimable)
-    ssn.add_fn(ALLOCATABLE, plugin.allocatable)
-    ssn.add_fn(PREEMPTIVE, plugin.preemptive)
-    ssn.add_fn(JOB_ENQUEUEABLE, plugin.job_enqueueable)
-    ssn.add_fn(JOB_ENQUEUED, plugin.job_enqueued)
-    ssn.add_event_handler(allocate=plugin.on_allocate, deallocate=plugin.on_deallocate)

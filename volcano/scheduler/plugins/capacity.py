@@ -45,22 +45,24 @@ from volcano.scheduler.framework.points import (
 )
 from volcano.scheduler.framework.quota import (
     Num,
-    QueueAttr,
     Vec,
     add,
-    build_queue_attrs,
-    deduct_gated,
-    enqueue_verdict,
     fits_on_requested,
     format_resource_names,
     is_empty,
     le_tolerant,
-    register_quota_plugin,
     resource_names,
     share,
     sub,
     tolerance,
     vector_le_tolerant,
+)
+from volcano.scheduler.framework.quota_state import (
+    QueueAttr,
+    build_queue_attrs,
+    deduct_gated,
+    enqueue_verdict,
+    register_quota_plugin,
     walk_victims,
 )
 from volcano.scheduler.plugins.capacity_hierarchy import ROOT, QueueTree, build_queue_tree

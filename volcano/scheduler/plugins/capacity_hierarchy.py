@@ -17,16 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from volcano.scheduler.framework.quota import (
-    Num,
-    QueueAttr,
-    QueueQuota,
-    Vec,
-    add,
-    build_queue_attrs,
-    exceeded_part,
-    is_empty,
-)
+from volcano.scheduler.framework.quota import Num, QueueQuota, Vec, add, exceeded_part, is_empty
+from volcano.scheduler.framework.quota_state import QueueAttr, build_queue_attrs
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.session import Session

@@ -22,16 +22,8 @@ from typing import TYPE_CHECKING
 
 from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.points import JOB_ENQUEUEABLE, JOB_ENQUEUED, PERMIT, REJECT
-from volcano.scheduler.framework.quota import (
-    Num,
-    add,
-    deduct_gated,
-    fits_on_requested,
-    format_resource_names,
-    job_reserved,
-    sub,
-    vec_to_dict,
-)
+from volcano.scheduler.framework.quota import Num, add, fits_on_requested, format_resource_names, sub
+from volcano.scheduler.framework.quota_state import deduct_gated, job_reserved, vec_to_dict
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.model import JobInfo

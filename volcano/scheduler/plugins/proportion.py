@@ -21,20 +21,22 @@ from volcano.scheduler.framework.points import (
 )
 from volcano.scheduler.framework.quota import (
     Num,
-    QueueAttr,
     Vec,
     add,
-    build_queue_attrs,
     compute_deserved,
-    deduct_gated,
-    enqueue_verdict,
     overused,
     queue_allocatable,
-    register_quota_plugin,
     resource_names,
     share,
     sub,
     vector_le_tolerant,
+)
+from volcano.scheduler.framework.quota_state import (
+    QueueAttr,
+    build_queue_attrs,
+    deduct_gated,
+    enqueue_verdict,
+    register_quota_plugin,
     walk_victims,
 )
 
