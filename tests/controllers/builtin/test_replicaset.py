@@ -115,3 +115,17 @@ def test_same_seed_same_trace() -> None:
     first = run()
     assert first == run()
     assert any("DeletePod" in line for line in first) and any("CreatePod" in line for line in first)
+
+
+def test_a_pod_created_and_gone_before_the_next_sync_is_replaced() -> None:
+    # The watch reports the new pod ADDED and then DELETED before the ReplicaSet syncs again:
+    # the creation it was waiting for has been seen, so it must not wait for it any longer.
+    env = _Env()
+    env.server.create(_rs(replicas=1))
+    while not env.pods():
+        assert env.clock.step()
+    (first,) = env.pods()
+    env.server.delete("Pod", first["metadata"]["name"], "default")
+    env.settle()
+    (replacement,) = env.pods()
+    assert replacement["metadata"]["name"] != first["metadata"]["name"]
