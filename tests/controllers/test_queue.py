@@ -106,15 +106,20 @@ def test_jobseq_32_command_close_and_open_with_state_check() -> None:
     assert events and events[0]["message"] == "Close queue succeed"
 
 
+def _close_parent(env: _Env, parent: str, child: str, command: str) -> None:
+    """Queue ``parent`` with ``child`` under it, then a Command closing ``parent``."""
+    env.queue(parent)
+    env.settle()
+    env.queue(child, parent=parent)
+    env.settle()
+    env.command(command, "CloseQueue", parent)
+    env.settle()
+
+
 def test_jobseq_33_command_close_and_open_with_hierarchical_queues() -> None:
     env = _Env()
-    env.queue("queue1")
     env.queue("queue2")
-    env.settle()
-    env.queue("queue11", parent="queue1")
-    env.settle()
-    env.command("close-1", "CloseQueue", "queue1")
-    env.settle()
+    _close_parent(env, "queue1", "queue11", "close-1")
     assert env.state("queue1") == "Closed"
     assert env.state("queue11") == "Closed"
     assert env.state("queue2") == "Open"
@@ -187,12 +192,7 @@ def test_commands_for_jobs_are_not_consumed() -> None:
 
 def test_failing_request_is_dropped_with_a_warning_after_max_requeue() -> None:
     env = _Env(max_requeue=2)
-    env.queue("parent")
-    env.settle()
-    env.queue("child", parent="parent")
-    env.settle()
-    env.command("close", "CloseQueue", "parent")
-    env.settle()
+    _close_parent(env, "parent", "child", "close")
     # Make the child's open fail for good: its parent stays closed and the child is no longer
     # marked as closed by its parent.
     env.server.patch("Queue", "child", {"metadata": {"annotations": {CLOSED_BY_PARENT_ANNOTATION: "false"}}})

@@ -87,14 +87,19 @@ def test_ssh_plugin_with_pod_affinity(cluster: Cluster) -> None:
     assert len(nodes) == 1 and None not in nodes, f"pods should share one node, got {sorted(map(str, nodes))}"
 
 
+def _ready_on_one_cpu_slots(cluster: Cluster, name: str, plugins: dict[str, list[str]]) -> None:
+    """Job ``name``: one task of as many 1-CPU pods as a node holds (minAvailable 1), with
+    ``plugins``, waited ready."""
+    _, slots = compute_node(cluster, {"cpu": "1"})
+    assert slots > 0
+    cluster.apply(job(name, [Task(name="task", rep=slots, min=1, req={"cpu": "1"})], plugins=plugins))
+    _wait_job_ready(cluster, name)
+
+
 @pytest.mark.upstream(SUITE, "Test SVC Plugin with disableNetworkPolicy")
 def test_svc_plugin_disable_network_policy(cluster: Cluster) -> None:
     name = "svc-with-disable-network-policy"
-    _, slots = compute_node(cluster, {"cpu": "1"})
-    assert slots > 0
-    cluster.apply(job(name, [Task(name="task", rep=slots, min=1, req={"cpu": "1"})],
-                      plugins={"svc": ["--disable-network-policy=true"]}))
-    _wait_job_ready(cluster, name)
+    _ready_on_one_cpu_slots(cluster, name, {"svc": ["--disable-network-policy=true"]})
     assert cluster.try_get("ConfigMap", f"{name}-svc") is not None, "the svc plugin did not run"
     assert cluster.try_get("NetworkPolicy", name) is None, f"networkpolicy {name} should not exist"
 
@@ -102,11 +107,7 @@ def test_svc_plugin_disable_network_policy(cluster: Cluster) -> None:
 @pytest.mark.upstream(SUITE, "Test SVC Plugin with injectHostsEnv disabled")
 def test_svc_plugin_inject_hosts_env_disabled(cluster: Cluster) -> None:
     name = "svc-without-hosts-env"
-    _, slots = compute_node(cluster, {"cpu": "1"})
-    assert slots > 0
-    cluster.apply(job(name, [Task(name="task", rep=slots, min=1, req={"cpu": "1"})],
-                      plugins={"svc": ["--inject-hosts-env=false"]}))
-    _wait_job_ready(cluster, name)
+    _ready_on_one_cpu_slots(cluster, name, {"svc": ["--inject-hosts-env=false"]})
     assert cluster.try_get("ConfigMap", f"{name}-svc") is not None, f"configmap {name}-svc missing"
     pod = cluster.get("Pod", f"{name}-task-0")
     for container in _containers(pod):
@@ -117,11 +118,7 @@ def test_svc_plugin_inject_hosts_env_disabled(cluster: Cluster) -> None:
 @pytest.mark.upstream(SUITE, "Check Functionality of all plugins")
 def test_all_plugins(cluster: Cluster) -> None:
     name = "job-with-all-plugin"
-    _, slots = compute_node(cluster, {"cpu": "1"})
-    assert slots > 0
-    cluster.apply(job(name, [Task(name="task", rep=slots, min=1, req={"cpu": "1"})],
-                      plugins={"ssh": ["--no-root"], "env": [], "svc": []}))
-    _wait_job_ready(cluster, name)
+    _ready_on_one_cpu_slots(cluster, name, {"ssh": ["--no-root"], "env": [], "svc": []})
     assert cluster.try_get("Secret", f"{name}-ssh") is not None, f"secret {name}-ssh missing"
     pod = cluster.get("Pod", f"{name}-task-0")
     assert f"{name}-ssh" in _volume_names(pod)

@@ -71,16 +71,20 @@ def _no_bound(cluster: Cluster, job_name: str, seconds: float = 30) -> None:
                  f"no pod of job {job_name} bound")
 
 
+def _ready_one(cluster: Cluster, name: str, req: dict[str, str], **kw: Any) -> None:
+    """``_one(name, req, ...)`` applied and waited ready."""
+    cluster.apply(_one(name, req, **kw))
+    wait_tasks_ready(cluster, name, 1)
+
+
 # -- allocate.go ----------------------------------------------------------------------------------
 
 @pytest.mark.scheduling_base
 @pytest.mark.cluster(**TWO_BY_2)
 @pytest.mark.upstream(SUITE, "allocate work when resource is enough")
 def test_allocate_when_resource_enough(cluster: Cluster) -> None:
-    cluster.apply(_one("low", C05))
-    wait_tasks_ready(cluster, "low", 1)
-    cluster.apply(_one("high", C1))
-    wait_tasks_ready(cluster, "high", 1)
+    _ready_one(cluster, "low", C05)
+    _ready_one(cluster, "high", C1)
     assert ready(cluster, "low") == 1
 
 
@@ -88,10 +92,8 @@ def test_allocate_when_resource_enough(cluster: Cluster) -> None:
 @pytest.mark.cluster(**ONE_BY_2)
 @pytest.mark.upstream(SUITE, "allocate don't work when resource is NOT enough")
 def test_allocate_not_enough(cluster: Cluster) -> None:
-    cluster.apply(_one("middle", C1))
-    wait_tasks_ready(cluster, "middle", 1)
-    cluster.apply(_one("low", C05))
-    wait_tasks_ready(cluster, "low", 1)
+    _ready_one(cluster, "middle", C1)
+    _ready_one(cluster, "low", C05)
     cluster.apply(_one("high", C3))
     hold_unbound(cluster, "high", 1)
 
@@ -101,8 +103,7 @@ def test_allocate_not_enough(cluster: Cluster) -> None:
 @pytest.mark.upstream(SUITE, "allocate don't work when job NOT satisfy predicates")
 def test_allocate_predicates_unsatisfied(cluster: Cluster) -> None:
     labels = {"job": "for-test-predicate"}
-    cluster.apply(_one("j1", C05, labels=labels))
-    wait_tasks_ready(cluster, "j1", 1)
+    _ready_one(cluster, "j1", C05, labels=labels)
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
         "labelSelector": {"matchExpressions": [{"key": "job", "operator": "In",
                                                 "values": ["for-test-predicate"]}]},
@@ -174,10 +175,8 @@ def test_allocate_subgroups_without_topology(cluster: Cluster) -> None:
 @pytest.mark.scheduler_conf(CI_CONF_NO_ENQUEUE)
 @pytest.mark.upstream(SUITE, "allocate work even not config enqueue action")
 def test_allocate_without_enqueue_action(cluster: Cluster) -> None:
-    cluster.apply(_one("low", C05))
-    wait_tasks_ready(cluster, "low", 1)
-    cluster.apply(_one("high", C1))
-    wait_tasks_ready(cluster, "high", 1)
+    _ready_one(cluster, "low", C05)
+    _ready_one(cluster, "high", C1)
 
 
 @pytest.mark.gang

@@ -9,6 +9,7 @@ The cluster is upstream's kind shape (one tainted control plane, four untainted 
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 import pytest
 
@@ -74,12 +75,19 @@ def test_schedule_multiple_jobs(cluster: Cluster) -> None:
         wait_tasks_ready(cluster, n, 2)
 
 
+def _more_than_half(cluster: Cluster, workload: Any, name: str, label: str) -> int:
+    """A ReplicaSet or Deployment ``name`` of just over half the cluster's CPU slots, ready
+    (its pods carry ``label``); its size."""
+    rep = cluster_size(cluster, ONE_CPU) // 2 + 1
+    cluster.apply(workload(name, rep, ONE_CPU))
+    _label_ready(cluster, label, rep)
+    return rep
+
+
 @pytest.mark.gang
 @pytest.mark.upstream(SUITE, "Gang scheduling")
 def test_gang_scheduling(cluster: Cluster) -> None:
-    rep = cluster_size(cluster, ONE_CPU) // 2 + 1
-    cluster.apply(replica_set("rs-1", rep, ONE_CPU))
-    _label_ready(cluster, "replicaset.k8s.io=rs-1", rep)
+    rep = _more_than_half(cluster, replica_set, "rs-1", "replicaset.k8s.io=rs-1")
     cluster.apply(job("gang-qj", [Task(image=BUSYBOX, req=ONE_CPU, min=rep, rep=rep, duration="10s")]))
     wait_job_phase(cluster, "gang-qj", "Pending")
     wait_job_unschedulable(cluster, "gang-qj")
@@ -89,13 +97,19 @@ def test_gang_scheduling(cluster: Cluster) -> None:
     wait_tasks_ready(cluster, "gang-qj", rep)
 
 
+def _second_full_gang(cluster: Cluster, first: str, second: str) -> int:
+    """A gang ``first`` filling every CPU slot, ready; then an equal gang ``second``. The slots."""
+    rep = cluster_size(cluster, ONE_CPU)
+    cluster.apply(job(first, [Task(req=ONE_CPU, min=rep, rep=rep)]))
+    wait_tasks_ready(cluster, first, rep)
+    cluster.apply(job(second, [Task(req=ONE_CPU, min=rep, rep=rep)]))
+    return rep
+
+
 @pytest.mark.gang
 @pytest.mark.upstream(SUITE, "Gang scheduling: Full Occupied")
 def test_gang_full_occupied(cluster: Cluster) -> None:
-    rep = cluster_size(cluster, ONE_CPU)
-    cluster.apply(job("gang-fq-qj1", [Task(req=ONE_CPU, min=rep, rep=rep)]))
-    wait_tasks_ready(cluster, "gang-fq-qj1", rep)
-    cluster.apply(job("gang-fq-qj2", [Task(req=ONE_CPU, min=rep, rep=rep)]))
+    rep = _second_full_gang(cluster, "gang-fq-qj1", "gang-fq-qj2")
     wait_job_phase(cluster, "gang-fq-qj2", "Pending")
     cluster.hold(lambda: _no_pod_bound(cluster, "gang-fq-qj2") and ready(cluster, "gang-fq-qj1") >= rep, 30,
                  "second gang stays unplaced while the first keeps running")
@@ -127,10 +141,7 @@ def test_schedule_best_effort_job(cluster: Cluster) -> None:
 @pytest.mark.scheduler_conf(CI_CONF)
 @pytest.mark.upstream(SUITE, "Statement")
 def test_statement(cluster: Cluster) -> None:
-    rep = cluster_size(cluster, ONE_CPU)
-    cluster.apply(job("st-qj-1", [Task(req=ONE_CPU, min=rep, rep=rep)]))
-    wait_tasks_ready(cluster, "st-qj-1", rep)
-    cluster.apply(job("st-qj-2", [Task(req=ONE_CPU, min=rep, rep=rep)]))
+    rep = _second_full_gang(cluster, "st-qj-1", "st-qj-2")
     wait_job_unschedulable(cluster, "st-qj-2")
     # A gang that cannot be placed whole must not evict the running gang (its statement is
     # discarded): no Evict event on st-qj-1's PodGroup, and it keeps all its pods.
@@ -201,9 +212,7 @@ def _pg_names(cluster: Cluster) -> list[str]:
 @pytest.mark.podgroup_status
 @pytest.mark.upstream(SUITE, "PodGroup's Count change with Deployment's Request change")
 def test_podgroup_count_with_deployment_request_change(cluster: Cluster) -> None:
-    rep = cluster_size(cluster, ONE_CPU) // 2 + 1
-    cluster.apply(deployment("d-1", rep, ONE_CPU))
-    _label_ready(cluster, "deployment.k8s.io=d-1", rep)
+    rep = _more_than_half(cluster, deployment, "d-1", "deployment.k8s.io=d-1")
     pgs = _pg_names(cluster)
     assert len(pgs) == 1, pgs
     old = pgs[0]

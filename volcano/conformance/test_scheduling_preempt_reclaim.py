@@ -254,6 +254,21 @@ def test_reclaim_case_1(cluster: Cluster) -> None:
                  "no job reclaimed")
 
 
+def _jobs_ready(cluster: Cluster, jobs: list[tuple[str, str, dict[str, str]]], *, rep: int = 1,
+                pri: str | None = None) -> None:
+    """Each ``(name, queue, request)`` as a preemptable job of ``rep`` pods (priority class
+    ``pri``), applied and waited ready in turn."""
+    for name, queue_name, req in jobs:
+        cluster.apply(_pjob(name, req=req, rep=rep, queue=queue_name, priority_class=pri))
+        wait_tasks_ready(cluster, name, rep)
+
+
+def _running(cluster: Cluster, counts: dict[str, int]) -> None:
+    """Wait until each queue has that many Running PodGroups."""
+    for queue_name, n in counts.items():
+        wait_pg_count(cluster, queue_name, "Running", n)
+
+
 def _three_slots_two_jobs(cluster: Cluster, pri: str | None = None) -> None:
     cluster.apply(_reclaim_job("reclaim-j1", C1, "default", pri))
     wait_tasks_ready(cluster, "reclaim-j1", 1)
@@ -397,16 +412,11 @@ def test_reclaim_case_9(cluster: Cluster) -> None:
 def test_reclaim_case_10(cluster: Cluster) -> None:
     make_priority_classes(cluster, RECLAIM_PRIORITIES)
     make_queues(cluster, simple_queue("reclaim-q2"), simple_queue("reclaim-q3"), simple_queue("reclaim-q4"))
-    for name, q in (("reclaim-j1", "default"), ("reclaim-j2", "reclaim-q2")):
-        cluster.apply(_pjob(name, req=C1, rep=2, queue=q, priority_class="low-priority"))
-        wait_tasks_ready(cluster, name, 2)
-    wait_pg_count(cluster, "default", "Running", 1)
-    wait_pg_count(cluster, "reclaim-q2", "Running", 1)
-    for name, q in (("reclaim-j3", "reclaim-q3"), ("reclaim-j4", "reclaim-q4")):
-        cluster.apply(_reclaim_job(name, C1, q, "high-priority"))
-        wait_tasks_ready(cluster, name, 1)
-    wait_pg_count(cluster, "reclaim-q3", "Running", 1)
-    wait_pg_count(cluster, "reclaim-q4", "Running", 1)
+    _jobs_ready(cluster, [("reclaim-j1", "default", C1), ("reclaim-j2", "reclaim-q2", C1)], rep=2,
+                pri="low-priority")
+    _running(cluster, {"default": 1, "reclaim-q2": 1})
+    _jobs_ready(cluster, [("reclaim-j3", "reclaim-q3", C1), ("reclaim-j4", "reclaim-q4", C1)], pri="high-priority")
+    _running(cluster, {"reclaim-q3": 1, "reclaim-q4": 1})
 
 
 @pytest.mark.reclaim
@@ -418,17 +428,12 @@ def test_capacity_reclaim_case_11(cluster: Cluster) -> None:
     make_queues(cluster, *(simple_queue(q, deserved=d) for q, d in (
         ("reclaim-q1", {"cpu": "1", "memory": "1Gi"}), ("reclaim-q2", {"cpu": "1", "memory": "1Gi"}),
         ("reclaim-q3", {"cpu": "2", "memory": "2Gi"}), ("reclaim-q4", {"cpu": "4", "memory": "4Gi"}))))
-    for name, q in (("reclaim-j1", "reclaim-q1"), ("reclaim-j2", "reclaim-q2")):
-        cluster.apply(_pjob(name, req=C1, rep=4, queue=q, priority_class="low-priority"))
-        wait_tasks_ready(cluster, name, 4)
-    wait_pg_count(cluster, "reclaim-q1", "Running", 1)
-    wait_pg_count(cluster, "reclaim-q2", "Running", 1)
-    for name, q, req in (("reclaim-j3", "reclaim-q3", C2), ("reclaim-j4", "reclaim-q4", C2),
-                         ("reclaim-j5", "reclaim-q4", C1), ("reclaim-j6", "reclaim-q4", C1)):
-        cluster.apply(_reclaim_job(name, req, q, "high-priority"))
-        wait_tasks_ready(cluster, name, 1)
-    wait_pg_count(cluster, "reclaim-q3", "Running", 1)
-    wait_pg_count(cluster, "reclaim-q4", "Running", 3)
+    _jobs_ready(cluster, [("reclaim-j1", "reclaim-q1", C1), ("reclaim-j2", "reclaim-q2", C1)], rep=4,
+                pri="low-priority")
+    _running(cluster, {"reclaim-q1": 1, "reclaim-q2": 1})
+    _jobs_ready(cluster, [("reclaim-j3", "reclaim-q3", C2), ("reclaim-j4", "reclaim-q4", C2),
+                          ("reclaim-j5", "reclaim-q4", C1), ("reclaim-j6", "reclaim-q4", C1)], pri="high-priority")
+    _running(cluster, {"reclaim-q3": 1, "reclaim-q4": 3})
 
 
 @pytest.mark.reclaim
@@ -442,13 +447,7 @@ def test_capacity_reclaim_case_12(cluster: Cluster) -> None:
                 simple_queue("reclaim-q2", deserved=four, parent="root"))
     make_queues(cluster, simple_queue("reclaim-q11", deserved=two, parent="reclaim-q1"),
                 simple_queue("reclaim-q12", deserved=two, parent="reclaim-q1"))
-    for name, q in (("reclaim-j1", "reclaim-q2"), ("reclaim-j2", "reclaim-q11")):
-        cluster.apply(_pjob(name, req=C2, queue=q))
-        wait_tasks_ready(cluster, name, 1)
-    wait_pg_count(cluster, "reclaim-q2", "Running", 1)
-    wait_pg_count(cluster, "reclaim-q11", "Running", 1)
-    for name, q in (("reclaim-j3", "reclaim-q12"), ("reclaim-j4", "reclaim-q11")):
-        cluster.apply(_reclaim_job(name, C1, q, "low-priority"))
-        wait_tasks_ready(cluster, name, 1)
-    wait_pg_count(cluster, "reclaim-q12", "Running", 1)
-    wait_pg_count(cluster, "reclaim-q11", "Running", 2)
+    _jobs_ready(cluster, [("reclaim-j1", "reclaim-q2", C2), ("reclaim-j2", "reclaim-q11", C2)])
+    _running(cluster, {"reclaim-q2": 1, "reclaim-q11": 1})
+    _jobs_ready(cluster, [("reclaim-j3", "reclaim-q12", C1), ("reclaim-j4", "reclaim-q11", C1)], pri="low-priority")
+    _running(cluster, {"reclaim-q12": 1, "reclaim-q11": 2})

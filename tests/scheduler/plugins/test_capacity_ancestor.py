@@ -59,25 +59,19 @@ def _project_tree() -> list[Obj]:
             hq("project2_preemptable", "project2_root")]
 
 
-def test_case1_reclaims_on_parent_deserved_at_level_1() -> None:
+@pytest.mark.parametrize(("level", "evicted", "pipelined"), [
+    pytest.param(1, ["ns1/p1"], ["n1"], id="level 1 reclaims on the parent's deserved"),
+    # Without ancestor reclaim the leaf (no deserved) may not reclaim: nothing is evicted.
+    pytest.param(0, [], [], id="level 0 keeps the leaf rule"),
+])
+def test_case1_ancestor_reclaim_level(level: int, evicted: list[str], pipelined: list[str]) -> None:
     queues = [ROOT, hq("case1_queue1", deserved={A100: "1"}), hq("case1_queue11", "case1_queue1"),
               hq("case1_queue2")]
     pods = [P("p1", "pg1", "n1", "Running", res(1, "1Gi", **{A100: 4, HCA: 1})), P("p2", "pg2")]
     pgs = [pg("pg1", "ns1", "case1_queue2", 1, "Running"), pg("pg2", "ns1", "case1_queue11", 1)]
-    r = _run(1, queues, pods, pgs, BIG, with_priority=True)
-    assert r.evicted == ["ns1/p1"]
-    assert r.pipelined("ns1/pg2") == ["n1"]
-
-
-def test_case1_level_0_keeps_the_leaf_rule() -> None:
-    """Without ancestor reclaim the leaf (no deserved) may not reclaim: nothing is evicted."""
-    queues = [ROOT, hq("case1_queue1", deserved={A100: "1"}), hq("case1_queue11", "case1_queue1"),
-              hq("case1_queue2")]
-    pods = [P("p1", "pg1", "n1", "Running", res(1, "1Gi", **{A100: 4, HCA: 1})), P("p2", "pg2")]
-    pgs = [pg("pg1", "ns1", "case1_queue2", 1, "Running"), pg("pg2", "ns1", "case1_queue11", 1)]
-    r = _run(0, queues, pods, pgs, BIG, with_priority=True)
-    assert r.evicted == []
-    assert r.pipelined("ns1/pg2") == []
+    r = _run(level, queues, pods, pgs, BIG, with_priority=True)
+    assert r.evicted == evicted
+    assert r.pipelined("ns1/pg2") == pipelined
 
 
 def test_case2_cross_parent_reclaim_takes_the_lowest_priority_task() -> None:

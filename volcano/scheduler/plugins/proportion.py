@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from volcano.scheduler.framework import quota_state as qs
 from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.points import (
     OVERUSED,
@@ -31,14 +32,6 @@ from volcano.scheduler.framework.quota import (
     sub,
     vector_le_tolerant,
 )
-from volcano.scheduler.framework.quota_state import (
-    QueueAttr,
-    build_queue_attrs,
-    deduct_gated,
-    enqueue_verdict,
-    register_quota_plugin,
-    walk_victims,
-)
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.model import JobInfo, QueueInfo, TaskInfo
@@ -55,16 +48,16 @@ class ProportionPlugin(Plugin):
     def open(self, ssn: Session) -> None:
         """Build queue attributes, compute deserved, register callbacks and event handlers."""
         self._ssn = ssn
-        self.attrs, self.total, total_guarantee = build_queue_attrs(ssn)
+        self.attrs, self.total, total_guarantee = qs.build_queue_attrs(ssn)
         ordered = [self.attrs[name] for name in sorted(self.attrs)]
         compute_deserved(self.total, [a.quota for a in ordered], total_guarantee)
         for attr in ordered:
             self._update_share(attr)
-        register_quota_plugin(ssn, self)
+        qs.register_quota_plugin(ssn, self)
         ssn.add_fn(OVERUSED, self.overused)
 
     @staticmethod
-    def _update_share(attr: QueueAttr) -> None:
+    def _update_share(attr: qs.QueueAttr) -> None:
         deserved = attr.quota.deserved
         attr.share = max((share(attr.allocated.get(n, 0), deserved[n]) for n in resource_names(deserved)),
                          default=0.0)
@@ -81,7 +74,7 @@ class ProportionPlugin(Plugin):
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """Victims from queues whose allocation (less victims chosen so far) exceeds their deserved."""
-        return walk_victims(self._ssn, self.attrs, reclaimees,
+        return qs.walk_victims(self._ssn, self.attrs, reclaimees,
                             lambda attr, allocated, _: not vector_le_tolerant(allocated, attr.quota.deserved)), PERMIT
 
     def overused(self, queue: QueueInfo) -> bool:
@@ -111,13 +104,13 @@ class ProportionPlugin(Plugin):
         attr = self.attrs.get(job.queue)
         if attr is None:
             return REJECT if self._ssn.queues[job.queue].state != "Open" else PERMIT
-        return enqueue_verdict(self._ssn, job, attr)
+        return qs.enqueue_verdict(self._ssn, job, attr)
 
     def job_enqueued(self, job: JobInfo) -> None:
         """Reserve the admitted job's minResources (less gated tasks) in its queue's ``inqueue``."""
         attr = self.attrs.get(job.queue)
         if job.min_resources is not None and attr is not None:
-            attr.inqueue = add(attr.inqueue, deduct_gated(job.min_resources, job))
+            attr.inqueue = add(attr.inqueue, qs.deduct_gated(job.min_resources, job))
 
     def _event(self, task: TaskInfo, sign: int) -> None:
         job = task.job
