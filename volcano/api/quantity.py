@@ -21,11 +21,22 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-__all__ = ["QuantityError", "format_milli", "parse_quantity", "to_milli"]
+__all__ = [
+    "QuantityError",
+    "QuantityRangeError",
+    "format_milli",
+    "parse_quantity",
+    "to_milli",
+]
 
 
 class QuantityError(ValueError):
     """A value is not a valid Kubernetes quantity; the message names the value."""
+
+
+class QuantityRangeError(QuantityError):
+    """A valid quantity too large for a component's fixed-width arithmetic (the API server stores
+    it, as a real one does; the component cannot use the object and skips it)."""
 
 
 _QUANTITY_RE = re.compile(

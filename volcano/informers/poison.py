@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from volcano.api.quantity import QuantityRangeError
 from volcano.apiserver.client import Obj
 from volcano.apiserver.validation import problem
 
@@ -44,7 +45,10 @@ class UnusableObjects:
 
     def handle(self, component: str, obj: Any, exc: BaseException) -> None:
         """``component`` failed with ``exc`` reading ``obj``: skip and report it, or re-raise for a valid one."""
-        why = problem(obj) if isinstance(obj, dict) else f"not an object: {obj!r}"
+        if isinstance(exc, QuantityRangeError):  # valid, but beyond the component's arithmetic
+            why: str | None = str(exc)
+        else:
+            why = problem(obj) if isinstance(obj, dict) else f"not an object: {obj!r}"
         if why is None:
             raise exc
         meta = obj.get("metadata") if isinstance(obj, dict) else None

@@ -161,3 +161,42 @@ def test_a_stored_malformed_object_is_skipped_with_a_warning_event() -> None:
     assert warnings[0]["involvedObject"]["name"] == "bad"
     assert "spec.containers[0].resources.requests[cpu]" in warnings[0]["message"]
     assert "'lots'" in warnings[0]["message"]
+
+
+def test_a_null_quantity_decodes_as_zero_as_quantity_unmarshaljson_does() -> None:
+    c = FakeCluster(seed=0)
+    pod = _pod("nullcpu")
+    pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = None
+    stored = c.apply(pod)[0]
+    assert stored["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "0"
+
+
+def test_a_deployment_template_with_a_null_quantity_runs() -> None:
+    """Found by `make fuzz`: the template was stored with null, and the scheduler raised on its pods."""
+    c = FakeCluster(seed=0)
+    c.add_nodes(1, cpu="4", memory="8Gi")
+    template = _pod("x")
+    template["spec"]["containers"][0]["resources"]["requests"]["cpu"] = None
+    template["spec"]["schedulerName"] = "volcano"
+    template["metadata"] = {"labels": {"app": "d"}}
+    c.apply({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+             "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "d"}}, "template": template}})
+    c.run(60)
+    pods = c.list("Pod")
+    assert len(pods) == 1 and pods[0]["spec"].get("nodeName") == "node-0"
+
+
+def test_a_quantity_beyond_the_schedulers_range_is_stored_and_the_pod_skipped() -> None:
+    """Found by `make fuzz`: 2**63 cpu is a valid quantity (a real server stores it); the scheduler's
+    int64 vectors cannot hold it, so the scheduler skips the pod with a Warning Event."""
+    c = FakeCluster(seed=0)
+    c.add_nodes(1, cpu="4", memory="8Gi")
+    huge = _pod("huge")
+    huge["spec"]["containers"][0]["resources"] = {"requests": {"cpu": 2**63}}
+    huge["spec"]["schedulerName"] = "volcano"
+    c.apply(huge)
+    c.run(600)  # must not raise
+    assert not c.get("Pod", "huge")["spec"].get("nodeName")
+    warnings = [e for e in c.list("Event") if e["reason"] == "InvalidObject"]
+    assert warnings and "spec.containers[*].resources.requests.cpu" in warnings[0]["message"]
+    assert "int64 milli-unit range" in warnings[0]["message"]

@@ -133,7 +133,8 @@ def embedded_definitions(quantity: dict[str, Any], int_or_string: dict[str, Any]
 def definitions() -> dict[str, Any]:
     """Kubernetes' OpenAPI definitions by name, converted to decode schemas (loaded once)."""
     defs: dict[str, Any] = {name: _convert(schema) for name, schema in raw_definitions().items()}
-    defs[_QUANTITY] = {"type": ["string", "number", "null"], "format": "quantity"}
+    # null is not a quantity here: ``_normalise`` turns it into "0", as Quantity.UnmarshalJSON decodes it
+    defs[_QUANTITY] = {"type": ["string", "number"], "format": "quantity"}
     defs[_INT_OR_STRING] = {"type": ["string", "integer", "null"]}
     for name in _TIMES:
         defs[name] = {"type": ["string", "null"], "format": "k8s-time"}
@@ -225,7 +226,7 @@ def _decode(def_name: str, obj: Any, prefix: tuple[str, ...]) -> DecodeError | N
     except fastjsonschema.JsonSchemaValueException:
         pass
     errors = list(slow.iter_errors(obj))
-    if _normalise_floats(obj, errors):
+    if _normalise(obj, errors):
         errors = list(slow.iter_errors(obj))
     if not errors:
         return None
@@ -233,19 +234,28 @@ def _decode(def_name: str, obj: Any, prefix: tuple[str, ...]) -> DecodeError | N
     return _describe(def_name, first, prefix)
 
 
-def _normalise_floats(obj: Any, errors: list[jsonschema.ValidationError]) -> bool:
+def _normalise(obj: Any, errors: list[jsonschema.ValidationError]) -> bool:
+    """Fix in place what the Go decoder accepts and stores differently: an integral float in an integer
+    field becomes an int (YAML's ``2.0``), a null quantity becomes ``"0"`` (Quantity.UnmarshalJSON
+    leaves the zero quantity). True when anything changed."""
     fixed = False
     for err in errors:
         value = err.instance
-        if err.validator == "type" and isinstance(value, float) and value.is_integer() and err.path:
-            types = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
-            if "integer" in types:
-                parent = obj
-                *head, last = list(err.absolute_path)
-                for key in head:
-                    parent = parent[key]
-                parent[last] = int(value)
-                fixed = True
+        if err.validator != "type" or not err.path:
+            continue
+        types = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
+        if isinstance(value, float) and value.is_integer() and "integer" in types:
+            new: Any = int(value)
+        elif value is None and isinstance(err.schema, Mapping) and err.schema.get("format") == "quantity":
+            new = "0"
+        else:
+            continue
+        parent = obj
+        *head, last = list(err.absolute_path)
+        for key in head:
+            parent = parent[key]
+        parent[last] = new
+        fixed = True
     return fixed
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from volcano.api import accessors
 from volcano.api.resources import PODS, node_allocatable
-from volcano.scheduler.framework.resources import POD_UNIT, ResourceSpace
+from volcano.scheduler.framework.resources import POD_UNIT, ResourceSpace, checked
 from volcano.scheduler.framework.task import TaskInfo, TaskStatus
 
 __all__ = ["NodeInfo", "NodeSpec", "NodeTable"]
@@ -33,7 +33,7 @@ class NodeSpec:
         self.labels: Mapping[str, str] = accessors.labels(obj)
         self.taints: list[Mapping[str, Any]] = list(spec.get("taints") or [])
         self.unschedulable = bool(spec.get("unschedulable"))
-        self.allocatable = node_allocatable(obj)
+        self.allocatable = checked(node_allocatable(obj), field="status.allocatable")
 
 
 class NodeInfo:

@@ -17,15 +17,31 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import numpy.typing as npt
 
+from volcano.api.quantity import QuantityRangeError, format_milli
 from volcano.api.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resources
 
-__all__ = ["POD_UNIT", "ResourceSpace", "Vec", "is_scheduler_resource", "scheduler_resources"]
+__all__ = ["MAX_AMOUNT", "POD_UNIT", "ResourceSpace", "Vec", "checked", "is_scheduler_resource",
+           "scheduler_resources"]
 
 Vec = npt.NDArray[np.int64]
 """A resource vector (one int64 per column of a ``ResourceSpace``)."""
 
 POD_UNIT = 1000
 """One pod in the ``pods`` dimension (milli-units, like every other resource)."""
+
+MAX_AMOUNT = 2**62
+"""The largest amount one object may hold in one resource (milli-units): vectors are int64, and
+sums of two such amounts must not wrap. About 4.6e15 cpus or 4 EiB of memory."""
+
+
+def checked(res: Resources, *, field: str) -> Resources:
+    """``res`` when every amount fits ``MAX_AMOUNT``; else ``QuantityRangeError`` naming the field,
+    the resource and the value (the component then skips the object, see ``informers.poison``)."""
+    for name, value in res.items():
+        if abs(value) > MAX_AMOUNT:
+            raise QuantityRangeError(f"{field}.{name}: {format_milli(value)} is beyond the scheduler's "
+                                     f"int64 milli-unit range (at most {format_milli(MAX_AMOUNT)})")
+    return res
 
 
 def is_scheduler_resource(name: str) -> bool:
@@ -49,7 +65,7 @@ def scheduler_resources(mapping: Mapping[str, object] | None, *, field: str) -> 
     parsed exactly, keeping only the names ``is_scheduler_resource`` accepts. Bad quantities
     raise ``QuantityError`` naming ``field``."""
     kept = {k: v for k, v in (mapping or {}).items() if is_scheduler_resource(str(k))}
-    return Resources.from_k8s(kept, field=field)
+    return checked(Resources.from_k8s(kept, field=field), field=field)
 
 
 class ResourceSpace:

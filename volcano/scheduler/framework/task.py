@@ -20,7 +20,7 @@ import numpy.typing as npt
 from volcano.api import accessors as obj
 from volcano.api.resources import PODS, pod_requests
 from volcano.api.well_known import GROUP_NAME, PREEMPTABLE, TASK_PRIORITY, TASK_SPEC
-from volcano.scheduler.framework.resources import POD_UNIT, ResourceSpace, Vec
+from volcano.scheduler.framework.resources import POD_UNIT, ResourceSpace, Vec, checked
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.job import JobInfo
@@ -181,7 +181,7 @@ class TaskSpec:
         self.job_id = f"{self.namespace}/{group}" if group else ""
         self.role: str = annotations.get(TASK_SPEC) or labels.get(TASK_SPEC) or ""
         self.labels: Mapping[str, str] = labels
-        req = pod_requests(pod)
+        req = checked(pod_requests(pod), field="spec.containers[*].resources.requests")
         self.best_effort = req.is_zero()
         self.requests = req + {PODS: POD_UNIT}
         self.priority = _task_priority(spec, annotations)
