@@ -29,7 +29,8 @@ and the priority classes ``system-cluster-critical`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from volcano.api.frozen import FrozenDict, FrozenList, thaw
@@ -65,6 +66,7 @@ from volcano.apiserver.patching import (
     normalize_patch_type,
     options_invalid,
 )
+from volcano.apiserver.paging import paginate
 from volcano.apiserver.store import ObjectStore
 from volcano.apiserver.validation import apply_defaults, decode, decode_status, prepare_for_create, validate
 from volcano.apiserver.validation import validate_status as validate_status_write
@@ -127,6 +129,19 @@ class ApiServer:
     def resource_version(self) -> str:
         """The newest resourceVersion, as a string."""
         return str(self.store.resource_version)
+
+    @contextmanager
+    def dry_run(self) -> Iterator[None]:
+        """Within the block every write runs in full (admission, validation, conflicts) and stores
+        nothing (``dryRun=All``); the seeded uid and name streams are left where they were."""
+        streams = [self.streams.stream(name) for name in ("uid", "generate-name")]
+        states = [s.getstate() for s in streams]
+        try:
+            with self.store.dry_run():
+                yield
+        finally:
+            for stream, state in zip(streams, states):
+                stream.setstate(state)
 
     # -- store access ------------------------------------------------------------------------------
     @staticmethod
@@ -256,8 +271,9 @@ class ApiServer:
         return self.store.require(info, self._ns(info, namespace), name)
 
     def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
-             field_selector: str | None = None) -> Obj:
-        """A frozen ``<Kind>List``: items sorted by (namespace, name), ``metadata.resourceVersion``."""
+             field_selector: str | None = None, limit: int | None = None, continue_: str | None = None) -> Obj:
+        """A frozen ``<Kind>List``: items sorted by (namespace, name), ``metadata.resourceVersion``.
+        ``limit``/``continue_`` return one page (``volcano.apiserver.paging``)."""
         info = _kind(kind)
         label, field = self._selectors(label_selector, field_selector)
         items = []
@@ -267,9 +283,13 @@ class ApiServer:
             if field is not None and not field.matches(obj):
                 continue
             items.append(obj)
+        metadata: dict[str, Any] = {"resourceVersion": self.resource_version}
+        if limit or continue_:
+            page = paginate(items, self.store.resource_version, limit=limit, continue_=continue_,
+                            filtered=label is not None or field is not None)
+            items, metadata = page.items, page.metadata
         return FrozenDict({"apiVersion": info.api_version, "kind": f"{info.kind}List",
-                           "metadata": FrozenDict({"resourceVersion": self.resource_version}),
-                           "items": FrozenList(items)})
+                           "metadata": FrozenDict(metadata), "items": FrozenList(items)})
 
     @staticmethod
     def _selectors(label_selector: str | None, field_selector: str | None) -> tuple[Any, Any]:
@@ -515,6 +535,24 @@ class ApiServer:
         check_preconditions(info, old, preconditions)
         self._admit_delete(info, old, None)
         return self._deletion.delete(info, old, grace_period_seconds, propagation_policy or "Background")
+
+    def delete_collection(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
+                          field_selector: str | None = None, grace_period_seconds: int | None = None,
+                          propagation_policy: str | None = None) -> Obj:
+        """Delete every object ``list`` would return (each admitted as its own DELETE); return a
+        ``<Kind>List`` of the deleted objects as they were deleted (``deletecollection``)."""
+        listed = self.list(kind, namespace, label_selector=label_selector, field_selector=field_selector)
+        info = _kind(kind)
+        items = []
+        for obj in listed["items"]:
+            meta = obj["metadata"]
+            after = self.delete(info.key, meta["name"], meta.get("namespace"),
+                                grace_period_seconds=grace_period_seconds, propagation_policy=propagation_policy,
+                                preconditions={"uid": meta["uid"]})
+            items.append(after if after is not None else obj)
+        return FrozenDict({"apiVersion": info.api_version, "kind": f"{info.kind}List",
+                           "metadata": FrozenDict({"resourceVersion": self.resource_version}),
+                           "items": FrozenList(items)})
 
     # -- garbage-collector entry points (no admission, as the collector's own writes) ------------------
     def gc_delete(self, obj: Obj, policy: str) -> None:

@@ -57,7 +57,7 @@ class KubeCluster(Cluster):
         self._t0 = time.monotonic()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._core.create_namespace({"metadata": {"name": self.namespace}})
+        self._core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=self.namespace)))
         if len(self.worker_nodes()) < shape.workers:
             import pytest
 
@@ -132,8 +132,11 @@ class KubeCluster(Cluster):
 
     def evict(self, pod: str, namespace: str | None = None) -> None:
         ns = self.namespace if namespace is None else namespace
+        from kubernetes import client
+
         self._core.create_namespaced_pod_eviction(
-            pod, ns, {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": pod, "namespace": ns}})
+            pod, ns, client.V1Eviction(metadata=client.V1ObjectMeta(name=pod, namespace=ns)),
+            _preload_content=False)
 
     def events(self, kind: str | None = None, name: str | None = None,
                namespace: str | None = None) -> builtins.list[Obj]:
