@@ -36,6 +36,7 @@ from typing import Any
 from volcano.api.frozen import FrozenDict, FrozenList, thaw
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object, resolve_kind
 from volcano.api.selectors import SelectorError, parse_field_selector, parse_label_selector
+from volcano.apiserver import namespaces
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
@@ -236,11 +237,15 @@ class ApiServer:
                                   f"the request ({given!r} != {namespace!r})")
             ns = given or namespace or "default"
             meta["namespace"] = ns
-            if self.store.lookup(resolve_kind("Namespace"), "", ns) is None:
+            ns_obj = self.store.lookup(resolve_kind("Namespace"), "", ns)
+            if ns_obj is None:
                 raise not_found("namespaces", ns)
+            namespaces.check_active(ns_obj, info, str(meta.get("name") or ""))
         else:
             meta.pop("namespace", None)
         prepare_for_create(info, new)
+        if info.key == "Namespace":
+            namespaces.prepare_create(new)
         if not meta.get("name"):
             meta["name"] = f"{meta['generateName']}{self.streams.name_suffix()}"
         apply_defaults(info, new)
@@ -457,7 +462,8 @@ class ApiServer:
         if new == old:
             return old
         if meta.get("deletionTimestamp") and not meta.get("finalizers") \
-                and not meta.get("deletionGracePeriodSeconds"):
+                and not meta.get("deletionGracePeriodSeconds") \
+                and (info.key != "Namespace" or namespaces.is_finalized(new)):
             return self.store.remove(info, old)
         return self.store.replace(info, old, new)
 
