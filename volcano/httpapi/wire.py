@@ -40,6 +40,7 @@ PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
 """The patch content types a real API server accepts, in the order its 415 message lists them."""
 
 _YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", APPLY_PATCH)
+_DECODABLE = (JSON, *_YAML_TYPES, "text/plain", "application/octet-stream")
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -61,6 +62,12 @@ def decode_body(body: bytes, content_type: str | None) -> Any:
     if not body.strip():
         return None
     kind = media_type(content_type)
+    if kind and kind not in _DECODABLE and not kind.endswith("+json"):
+        hint = " (this server does not decode protobuf: create from a manifest, e.g. kubectl apply -f)" \
+            if "protobuf" in kind else ""
+        raise ApiError(415, "UnsupportedMediaType",
+                       f"the body of the request was in an unknown format - accepted media types include: "
+                       f'application/json, application/yaml (got "{kind}"){hint}')
     if kind in _YAML_TYPES:
         try:
             return orjson.loads(body)  # kubectl sends JSON even for apply-patch+yaml
