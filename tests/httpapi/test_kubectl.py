@@ -33,7 +33,9 @@ class Kubectl:
         self.tmp = tmp
         self._n = count()
 
-    def run(self, *args: str, ok: bool = True, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: str, ok: bool = True, stdin: str | None = None,
+            timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        """Run ``kubectl ARGS``; unless ``ok`` is False, a failure fails the test with kubectl's output."""
         cache = self.tmp / f"kubectl-cache-{next(self._n)}"
         cmd = [str(KUBECTL), f"--kubeconfig={self.kubeconfig}", f"--cache-dir={cache}", *args]
         proc = subprocess.run(cmd, capture_output=True, text=True, input=stdin, timeout=timeout)
@@ -42,6 +44,7 @@ class Kubectl:
         return proc
 
     def json(self, *args: str) -> dict[str, object]:
+        """``kubectl ARGS -o json``, decoded."""
         out: dict[str, object] = json.loads(self.run(*args, "-o", "json").stdout)
         return out
 
