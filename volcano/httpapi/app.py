@@ -54,14 +54,17 @@ _BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
 
 class Limits:
-    """Request limits (see the module docstring); defaults follow kube-apiserver's (3 MiB bodies)."""
+    """Request and connection limits (see the module docstring and ``HttpServer``); the body limit is
+    kube-apiserver's (3 MiB)."""
 
     def __init__(self, *, max_body: int = 3 * 1024 * 1024, body_timeout: float = 60.0, max_watches: int = 1000,
-                 bookmark_interval: float = 30.0) -> None:
+                 bookmark_interval: float = 30.0, header_timeout: float = 10.0, idle_timeout: int = 60) -> None:
         self.max_body = max_body
         self.body_timeout = body_timeout
         self.max_watches = max_watches
         self.bookmark_interval = bookmark_interval
+        self.header_timeout = header_timeout
+        self.idle_timeout = idle_timeout
 
 
 class _Failure(Exception):

@@ -5,10 +5,10 @@ available (chosen by measurement; see docs/architecture.md, "The HTTP front
 end"). The socket is bound before serving, so port 0 picks a free port and
 ``url`` is known before the first request. Connection limits:
 
-* ``header_timeout``: a connection must deliver a request's headers within this many seconds
-  of opening (or of its previous response) or it is closed (slow-header clients);
-* ``idle_timeout``: a keep-alive connection with no request for this long is closed;
-* request-body size and time limits, and the watch bound, live in ``ApiApp``.
+* ``Limits.header_timeout``: a connection must deliver a request's headers within this many
+  seconds of opening (or of its previous response) or it is closed (slow-header clients);
+* ``Limits.idle_timeout``: a keep-alive connection with no request for this long is closed;
+* request-body size and time limits, and the watch bound, are enforced by ``ApiApp``.
 
 ``HttpServer.serve`` runs on the caller's event loop (the loop that owns the store and the
 clock); ``stop`` may be called from any thread. Signal handling is the caller's: the server
@@ -96,8 +96,7 @@ class _Server(uvicorn.Server):
 class HttpServer:
     """Serves ``app`` on ``address:port`` (see the module docstring)."""
 
-    def __init__(self, app: ApiApp, *, address: str = "127.0.0.1", port: int = 0, header_timeout: float = 10.0,
-                 idle_timeout: int = 60) -> None:
+    def __init__(self, app: ApiApp, *, address: str = "127.0.0.1", port: int = 0) -> None:
         self.app = app
         self.address = address
         family = socket.AF_INET6 if ":" in address else socket.AF_INET
@@ -107,9 +106,10 @@ class HttpServer:
         self.socket.listen(1024)
         self.socket.setblocking(False)
         self.port: int = self.socket.getsockname()[1]
-        config = uvicorn.Config(app, http=_protocol_class(header_timeout), loop="none", lifespan="on",
+        limits = app.limits
+        config = uvicorn.Config(app, http=_protocol_class(limits.header_timeout), loop="none", lifespan="on",
                                 log_level="warning", access_log=False, server_header=False, date_header=False,
-                                timeout_keep_alive=idle_timeout, timeout_graceful_shutdown=2, backlog=1024)
+                                timeout_keep_alive=limits.idle_timeout, timeout_graceful_shutdown=2, backlog=1024)
         self._server = _Server(config)
         self._loop: asyncio.AbstractEventLoop | None = None
 
