@@ -35,7 +35,7 @@ from volcano.httpapi.handlers import Reply, ResourceHandlers
 from volcano.httpapi.params import Query, parse_query
 from volcano.httpapi.routes import Router, Target
 from volcano.httpapi.tables import to_table, wants_table
-from volcano.httpapi.watchstream import WatchOptions, WatchStream
+from volcano.httpapi.watchstream import EventLines, WatchOptions, WatchStream
 from volcano.httpapi.wire import decode_body, dumps, media_type
 from volcano.sim.realtime import RealtimeDriver
 
@@ -97,6 +97,7 @@ class ApiApp:
         self.stopping = asyncio.Event()
         self.watches = 0
         self.requests = 0
+        self._lines = EventLines()
 
     # -- the clock ------------------------------------------------------------------------------------
     def _catch_up(self) -> None:
@@ -261,7 +262,8 @@ class ApiApp:
                             initial_events=query.flag("sendInitialEvents"),
                             table=wants_table(headers.get("accept", "")), include_object=include)
         stream = WatchStream(self.server, target.info, target.namespace, opts, settle=self.settle,
-                             stopping=self.stopping, bookmark_interval=self.limits.bookmark_interval)
+                             stopping=self.stopping, bookmark_interval=self.limits.bookmark_interval,
+                             lines=self._lines)
         self.watches += 1
         try:
             await stream.run(send, receive, list(_JSON_HEADERS))

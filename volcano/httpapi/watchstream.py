@@ -33,12 +33,36 @@ from volcano.apiserver import ApiError, ApiServer, WatchEvent
 from volcano.httpapi.tables import to_table
 from volcano.httpapi.wire import dumps
 
-__all__ = ["WatchOptions", "WatchStream"]
+__all__ = ["EventLines", "WatchOptions", "WatchStream"]
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
 _INITIAL_END = {"k8s.io/initial-events-end": "true"}
+
+
+class EventLines:
+    """Encoded watch lines shared by every watcher: one event object, encoded once.
+
+    Stored objects are frozen and shared, so the same event reaches all watchers of a kind as the
+    same object; the cache keeps the object itself beside its line, so a reused ``id`` never
+    matches a different object."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._lines: dict[tuple[int, str], tuple[Any, bytes]] = {}
+
+    def line(self, event: WatchEvent) -> bytes:
+        """``{"type": ..., "object": ...}\n`` for ``event``."""
+        key = (id(event.object), event.type)
+        hit = self._lines.get(key)
+        if hit is not None and hit[0] is event.object:
+            return hit[1]
+        line = dumps({"type": event.type, "object": event.object}) + b"\n"
+        if len(self._lines) >= self._size:
+            self._lines.clear()
+        self._lines[key] = (event.object, line)
+        return line
 
 
 class WatchOptions:
@@ -65,7 +89,7 @@ class WatchStream:
 
     def __init__(self, server: ApiServer, info: KindInfo, namespace: str | None, opts: WatchOptions, *,
                  settle: Callable[[], None], stopping: asyncio.Event, bookmark_interval: float = 30.0,
-                 max_queue: int = 50_000) -> None:
+                 max_queue: int = 50_000, lines: EventLines | None = None) -> None:
         self.server = server
         self.info = info
         self.namespace = namespace
@@ -76,6 +100,7 @@ class WatchStream:
         self._max_queue = max_queue
         self._queue: asyncio.Queue[WatchEvent | None] = asyncio.Queue()
         self._overflow = False
+        self._lines = lines or EventLines(64)
 
     def _on_event(self, event: WatchEvent) -> None:
         if self._queue.qsize() >= self._max_queue:
@@ -101,10 +126,12 @@ class WatchStream:
             return None
 
     def _line(self, event: WatchEvent) -> bytes:
-        obj: Any = event.object
         if self.opts.table and event.type not in ("ERROR", "BOOKMARK"):
-            obj = to_table(self.info, [obj], self.server.clock, include_object=self.opts.include_object)
-        return dumps({"type": event.type, "object": obj}) + b"\n"
+            table = to_table(self.info, [event.object], self.server.clock, include_object=self.opts.include_object)
+            return dumps({"type": event.type, "object": table}) + b"\n"
+        if event.type in ("ADDED", "MODIFIED", "DELETED"):
+            return self._lines.line(event)
+        return dumps({"type": event.type, "object": event.object}) + b"\n"
 
     def _bookmark(self, initial_end: bool = False) -> WatchEvent:
         meta: dict[str, Any] = {"resourceVersion": self.server.resource_version}
