@@ -103,6 +103,28 @@ def test_client_side_apply_create_unchanged_and_changed(kubectl: Kubectl) -> Non
     kubectl.run("wait", "--for=jsonpath={.spec.minMember}=2", "pg/pg1", "--timeout=10s")
 
 
+def test_server_side_apply_creates_then_updates(kubectl: Kubectl, kube_api: ServedCluster) -> None:
+    if not kube_api.app.handlers._typed_patch:
+        pytest.skip("server-side apply needs ApiServer.patch(patch_type=...)")
+    out = kubectl.run("apply", "--server-side", "-f", "-", stdin=PG.format(n=1)).stdout
+    assert "podgroup.scheduling.volcano.sh/pg1 serverside-applied" in out
+    kubectl.run("apply", "--server-side", "-f", "-", stdin=PG.format(n=3))
+    pg = kubectl.json("get", "pg", "pg1")
+    assert pg["spec"]["minMember"] == 3  # type: ignore[index]
+    assert any(m["manager"] == "kubectl" for m in pg["metadata"]["managedFields"])  # type: ignore[index]
+
+
+def test_patch_types(kubectl: Kubectl, kube_api: ServedCluster) -> None:
+    if not kube_api.app.handlers._typed_patch:
+        pytest.skip("strategic merge and JSON patch need ApiServer.patch(patch_type=...)")
+    kubectl.run("run", "p1", "--image=busybox:1")
+    kubectl.run("patch", "pod", "p1", "-p", '{"spec":{"containers":[{"name":"p1","image":"busybox:2"}]}}')
+    kubectl.run("patch", "pod", "p1", "--type=json", "-p", '[{"op":"add","path":"/metadata/labels/j","value":"2"}]')
+    pod = kubectl.json("get", "pod", "p1")
+    assert pod["spec"]["containers"][0]["image"] == "busybox:2"  # type: ignore[index]
+    assert pod["metadata"]["labels"]["j"] == "2"  # type: ignore[index]
+
+
 def test_get_output_formats_and_selectors(kubectl: Kubectl) -> None:
     kubectl.run("run", "web", "--image=nginx", "--labels=app=web")
     kubectl.run("run", "db", "--image=postgres", "--labels=app=db")
