@@ -542,24 +542,6 @@ class ApiServer:
         self._admit_delete(info, old, None)
         return self._deletion.delete(info, old, grace_period_seconds, propagation_policy or "Background")
 
-    def delete_collection(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
-                          field_selector: str | None = None, grace_period_seconds: int | None = None,
-                          propagation_policy: str | None = None) -> Obj:
-        """Delete every object ``list`` would return (each admitted as its own DELETE); return a
-        ``<Kind>List`` of the deleted objects as they were deleted (``deletecollection``)."""
-        listed = self.list(kind, namespace, label_selector=label_selector, field_selector=field_selector)
-        info = _kind(kind)
-        items = []
-        for obj in listed["items"]:
-            meta = obj["metadata"]
-            after = self.delete(info.key, meta["name"], meta.get("namespace"),
-                                grace_period_seconds=grace_period_seconds, propagation_policy=propagation_policy,
-                                preconditions={"uid": meta["uid"]})
-            items.append(after if after is not None else obj)
-        return FrozenDict({"apiVersion": info.api_version, "kind": f"{info.kind}List",
-                           "metadata": FrozenDict({"resourceVersion": self.resource_version}),
-                           "items": FrozenList(items)})
-
     # -- garbage-collector entry points (no admission, as the collector's own writes) ------------------
     def gc_delete(self, obj: Obj, policy: str) -> None:
         """Delete ``obj`` on behalf of the garbage collector (uid precondition, ``policy``)."""

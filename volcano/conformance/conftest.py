@@ -94,7 +94,7 @@ def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
                         time_scale=request.config.getoption("--time-scale"))
     try:
         yield c
-        violations = check_invariants(c.recorder.history, gang_window=0.0 if backend == "memory" else 2.0)
+        violations = check_invariants(c.recorder.history, gang_window=c.gang_window)
         assert not violations, "invariants broken:\n" + "\n".join(violations)
     finally:
         c.close()

@@ -25,6 +25,7 @@ from typing import Any
 
 from volcano.api.frozen import thaw
 from volcano.apiserver import ApiError, ApiServer
+from volcano.apiserver.collection import delete_collection
 from volcano.apiserver.errors import bad_request
 from volcano.apiserver.podlog import pod_log
 from volcano.apiserver.scale import get_scale, patch_scale, update_scale
@@ -125,8 +126,8 @@ class ResourceHandlers:
     def _delete_collection(self, target: Target, query: Query, body: Any) -> Reply:
         opts = DeleteOptions.read(query, body)
         with self._maybe_dry(query, opts.dry_run):
-            out = self.server.delete_collection(
-                target.info.key, target.namespace, label_selector=query.text("labelSelector"),
+            out = delete_collection(
+                self.server, target.info.key, target.namespace, label_selector=query.text("labelSelector"),
                 field_selector=query.text("fieldSelector"), grace_period_seconds=opts.grace_period_seconds,
                 propagation_policy=opts.propagation_policy)
         return Reply(200, out)

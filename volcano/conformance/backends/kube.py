@@ -50,6 +50,7 @@ class KubeCluster(Cluster):
     """A conformance cluster backed by a real API server."""
 
     backend = "kubeconfig"
+    gang_window = 2.0
 
     def __init__(self, shape: ClusterShape, *, kubeconfig: str | None = None, time_scale: float = 1.0,
                  discovery_cache: str | None = None) -> None:

@@ -44,6 +44,8 @@ class ServedKubeCluster(KubeCluster):
         self._dir = tempfile.TemporaryDirectory(prefix="volcano-conformance-")
         root = Path(self._dir.name)
         self._speed = speed
+        # Binds are stamped when the watch thread reads them: allow a quarter wall second of delivery.
+        self.gang_window = max(2.0, 0.25 * speed)
         self.served = ServedCluster(ServeOptions(nodes=0, speed=0, scheduler_conf=scheduler_conf, seed=seed,
                                                  kubeconfig=root / "kubeconfig"))
         fake = self.served.cluster
