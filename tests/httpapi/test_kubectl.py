@@ -109,7 +109,7 @@ def test_server_side_apply_creates_then_updates(kubectl: Kubectl, kube_api: Serv
     out = kubectl.run("apply", "--server-side", "-f", "-", stdin=PG.format(n=1)).stdout
     assert "podgroup.scheduling.volcano.sh/pg1 serverside-applied" in out
     kubectl.run("apply", "--server-side", "-f", "-", stdin=PG.format(n=3))
-    pg = kubectl.json("get", "pg", "pg1")
+    pg = kubectl.json("get", "pg", "pg1", "--show-managed-fields")
     assert pg["spec"]["minMember"] == 3  # type: ignore[index]
     assert any(m["manager"] == "kubectl" for m in pg["metadata"]["managedFields"])  # type: ignore[index]
 

@@ -184,7 +184,8 @@ class ResourceHandlers:
         kwargs: dict[str, Any] = {"subresource": subresource, "patch_type": kind}
         if self._field_manager:
             kwargs["field_manager"] = query.text("fieldManager")
-            kwargs["force"] = query.flag("force")
+            if query.get("force") is not None:
+                kwargs["force"] = query.flag("force")
         with self._maybe_dry(query):
             out = self.server.patch(info.key, name, patch, ns, **kwargs)
         return Reply(200 if existed else 201, out)
