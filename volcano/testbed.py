@@ -235,6 +235,10 @@ class FakeCluster:
                                 "message": "kubelet is posting ready status",
                                 "lastHeartbeatTime": now, "lastTransitionTime": now}],
                 "addresses": [{"type": "InternalIP", "address": host_ip}, {"type": "Hostname", "address": name}],
+                "nodeInfo": {"kubeletVersion": "v1.32.0", "kubeProxyVersion": "v1.32.0", "operatingSystem": "linux",
+                             "architecture": "amd64", "osImage": "volcano simulated node",
+                             "containerRuntimeVersion": "sim://1.0", "kernelVersion": "", "machineID": "",
+                             "systemUUID": "", "bootID": ""},
                 "phase": "Running",
             },
         }

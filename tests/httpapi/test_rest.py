@@ -240,3 +240,10 @@ def test_token_is_required_on_every_request(kube_api: ServedCluster) -> None:
     assert client.json("GET", PODS, headers={"Authorization": "Bearer s3cret"})[0] == 200
     assert client.json("GET", "/version")[0] == 200  # public, as on a real cluster
     client.close()
+
+
+def test_node_table_has_status_roles_age_version(http: Http) -> None:
+    _s, table = http.json("GET", "/api/v1/nodes", headers={"Accept": TABLE})
+    wanted = [(c["name"], c["priority"]) for c in table["columnDefinitions"]][:5]
+    assert wanted == [("Name", 0), ("Status", 0), ("Roles", 0), ("Age", 0), ("Version", 0)]
+    assert table["rows"][0]["cells"][:5] == ["node-0", "Ready", "<none>", "0s", "v1.32.0"]
