@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -295,20 +296,8 @@ class ResourceHandlers:
             raise
 
     # -- dry run -------------------------------------------------------------------------------------
-    def _maybe_dry(self, query: Query, dry: bool | None = None) -> Any:
+    def _maybe_dry(self, query: Query, dry: bool | None = None) -> AbstractContextManager[None]:
+        """``ApiServer.dry_run()`` when the request asks for ``dryRun=All``, else nothing."""
         if dry is None:
             dry = query.dry_run()
-        if dry:
-            return self.server.dry_run()
-        return _NO_DRY_RUN
-
-
-class _NoDryRun:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-_NO_DRY_RUN = _NoDryRun()
+        return self.server.dry_run() if dry else nullcontext()
