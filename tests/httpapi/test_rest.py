@@ -247,3 +247,20 @@ def test_node_table_has_status_roles_age_version(http: Http) -> None:
     wanted = [(c["name"], c["priority"]) for c in table["columnDefinitions"]][:5]
     assert wanted == [("Name", 0), ("Status", 0), ("Roles", 0), ("Age", 0), ("Version", 0)]
     assert table["rows"][0]["cells"][:5] == ["node-0", "Ready", "<none>", "0s", "v1.32.0"]
+
+
+def test_log_follow_streams_until_the_container_exits(http: Http, kube_api: ServedCluster) -> None:
+    body = pod("worker")
+    body["metadata"]["annotations"] = {"sim.volcano.sh/duration": "5s"}
+    http.json("POST", PODS, body)
+    kube_api.run_until(lambda c: c.get("Pod", "worker")["status"]["phase"] == "Running", timeout=30)
+    conn = Http(kube_api.url).conn
+    conn.request("GET", f"{PODS}/worker/log?follow=true")
+    resp = conn.getresponse()
+    assert resp.status == 200
+    first = resp.readline().decode()
+    assert "container c (busybox) started on node" in first and "simulated work 5s" in first
+    kube_api.run(10)  # the work ends: the exit line arrives and the stream ends
+    rest = resp.read().decode()
+    assert rest == "volcano-sim: container c exited with code 0 (Completed)\n"
+    conn.close()

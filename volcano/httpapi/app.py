@@ -31,7 +31,8 @@ from typing import Any
 
 from volcano.apiserver import ApiError, ApiServer
 from volcano.httpapi.discovery import AGGREGATED_CONTENT_TYPE, VERSION, Discovery, wants_aggregated
-from volcano.httpapi.handlers import Reply, ResourceHandlers
+from volcano.httpapi.handlers import Reply, ResourceHandlers, log_options
+from volcano.httpapi.logstream import follow_log
 from volcano.httpapi.params import Query, parse_query
 from volcano.httpapi.routes import Router, Target
 from volcano.httpapi.tables import to_table, wants_table
@@ -168,6 +169,10 @@ class ApiApp:
             raise _Failure(_status(404, *_NOT_FOUND))
         if method == "GET" and target.is_collection and target.subresource is None and query.flag("watch"):
             await self._watch(target, query, headers, receive, send)
+            return
+        if method == "GET" and target.subresource == "log" and query.flag("follow") and not query.flag("previous"):
+            await follow_log(self.server, target.namespace or "default", target.name or "", log_options(query),
+                             send, receive, self.stopping, self.settle)
             return
         content_type = media_type(headers.get("content-type"))
         reply = self.handlers.handle(method, target, query, lambda: decode_body(body, content_type), content_type)

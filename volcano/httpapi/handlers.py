@@ -42,7 +42,7 @@ from volcano.httpapi.wire import (
     unsupported_media_type,
 )
 
-__all__ = ["Reply", "ResourceHandlers"]
+__all__ = ["Reply", "ResourceHandlers", "log_options"]
 
 _RETURN_DELETED = ("Pod", "Service", "ServiceAccount")
 """Kinds whose registry returns the deleted object instead of a Status (``ReturnDeletedObject``)."""
@@ -60,6 +60,13 @@ class Reply:
     body: Any
     listing: bool = False
     text: bool = False
+
+
+def log_options(query: Query) -> dict[str, Any]:
+    """The ``pod_log`` keyword arguments a ``pods/log`` query asks for."""
+    return {"container": query.text("container"), "tail_lines": query.integer("tailLines"),
+            "timestamps": query.flag("timestamps"), "since_seconds": query.integer("sinceSeconds", minimum=1),
+            "previous": query.flag("previous"), "limit_bytes": query.integer("limitBytes", minimum=1)}
 
 
 def _method_not_allowed() -> ApiError:
@@ -273,10 +280,7 @@ class ResourceHandlers:
 
     def _log(self, target: Target, query: Query) -> str:
         pod = self.server.get("Pod", target.name or "", target.namespace)
-        return pod_log(pod, self.server.clock, container=query.text("container"),
-                       tail_lines=query.integer("tailLines"), timestamps=query.flag("timestamps"),
-                       since_seconds=query.integer("sinceSeconds", minimum=1), previous=query.flag("previous"),
-                       limit_bytes=query.integer("limitBytes", minimum=1))
+        return pod_log(pod, self.server.clock, **log_options(query))
 
     def _finalize(self, target: Target, query: Query, body: dict[str, Any]) -> Reply:
         ns = self.server.get("Namespace", target.name or "")
