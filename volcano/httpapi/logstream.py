@@ -25,7 +25,7 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 
 
 def _status(pod: Any, container: str | None) -> dict[str, Any]:
-    statuses = (pod.get("status") or {}).get("containerStatuses") or ()
+    statuses: list[Any] = list((pod.get("status") or {}).get("containerStatuses") or [])
     if container is None and len(statuses) == 1:
         return dict(statuses[0])
     return next((dict(s) for s in statuses if s.get("name") == container), {})
