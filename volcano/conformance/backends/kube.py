@@ -99,12 +99,16 @@ class KubeCluster(Cluster):
                     if ev["type"] == "ERROR":
                         rv = None if obj.get("code") == 410 else rv
                         break
-                    self.recorder.record(self.now(), kind, ev["type"], obj)
+                    self.recorder.record(self._event_time(obj), kind, ev["type"], obj)
                     rv = obj.get("metadata", {}).get("resourceVersion") or rv
                     if self._stop.is_set():
                         return
             except Exception:
                 time.sleep(self._poll_s)
+
+    def _event_time(self, obj: Obj) -> float:
+        """The cluster time a watched change is recorded at: when this client read it."""
+        return self.now()
 
     # -- Cluster ------------------------------------------------------------------------------
     def apply(self, source: str | Obj | list[Obj]) -> builtins.list[Obj]:

@@ -12,10 +12,12 @@ Time follows the memory backend's contract: the served clock stands still
 cluster seconds per wall second only inside ``wait_until``, ``hold`` and
 ``sleep``. So, as in memory, no cluster time passes between two requests of a
 case (a job created and then watched is seen from its first phase), while
-every request, watch and wait still crosses HTTP. Three things reach into the
+every request, watch and wait still crosses HTTP. Four things reach into the
 served cluster, as a real cluster's infrastructure would: the clock's pace,
-the cluster time (the server's simulated clock, read directly), and failing
-and recovering a node.
+the cluster time (the server's simulated clock, read directly), the time each
+recorded change was committed (an in-process watch notes it per
+resourceVersion, so the invariants replay the server's own timeline with the
+memory backend's zero gang window), and failing and recovering a node.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from volcano.conformance.backends.base import ClusterShape
+from volcano.conformance.backends.base import ClusterShape, Obj, WatchRecorder
 from volcano.conformance.backends.kube import KubeCluster
 from volcano.serve import ServedCluster, ServeOptions
 
@@ -38,14 +41,14 @@ class ServedKubeCluster(KubeCluster):
     """A ``KubeCluster`` talking to a ``volcano serve`` started for it (see the module docstring)."""
 
     backend = "kubeconfig"
+    gang_window = 0.0
 
     def __init__(self, shape: ClusterShape, *, speed: float, scheduler_conf: str | None = None,
                  seed: int = 0) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="volcano-conformance-")
         root = Path(self._dir.name)
         self._speed = speed
-        # Binds are stamped when the watch thread reads them: allow a quarter wall second of delivery.
-        self.gang_window = max(2.0, 0.25 * speed)
+        self._commit_ms: dict[str, int] = {}
         self.served = ServedCluster(ServeOptions(nodes=0, speed=0, scheduler_conf=scheduler_conf, seed=seed,
                                                  kubeconfig=root / "kubeconfig"))
         fake = self.served.cluster
@@ -58,6 +61,15 @@ class ServedKubeCluster(KubeCluster):
             fake.add_node(f"worker-{i}", cpu=node.cpu, memory=node.memory, pods=node.pods, gpu=node.gpu,
                           labels=dict(node.labels))
         self.served.start_background()
+        server, clock = self.served.server, self.served.clock
+
+        def commit_time(event: Any) -> None:
+            self._commit_ms[event.object["metadata"]["resourceVersion"]] = clock.now_ms
+
+        def hook(kind: str) -> Callable[[], Any]:
+            return lambda: server.watch(kind, commit_time, resource_version="0")
+
+        self._hooks = [self.served.call(hook(kind)) for kind in WatchRecorder.KINDS]
         try:
             super().__init__(shape, kubeconfig=str(root / "kubeconfig"), time_scale=speed,
                              discovery_cache=str(root / "discovery.json"))
@@ -70,6 +82,12 @@ class ServedKubeCluster(KubeCluster):
         """The served cluster's own simulated time: when the simulation cannot keep its pace on a busy
         machine, waits stretch with it instead of timing out early."""
         return self.served.clock.now_ms / 1000.0
+
+    def _event_time(self, obj: Obj) -> float:
+        """When the server committed the change (delivered to an in-process watch at that instant), so
+        the invariants see the served cluster's own timeline, as in memory; read time as a fallback."""
+        ms = self._commit_ms.get(obj.get("metadata", {}).get("resourceVersion", ""))
+        return self.now() if ms is None else ms / 1000.0
 
     @contextmanager
     def _running(self) -> Iterator[None]:
@@ -107,5 +125,7 @@ class ServedKubeCluster(KubeCluster):
         try:
             super().close()
         finally:
+            for hook in self._hooks:
+                self.served.call(hook.stop)
             self.served.close()
             self._dir.cleanup()
