@@ -58,6 +58,7 @@ from volcano.apiserver.meta import (
     parse_resource_version,
     resource_name,
 )
+from volcano.apiserver.paging import paginate
 from volcano.apiserver.patching import (
     apply_patch,
     check_field_manager,
@@ -67,7 +68,6 @@ from volcano.apiserver.patching import (
     normalize_patch_type,
     options_invalid,
 )
-from volcano.apiserver.paging import paginate
 from volcano.apiserver.store import ObjectStore
 from volcano.apiserver.validation import apply_defaults, decode, decode_status, prepare_for_create, validate
 from volcano.apiserver.validation import validate_status as validate_status_write
