@@ -13,19 +13,16 @@ removes the namespace itself.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from volcano.api import accessors
 from volcano.api.kinds import KINDS
-from volcano.apiserver import EventRecorder
-from volcano.apiserver.client import Client, Obj
+from volcano.apiserver.client import Obj
 from volcano.apiserver.errors import ApiError
-from volcano.informers import InformerFactory, WorkQueue
-from volcano.sim import Clock, Priority, RandomStreams, Trace
+from volcano.controllers.base import Controller
 
 __all__ = ["FINALIZER", "NamespaceController"]
-
-COMPONENT = "namespace-controller"
 
 FINALIZER = "kubernetes"
 """The ``spec.finalizers`` entry a namespace keeps until its contents are gone."""
@@ -33,42 +30,28 @@ FINALIZER = "kubernetes"
 _RECHECK_MS = 1000
 
 
-class NamespaceController:
+class NamespaceController(Controller[str]):
     """Empties and finalizes deleted namespaces (see the module docstring)."""
 
-    def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
-                 streams: RandomStreams | None = None, trace: Trace | None = None,
-                 recorder: EventRecorder | None = None) -> None:
-        self.client = client
-        self.informers = informers
-        self.clock = clock
-        self.trace = trace
-        self.queue: WorkQueue[str] = WorkQueue(clock, self._process, name=COMPONENT, priority=Priority.CONTROLLER)
-        self._started = False
-
-    def start(self) -> None:
-        """Register the Namespace informer handler (idempotent)."""
-        if self._started:
-            return
-        self._started = True
-        self._namespaces = self.informers.informer("Namespace")
-        self._namespaces.add_handler(self._on_namespace)
+    COMPONENT = "namespace-controller"
 
     def _on_namespace(self, event: str, ns: Obj, old: Obj | None) -> None:
         if event != "DELETED" and accessors.meta(ns).get("deletionTimestamp"):
             self.queue.add(accessors.meta(ns)["name"])
 
-    def _process(self, name: str) -> None:
-        ns = self._namespaces.get(name, None)
+    WATCHES = MappingProxyType({"Namespace": _on_namespace})
+
+    def process(self, key: str) -> None:
+        """Delete what ``key`` still holds, then finalize it once it is empty."""
+        ns = self.informer("Namespace").get(key, None)
         if ns is None or not accessors.meta(ns).get("deletionTimestamp"):
             return
         if FINALIZER not in ((ns.get("spec") or {}).get("finalizers") or ()):
             return
-        remaining = self._delete_contents(name)
-        if remaining:
-            self.queue.add_after(name, _RECHECK_MS)
+        if self._delete_contents(key):
+            self.queue.add_after(key, _RECHECK_MS)
             return
-        self._finalize(name)
+        self._finalize(key)
 
     def _delete_contents(self, namespace: str) -> int:
         """Delete every object in ``namespace``; return how many still exist afterwards."""
@@ -90,7 +73,7 @@ class NamespaceController:
                     raise
                 if after is not None:
                     remaining += 1
-                self._record("Delete", f"{info.key}/{namespace}/{meta['name']}")
+                self.record("Delete", f"{info.key}/{namespace}/{meta['name']}")
         return remaining
 
     def _finalize(self, name: str) -> None:
@@ -113,8 +96,4 @@ class NamespaceController:
                 return
             if err.code != 404:
                 raise
-        self._record("Finalize", f"Namespace/{name}")
-
-    def _record(self, event: str, obj: str, detail: str = "") -> None:
-        if self.trace is not None:
-            self.trace.record(self.clock.now_ms, COMPONENT, event, obj, detail)
+        self.record("Finalize", f"Namespace/{name}")
