@@ -73,11 +73,44 @@ def write_report(data: dict[str, Any], out: Path) -> Path:
     if slope is not None:
         lines += ["", f"Scaling: wall time per pod grows by {slope * 1000:.3f} µs per 1,000 nodes "
                       "(least-squares over the Scaling-* rows)."]
+    lines += _http_section(data)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     _chart(rows, out)
     return path
+
+
+def _http_section(data: dict[str, Any]) -> list[str]:
+    """The "HTTP API" tables (``benchmarks/test_http_bench.py``): volcano serve beside kmock."""
+    infos = [b["extra_info"] for b in data.get("benchmarks", []) if b.get("extra_info", {}).get("http")]
+    api = sorted((i for i in infos if i["http"] == "api"), key=lambda i: (i["n"], i["server"] != "volcano"))
+    watch = [i for i in infos if i["http"] == "watch"]
+    if not api and not watch:
+        return []
+    lines = ["", "## HTTP API (volcano serve, kmock 0.8 as the peer)", "",
+             "Official Python client, sequential requests over loopback; each server in its own process, holding "
+             "n PodGroups after the creates. CPU columns: client (this process) and server seconds per 1,000 "
+             "requests.", "",
+             "| server | n | creates/s | gets/s | list p50 ms | list p99 ms | create CPU s/1k (client, server) | "
+             "get CPU s/1k (client, server) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for i in api:
+        per_k = lambda cpu, count: round(cpu / count * 1000, 3)  # noqa: E731
+        lines.append(f"| {i['server']} | {i['n']} | {i['creates_per_s']} | {i['gets_per_s']} | {i['list_ms_p50']} | "
+                     f"{i['list_ms_p99']} | {per_k(i['create_client_cpu_s'], i['creates'])}, "
+                     f"{per_k(i['create_server_cpu_s'], i['creates'])} | {per_k(i['get_client_cpu_s'], i['gets'])}, "
+                     f"{per_k(i['get_server_cpu_s'], i['gets'])} |")
+    by = {(i["server"], i["n"]): i for i in api}
+    for n in sorted({i["n"] for i in api}):
+        ours, peer = by.get(("volcano", n)), by.get(("kmock", n))
+        if ours and peer and peer["creates_per_s"]:
+            lines.append(f"\nAt {n} objects volcano serve creates {ours['creates_per_s'] / peer['creates_per_s']:.0f}x "
+                         "as fast as kmock.")
+    for w in watch:
+        lines += ["", f"Watch delivery: {w['watchers']} concurrent watchers, {w['writes']} writes at "
+                      f"{w['write_rate']:g}/s: p50 {w['p50_ms']} ms, p99 {w['p99_ms']} ms, max {w['max_ms']} ms "
+                      f"(server CPU {w['server_cpu_s']} s, client CPU {w['client_cpu_s']} s)."]
+    return lines
 
 
 def _chart(rows: list[dict[str, Any]], out: Path) -> None:

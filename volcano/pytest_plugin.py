@@ -1,21 +1,39 @@
 """The pytest plugin installed with the package (entry point ``pytest11``).
 
-It provides one fixture, ``fake_cluster``: a fresh ``volcano.testbed.FakeCluster``
-with seed 0 for each test. The testbed is imported only when the fixture is
-used, so loading the plugin costs nothing for tests that do not need it.
+Two fixtures:
+
+* ``fake_cluster``: a fresh ``volcano.testbed.FakeCluster`` with seed 0 for each test.
+* ``kube_api``: the same cluster served over the Kubernetes REST API (``volcano serve``,
+  in-process, on a free loopback port), for testing code that talks to Kubernetes through
+  kubectl or a client library. It yields a ``volcano.serve.ServedCluster`` with ``.kubeconfig``
+  (a path), ``.url`` and ``.cluster`` (the ``FakeCluster``). The cluster is owned by the
+  server's event loop: from the test, read or change it through ``.call(fn)``, and move time
+  with ``.run(seconds)`` / ``.run_until(predicate, timeout)``. Options come from a
+  ``@pytest.mark.kube_api(...)`` marker with ``volcano.serve.ServeOptions`` fields (default:
+  4 nodes of 8 CPU and 32Gi, ``speed=1``; ``speed=0`` pauses the clock so that only the test
+  moves time, which makes the test deterministic).
+
+Both import the testbed only when used, so loading the plugin costs nothing otherwise.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 if TYPE_CHECKING:
+    from volcano.serve import ServedCluster
     from volcano.testbed import FakeCluster
 
-__all__ = ["fake_cluster"]
+__all__ = ["fake_cluster", "kube_api"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``kube_api`` marker."""
+    config.addinivalue_line("markers", "kube_api(**options): volcano.serve.ServeOptions for the kube_api fixture")
 
 
 @pytest.fixture
@@ -24,3 +42,18 @@ def fake_cluster() -> Iterator[FakeCluster]:
     from volcano.testbed import FakeCluster
 
     yield FakeCluster(seed=0)
+
+
+@pytest.fixture
+def kube_api(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServedCluster]:
+    """A fake cluster served over HTTP on a free loopback port, with a kubeconfig for it."""
+    from volcano.serve import ServedCluster, ServeOptions
+
+    marker = request.node.get_closest_marker("kube_api")
+    options = dict(marker.kwargs) if marker is not None else {}
+    options.setdefault("kubeconfig", tmp_path / "kubeconfig")
+    served = ServedCluster(ServeOptions(**options)).start_background()
+    try:
+        yield served
+    finally:
+        served.close()

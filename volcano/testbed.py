@@ -103,14 +103,18 @@ class FakeCluster:
     it; None means Volcano's built-in default. ``kubelet`` tunes the simulated
     kubelet's timings. ``faults`` injects seeded faults between the components and
     the API server (``volcano.apiserver.faults``); ``self.faults.stats`` counts them.
+    ``clock`` (default: a new ``SimClock`` at the simulation epoch) is for
+    ``volcano serve``, whose clock is paced in real time.
     """
 
     def __init__(self, seed: int = 0, scheduler_conf: str | Path | None = None, *,
-                 kubelet: KubeletConfig | None = None, faults: FaultPlan | None = None) -> None:
+                 kubelet: KubeletConfig | None = None, faults: FaultPlan | None = None,
+                 clock: SimClock | None = None) -> None:
         self.seed = int(seed)
         self.scheduler_conf = scheduler_conf
         self.scheduler_config = None if scheduler_conf is None else load_scheduler_conf(scheduler_conf)
-        self.clock = SimClock()
+        self.clock = clock if clock is not None else SimClock()
+        """The cluster's clock; ``volcano serve`` passes one whose epoch is its start time."""
         self.streams = RandomStreams(self.seed)
         self.trace = Trace()
         self.server = ApiServer(self.clock, self.streams, trace=self.trace)
@@ -231,6 +235,10 @@ class FakeCluster:
                                 "message": "kubelet is posting ready status",
                                 "lastHeartbeatTime": now, "lastTransitionTime": now}],
                 "addresses": [{"type": "InternalIP", "address": host_ip}, {"type": "Hostname", "address": name}],
+                "nodeInfo": {"kubeletVersion": "v1.32.0", "kubeProxyVersion": "v1.32.0", "operatingSystem": "linux",
+                             "architecture": "amd64", "osImage": "volcano simulated node",
+                             "containerRuntimeVersion": "sim://1.0", "kernelVersion": "", "machineID": "",
+                             "systemUUID": "", "bootID": ""},
                 "phase": "Running",
             },
         }

@@ -107,7 +107,7 @@ def test_gone_for_compacted_resource_version(clock: SimClock) -> None:
         server.create(pod(f"p{i}"))
     with pytest.raises(ApiError) as err:
         server.watch("Pod", lambda ev: None, resource_version=first["metadata"]["resourceVersion"])
-    assert (err.value.code, err.value.reason) == (410, "Gone")
+    assert (err.value.code, err.value.reason) == (410, "Expired")
     recent: list[WatchEvent] = []
     server.watch("Pod", recent.append, resource_version=str(int(server.resource_version) - 5))
     clock.run()
@@ -122,7 +122,7 @@ def test_lagging_watcher_receives_error(clock: SimClock) -> None:
         server.create(pod(f"p{i}"))
     clock.run()
     assert [e.type for e in got] == ["ERROR"]
-    assert got[0].object["code"] == 410 and got[0].object["reason"] == "Gone"
+    assert got[0].object["code"] == 410 and got[0].object["reason"] == "Expired"
     server.create(pod("late"))
     clock.run()
     assert len(got) == 1  # the watch ended

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from volcano.api.frozen import FrozenDict
 from volcano.api.kinds import KindInfo
+from volcano.apiserver import namespaces
 from volcano.apiserver.errors import conflict
 from volcano.apiserver.gc import FOREGROUND, ORPHAN
 from volcano.apiserver.meta import resource_name
@@ -72,6 +73,12 @@ class Deletion:
     def delete(self, info: KindInfo, old: FrozenDict, grace: int | None, policy: str) -> FrozenDict | None:
         """Delete the stored ``old``; return the object if it still exists afterwards, else None."""
         meta = old["metadata"]
+        if info.key == "Namespace":
+            marked = namespaces.terminating(old, self._clock.timestamp())
+            if marked is None:
+                self._store.remove(info, old)
+                return None
+            return self._store.replace(info, old, marked)
         if meta.get("deletionTimestamp"):
             return self._delete_again(info, old, grace)
         seconds = pod_grace_seconds(old, grace) if info.key == "Pod" else 0

@@ -103,8 +103,9 @@ def forbidden(resource: str, name: str, why: str) -> ApiError:
 
 
 def gone(message: str) -> ApiError:
-    """410 Gone: a watch's resourceVersion is too old (``too old resource version``)."""
-    return ApiError(410, "Gone", message)
+    """410 Expired: a watch's resourceVersion is too old (``too old resource version``), reported with
+    reason ``Expired`` as kube-apiserver's watch cache reports it (``NewResourceExpired``)."""
+    return ApiError(410, "Expired", message)
 
 
 def bad_request(message: str) -> ApiError:

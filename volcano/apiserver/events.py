@@ -86,6 +86,8 @@ class EventRecorder:
                 self._client.create(event)
                 break
             except ApiError as exc:
+                if exc.reason == "Forbidden":
+                    return  # e.g. a terminating namespace; client-go drops a rejected event (no retry)
                 if exc.reason != "AlreadyExists":
                     raise
                 stamp += 1

@@ -29,12 +29,14 @@ and the priority classes ``system-cluster-critical`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from volcano.api.frozen import FrozenDict, FrozenList, thaw
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object, resolve_kind
 from volcano.api.selectors import SelectorError, parse_field_selector, parse_label_selector
+from volcano.apiserver import namespaces
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
@@ -56,6 +58,7 @@ from volcano.apiserver.meta import (
     parse_resource_version,
     resource_name,
 )
+from volcano.apiserver.paging import paginate
 from volcano.apiserver.patching import (
     apply_patch,
     check_field_manager,
@@ -127,6 +130,19 @@ class ApiServer:
     def resource_version(self) -> str:
         """The newest resourceVersion, as a string."""
         return str(self.store.resource_version)
+
+    @contextmanager
+    def dry_run(self) -> Iterator[None]:
+        """Within the block every write runs in full (admission, validation, conflicts) and stores
+        nothing (``dryRun=All``); the seeded uid and name streams are left where they were."""
+        streams = [self.streams.stream(name) for name in ("uid", "generate-name")]
+        states = [s.getstate() for s in streams]
+        try:
+            with self.store.dry_run():
+                yield
+        finally:
+            for stream, state in zip(streams, states):
+                stream.setstate(state)
 
     # -- store access ------------------------------------------------------------------------------
     @staticmethod
@@ -221,11 +237,15 @@ class ApiServer:
                                   f"the request ({given!r} != {namespace!r})")
             ns = given or namespace or "default"
             meta["namespace"] = ns
-            if self.store.lookup(resolve_kind("Namespace"), "", ns) is None:
+            ns_obj = self.store.lookup(resolve_kind("Namespace"), "", ns)
+            if ns_obj is None:
                 raise not_found("namespaces", ns)
+            namespaces.check_active(ns_obj, info, str(meta.get("name") or ""))
         else:
             meta.pop("namespace", None)
         prepare_for_create(info, new)
+        if info.key == "Namespace":
+            namespaces.prepare_create(new)
         if not meta.get("name"):
             meta["name"] = f"{meta['generateName']}{self.streams.name_suffix()}"
         apply_defaults(info, new)
@@ -256,8 +276,9 @@ class ApiServer:
         return self.store.require(info, self._ns(info, namespace), name)
 
     def list(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
-             field_selector: str | None = None) -> Obj:
-        """A frozen ``<Kind>List``: items sorted by (namespace, name), ``metadata.resourceVersion``."""
+             field_selector: str | None = None, limit: int | None = None, continue_: str | None = None) -> Obj:
+        """A frozen ``<Kind>List``: items sorted by (namespace, name), ``metadata.resourceVersion``.
+        ``limit``/``continue_`` return one page (``volcano.apiserver.paging``)."""
         info = _kind(kind)
         label, field = self._selectors(label_selector, field_selector)
         items = []
@@ -267,9 +288,13 @@ class ApiServer:
             if field is not None and not field.matches(obj):
                 continue
             items.append(obj)
+        metadata: dict[str, Any] = {"resourceVersion": self.resource_version}
+        if limit or continue_:
+            page = paginate(items, self.store.resource_version, limit=limit, continue_=continue_,
+                            filtered=label is not None or field is not None)
+            items, metadata = page.items, page.metadata
         return FrozenDict({"apiVersion": info.api_version, "kind": f"{info.kind}List",
-                           "metadata": FrozenDict({"resourceVersion": self.resource_version}),
-                           "items": FrozenList(items)})
+                           "metadata": FrozenDict(metadata), "items": FrozenList(items)})
 
     @staticmethod
     def _selectors(label_selector: str | None, field_selector: str | None) -> tuple[Any, Any]:
@@ -437,7 +462,8 @@ class ApiServer:
         if new == old:
             return old
         if meta.get("deletionTimestamp") and not meta.get("finalizers") \
-                and not meta.get("deletionGracePeriodSeconds"):
+                and not meta.get("deletionGracePeriodSeconds") \
+                and (info.key != "Namespace" or namespaces.is_finalized(new)):
             return self.store.remove(info, old)
         return self.store.replace(info, old, new)
 

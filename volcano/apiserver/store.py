@@ -7,11 +7,16 @@ new object, bumps the single global counter, stores the object, appends one
 event to the kind's watch log and tells the garbage collector's tracker what
 changed. It runs no admission and checks nothing: the ``ApiServer`` verbs do
 that before they call it. Reads return the stored frozen objects themselves.
+
+Inside ``dry_run()`` the three writes compute and return the object they would
+store (frozen; ``resourceVersion`` unchanged) and change nothing: no object,
+counter, watch event or tracker call (``dryRun=All``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from volcano.api.frozen import FrozenDict, freeze
@@ -38,6 +43,21 @@ class ObjectStore:
         self._objects: dict[str, _Bucket] = {}
         self._by_uid: dict[str, tuple[KindInfo, str, str]] = {}
         self._sorted: dict[str, list[tuple[str, str]] | None] = {}
+        self._dry = 0
+
+    @contextmanager
+    def dry_run(self) -> Iterator[None]:
+        """Within the block, writes return what they would store and store nothing."""
+        self._dry += 1
+        try:
+            yield
+        finally:
+            self._dry -= 1
+
+    @property
+    def dry(self) -> bool:
+        """Whether writes are dry runs now."""
+        return self._dry > 0
 
     @property
     def resource_version(self) -> int:
@@ -103,6 +123,8 @@ class ObjectStore:
 
     def insert(self, info: KindInfo, new: dict[str, Any]) -> FrozenDict:
         """Store a new object (its metadata complete but for resourceVersion); ADDED."""
+        if self._dry:
+            return freeze(new)
         rv = self._next_rv(new)
         meta = new["metadata"]
         obj: FrozenDict = freeze(new)
@@ -123,6 +145,9 @@ class ObjectStore:
 
     def replace(self, info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> FrozenDict:
         """Store ``new`` over the stored ``old``; MODIFIED."""
+        if self._dry:
+            new["metadata"] = {**new["metadata"], "resourceVersion": old["metadata"]["resourceVersion"]}
+            return freeze(new)
         rv = self._next_rv(new)
         meta = new["metadata"]
         obj: FrozenDict = freeze(new)
@@ -134,6 +159,8 @@ class ObjectStore:
 
     def remove(self, info: KindInfo, old: FrozenDict) -> FrozenDict:
         """Remove the stored ``old``; DELETED carries its last state with the deletion's resourceVersion."""
+        if self._dry:
+            return old
         meta = old["metadata"]
         ns, name = meta.get("namespace", ""), meta["name"]
         names = self._objects[info.key][ns]

@@ -4,6 +4,11 @@ Options:
   --backend memory|kubeconfig   where the cases run (default: memory, a FakeCluster on simulated time)
   --kubeconfig PATH             kubeconfig for the kubeconfig backend (default: $KUBECONFIG or ~/.kube/config)
   --conformance-report PATH     write a Markdown report (counts per area, not-covered cases)
+  --serve                       with --backend kubeconfig: start a volcano serve per case, of the case's
+                                shape and scheduler configuration, and run the case against it over HTTP
+  --serve-speed S               cluster seconds per wall second of those servers (default 50)
+  --time-scale S                cluster seconds per wall second of the --kubeconfig cluster (default 1;
+                                the --speed of an external volcano serve)
 
 Markers a case may carry:
   @pytest.mark.<area>                       gang, preemption, reclaim, fairshare, podgroup_status, job_lifecycle,
@@ -34,6 +39,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="cluster backend for conformance cases (default: memory)")
     group.addoption("--kubeconfig", default=os.environ.get("KUBECONFIG"), help="kubeconfig for --backend=kubeconfig")
     group.addoption("--conformance-report", default=None, help="write a Markdown conformance report here")
+    group.addoption("--serve", action="store_true",
+                    help="with --backend kubeconfig: run each case against a volcano serve of its own shape")
+    group.addoption("--serve-speed", type=float, default=50.0, help="pace of the --serve servers (default 50)")
+    group.addoption("--time-scale", type=float, default=1.0,
+                    help="cluster seconds per wall second of the --kubeconfig cluster (default 1)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -66,6 +76,12 @@ def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
         from volcano.conformance.backends.memory import MemoryCluster
 
         c = MemoryCluster(shape, scheduler_conf=conf_marker.args[0] if conf_marker else None)
+    elif request.config.getoption("--serve"):
+        pytest.importorskip("kubernetes", reason="the kubeconfig backend needs the 'kubernetes' package")
+        from volcano.conformance.backends.served import ServedKubeCluster
+
+        c = ServedKubeCluster(shape, speed=request.config.getoption("--serve-speed"),
+                              scheduler_conf=conf_marker.args[0] if conf_marker else None)
     else:
         from volcano.conformance.backends.kube import KubeCluster, kube_unavailable_reason
 
@@ -74,10 +90,11 @@ def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
             pytest.skip(reason)
         if conf_marker:
             pytest.skip("case needs its own scheduler configuration; not applied on the kubeconfig backend")
-        c = KubeCluster(shape, kubeconfig=request.config.getoption("--kubeconfig"))
+        c = KubeCluster(shape, kubeconfig=request.config.getoption("--kubeconfig"),
+                        time_scale=request.config.getoption("--time-scale"))
     try:
         yield c
-        violations = check_invariants(c.recorder.history, gang_window=0.0 if backend == "memory" else 2.0)
+        violations = check_invariants(c.recorder.history, gang_window=c.gang_window)
         assert not violations, "invariants broken:\n" + "\n".join(violations)
     finally:
         c.close()

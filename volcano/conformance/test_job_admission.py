@@ -39,7 +39,17 @@ def _code(err: BaseException) -> int | None:
 
 
 def _message(err: BaseException) -> str:
-    return str(getattr(err, "message", None) or getattr(err, "body", None) or err)
+    """The Status message of an API error: ``.message`` in memory, the JSON ``.body`` of the Kubernetes
+    client's ``ApiException``."""
+    body = getattr(err, "body", None)
+    if body:
+        try:
+            status = json.loads(body)
+        except (TypeError, ValueError):
+            status = None
+        if isinstance(status, dict) and isinstance(status.get("message"), str):
+            return status["message"]
+    return str(getattr(err, "message", None) or body or err)
 
 
 def _task(replicas: int = 2, *, name: str | None = None, requests: dict[str, str] | None = None,

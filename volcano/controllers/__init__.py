@@ -16,6 +16,7 @@ from volcano.controllers.builtin.replicaset import ReplicaSetController
 from volcano.controllers.builtin.replicationcontroller import ReplicationControllerController
 from volcano.controllers.gc import GarbageCollector
 from volcano.controllers.job.controller import JobController
+from volcano.controllers.namespace import NamespaceController
 from volcano.controllers.podgroup import PodGroupController
 from volcano.controllers.queue import QueueController
 
@@ -25,6 +26,7 @@ __all__ = [
     "DeploymentController",
     "GarbageCollector",
     "JobController",
+    "NamespaceController",
     "PodGroupController",
     "QueueController",
     "ReplicaSetController",
@@ -40,4 +42,5 @@ CONTROLLERS: tuple[tuple[type, str], ...] = (
     (ReplicaSetController, "replicaset-controller"),
     (ReplicationControllerController, "replication-controller"),
     (BatchJobController, "job-controller"),
+    (NamespaceController, "namespace-controller"),
 )

@@ -67,6 +67,8 @@ class Cluster(abc.ABC):
     """What a conformance test may do with a cluster."""
 
     backend: str = "abstract"
+    gang_window: float = 0.0
+    """Cluster seconds over which a gang's binds may be observed apart (see ``lib.invariants``)."""
 
     def __init__(self, namespace: str) -> None:
         self.namespace = namespace

@@ -5,6 +5,11 @@ Waiting polls the API every 100 ms of wall time, as upstream's e2e helpers do;
 each test runs in a namespace of its own, deleted afterwards. The cluster
 shape a test asks for is checked, not built: a test needing more workers
 than the cluster has is skipped with the reason.
+
+``time_scale`` is the cluster's pace in cluster seconds per wall second: 1 on a
+real cluster, ``--speed`` for ``volcano serve``. Cluster time (``now``, waits,
+hold windows, sleeps) is wall time multiplied by it, and polls come more often
+so that a poll still spans at most half a cluster second.
 """
 
 from __future__ import annotations
@@ -45,19 +50,23 @@ class KubeCluster(Cluster):
     """A conformance cluster backed by a real API server."""
 
     backend = "kubeconfig"
+    gang_window = 2.0
 
-    def __init__(self, shape: ClusterShape, *, kubeconfig: str | None = None) -> None:
+    def __init__(self, shape: ClusterShape, *, kubeconfig: str | None = None, time_scale: float = 1.0,
+                 discovery_cache: str | None = None) -> None:
         from kubernetes import client, config, dynamic
 
         config.load_kube_config(config_file=kubeconfig)
         super().__init__("conformance-" + secrets.token_hex(4))
+        self._scale = float(time_scale)
+        self._poll_s = min(_POLL_S, 0.5 / self._scale)
         self._api = client.ApiClient()
-        self._dyn = dynamic.DynamicClient(self._api)
+        self._dyn = dynamic.DynamicClient(self._api, cache_file=discovery_cache)
         self._core = client.CoreV1Api(self._api)
         self._t0 = time.monotonic()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._core.create_namespace({"metadata": {"name": self.namespace}})
+        self._core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=self.namespace)))
         if len(self.worker_nodes()) < shape.workers:
             import pytest
 
@@ -79,15 +88,27 @@ class KubeCluster(Cluster):
         return self.namespace if namespace is None else namespace
 
     def _watch(self, kind: str) -> None:
+        """Record every change of ``kind``: watch, and resume from the last resourceVersion seen
+        (a fresh watch, with every object ADDED again, only after 410 Expired)."""
         res = self._resource(kind)
+        rv: str | None = None
         while not self._stop.is_set():
             try:
-                for ev in res.watch(timeout=5):
-                    self.recorder.record(self.now(), kind, ev["type"], ev["raw_object"])
+                for ev in res.watch(timeout=5, resource_version=rv):
+                    obj = ev["raw_object"]
+                    if ev["type"] == "ERROR":
+                        rv = None if obj.get("code") == 410 else rv
+                        break
+                    self.recorder.record(self._event_time(obj), kind, ev["type"], obj)
+                    rv = obj.get("metadata", {}).get("resourceVersion") or rv
                     if self._stop.is_set():
                         return
             except Exception:
-                time.sleep(_POLL_S)
+                time.sleep(self._poll_s)
+
+    def _event_time(self, obj: Obj) -> float:
+        """The cluster time a watched change is recorded at: when this client read it."""
+        return self.now()
 
     # -- Cluster ------------------------------------------------------------------------------
     def apply(self, source: str | Obj | list[Obj]) -> builtins.list[Obj]:
@@ -132,8 +153,11 @@ class KubeCluster(Cluster):
 
     def evict(self, pod: str, namespace: str | None = None) -> None:
         ns = self.namespace if namespace is None else namespace
+        from kubernetes import client
+
         self._core.create_namespaced_pod_eviction(
-            pod, ns, {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": pod, "namespace": ns}})
+            pod, ns, client.V1Eviction(metadata=client.V1ObjectMeta(name=pod, namespace=ns)),
+            _preload_content=False)
 
     def events(self, kind: str | None = None, name: str | None = None,
                namespace: str | None = None) -> builtins.list[Obj]:
@@ -154,27 +178,29 @@ class KubeCluster(Cluster):
         self.fail_node(name)
 
     def now(self) -> float:
-        return time.monotonic() - self._t0
+        return (time.monotonic() - self._t0) * self._scale
 
     def wait_until(self, predicate: Callable[[], bool], timeout: float = 300.0, what: str = "") -> float:
-        start = time.monotonic()
+        start = self.now()
         while True:
             if predicate():
-                return time.monotonic() - start
-            if time.monotonic() - start > timeout:
+                return self.now() - start
+            if self.now() - start > timeout:
                 raise ConditionNotMet(f"timed out after {timeout:g}s waiting for {what or predicate!r}")
-            time.sleep(_POLL_S)
+            time.sleep(self._poll_s)
 
     def hold(self, predicate: Callable[[], bool], seconds: float = 30.0, what: str = "") -> None:
-        start = time.monotonic()
-        while time.monotonic() - start < seconds:
+        start = self.now()
+        while self.now() - start < seconds:
             if not predicate():
                 raise ConditionNotMet(f"{what or predicate!r} stopped holding after "
-                                      f"{time.monotonic() - start:.1f}s")
-            time.sleep(_POLL_S)
+                                      f"{self.now() - start:.1f}s")
+            time.sleep(self._poll_s)
 
     def sleep(self, seconds: float) -> None:
-        time.sleep(seconds)
+        end = self.now() + seconds
+        while self.now() < end:
+            time.sleep(min(self._poll_s, max(0.0, (end - self.now()) / self._scale)))
 
     def close(self) -> None:
         self._stop.set()

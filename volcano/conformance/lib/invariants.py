@@ -5,7 +5,11 @@ watches recorded (Pods, PodGroups, Nodes, Queues), in order. State is
 evaluated at the end of each instant of cluster time; on a real cluster a
 gang's binds spread over a short window, given as ``gang_window``.
 
-1. No gang is bound below its ``minMember`` by a scheduling decision.
+1. No gang is bound below its ``minMember`` by a scheduling decision: when a
+   scheduler binds a pod of a gang at time t, the gang's pods bound and alive
+   at the end of instant t, together with those bound later within
+   ``gang_window``, reach ``minMember`` (a pod that fails or is deleted after
+   its bind, inside the window, still counted: it was placed with its gang).
 2. No node's bound, non-terminated pods exceed its allocatable in any resource.
 3. No pod is bound to a NotReady or unschedulable node.
 4. No queue's running pods exceed its ``capability``.
@@ -61,16 +65,20 @@ def check_invariants(history: list[tuple[float, str, str, Obj]], gang_window: fl
     state = _State()
     violations: list[str] = []
     pg_phase: dict[str, str] = {}
-    pending_gang_checks: list[tuple[float, tuple[str, str]]] = []
+    # Each pending check: [bind time, group, pods counted for it (None until the end of its instant)].
+    pending_gang_checks: list[list[Any]] = []
     events = sorted(enumerate(history), key=lambda e: (e[1][0], e[0]))
 
     def end_of_instant(now: float) -> None:
         _check_nodes(state, now, violations)
         _check_queues(state, now, violations)
+        for check in pending_gang_checks:
+            if check[2] is None:
+                check[2] = _alive_bound(state, check[1])
         due = [c for c in pending_gang_checks if c[0] + gang_window <= now]
         for check in due:
             pending_gang_checks.remove(check)
-            _check_gang(state, check[1], check[0], violations)
+            _check_gang(state, check[1], check[0], check[2], violations)
 
     for i, (_, (t, kind, etype, obj)) in enumerate(events):
         if kind == "Pod":
@@ -86,8 +94,11 @@ def check_invariants(history: list[tuple[float, str, str, Obj]], gang_window: fl
                     if not _node_usable(state.nodes.get(node)):
                         violations.append(f"t={t:.3f}s pod {key[0]}/{key[1]} bound to unusable node {node}")
                     group = (obj["metadata"].get("annotations") or {}).get(GROUP)
-                    if group and (t, (key[0], group)) not in pending_gang_checks:
-                        pending_gang_checks.append((t, (key[0], group)))
+                    for check in pending_gang_checks:
+                        if check[1] == (key[0], group) and check[2] is not None:
+                            check[2].add(key[1])  # bound within the window of an earlier bind
+                    if group and not any(c[0] == t and c[1] == (key[0], group) for c in pending_gang_checks):
+                        pending_gang_checks.append([t, (key[0], group), None])
         elif kind == "Node":
             name = obj["metadata"]["name"]
             if etype == "DELETED":
@@ -114,22 +125,27 @@ def check_invariants(history: list[tuple[float, str, str, Obj]], gang_window: fl
         next_t = events[i + 1][1][0] if i + 1 < len(events) else None
         if next_t is None or next_t > t:
             end_of_instant(t)
-    for t, group in pending_gang_checks:
-        _check_gang(state, group, t, violations)
+    for t, group, counted in pending_gang_checks:
+        _check_gang(state, group, t, counted if counted is not None else _alive_bound(state, group), violations)
     return violations
 
 
-def _check_gang(state: _State, group: tuple[str, str], t: float, violations: list[str]) -> None:
+def _alive_bound(state: _State, group: tuple[str, str]) -> set[str]:
+    """Names of the gang's pods bound now, neither Failed nor being deleted."""
+    return {name for (ns, name), p in state.pods.items()
+            if ns == group[0] and (p["metadata"].get("annotations") or {}).get(GROUP) == group[1]
+            and p.get("spec", {}).get("nodeName") and p.get("status", {}).get("phase") != "Failed"
+            and not p["metadata"].get("deletionTimestamp")}
+
+
+def _check_gang(state: _State, group: tuple[str, str], t: float, counted: set[str], violations: list[str]) -> None:
     pg = state.groups.get(group)
     if pg is None:
         return
     need = int(pg.get("spec", {}).get("minMember", 0) or 0)
-    members = [p for (ns, _), p in state.pods.items()
-               if ns == group[0] and (p["metadata"].get("annotations") or {}).get(GROUP) == group[1]]
-    ready = sum(1 for p in members if p.get("spec", {}).get("nodeName")
-                and p.get("status", {}).get("phase") != "Failed" and not p["metadata"].get("deletionTimestamp"))
-    if ready < need:
-        violations.append(f"t={t:.3f}s gang {group[0]}/{group[1]} has {ready} pods bound, below minMember {need}")
+    if len(counted) < need:
+        violations.append(f"t={t:.3f}s gang {group[0]}/{group[1]} has {len(counted)} pods bound, "
+                          f"below minMember {need}")
 
 
 def _check_nodes(state: _State, t: float, violations: list[str]) -> None:

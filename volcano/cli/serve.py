@@ -1,0 +1,82 @@
+"""``volcano serve``: the fake cluster behind the Kubernetes REST API, for kubectl and client libraries.
+
+It starts the whole cluster (API server, admission, controllers, scheduler,
+simulated kubelet; ``--api-only``: the API server and admission alone), paced
+at ``--speed`` simulated seconds per wall second, serves it on
+``--address:--port``, writes ``--kubeconfig`` once it listens, prints the URL
+and the kubeconfig path, and runs until SIGINT or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from typing import Any
+
+__all__ = ["register"]
+
+
+def register(sub: Any) -> None:
+    """Add the ``serve`` sub-command to ``sub`` (an argparse sub-parsers object)."""
+    p = sub.add_parser("serve", help="serve a fake cluster over the Kubernetes REST API (kubectl, clients)")
+    p.add_argument("--port", type=int, default=0, help="port to listen on (0: a free port; default 0)")
+    p.add_argument("--address", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; beyond loopback requires --token)")
+    p.add_argument("--token", default=None, help="bearer token every request must carry")
+    p.add_argument("--kubeconfig", default=None, help="write a kubeconfig for the server here")
+    p.add_argument("--nodes", type=int, default=4)
+    p.add_argument("--cpu", default="8")
+    p.add_argument("--memory", default="32Gi")
+    p.add_argument("--gpu", type=int, default=0)
+    p.add_argument("-f", "--filename", dest="manifests", action="append", default=[],
+                   help="a manifest (file or folder) to apply at start; repeatable")
+    p.add_argument("--scheduler-conf", default=None, help="Volcano scheduler configuration YAML file")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--speed", type=float, default=1.0,
+                   help="simulated seconds per wall second (default 1; 0 pauses the clock)")
+    p.add_argument("--api-only", action="store_true",
+                   help="serve the API server and admission only: no controllers, scheduler or kubelet")
+    p.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from volcano.apiserver import ApiError
+    from volcano.httpapi import new_event_loop
+    from volcano.serve import ServedCluster, ServeOptions
+
+    options = ServeOptions(nodes=args.nodes, cpu=args.cpu, memory=args.memory, gpu=args.gpu,
+                           manifests=tuple(args.manifests), scheduler_conf=args.scheduler_conf, seed=args.seed,
+                           speed=args.speed, api_only=args.api_only, address=args.address, port=args.port,
+                           token=args.token, kubeconfig=args.kubeconfig)
+    try:
+        served = ServedCluster(options)
+    except (ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except ApiError as err:
+        print(f"error: {err.message}", file=sys.stderr)
+        return 1
+    loop = new_event_loop()
+    asyncio.set_event_loop(loop)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, served.stop)
+
+    async def main() -> None:
+        task = asyncio.ensure_future(served.serve())
+        while not served.http.started and not task.done():
+            await asyncio.sleep(0.01)
+        if served.http.started:
+            what = "API server only" if options.api_only else f"{options.nodes} nodes"
+            print(f"volcano serve: {what}, speed {options.speed:g}, listening on {served.url}", flush=True)
+            if served.kubeconfig is not None:
+                print(f"kubeconfig: {served.kubeconfig}", flush=True)
+        await task
+
+    try:
+        loop.run_until_complete(main())
+    finally:
+        loop.close()
+    print("volcano serve: stopped", flush=True)
+    return 0

@@ -1,0 +1,131 @@
+"""The ``kubeconfig`` backend against ``volcano serve``: one served cluster per case, over HTTP.
+
+For ``make conformance-http`` (``--backend kubeconfig --serve``): each case
+gets a fresh ``volcano serve`` (in-process, on a free loopback port) built to
+the case's shape and scheduler configuration exactly as the memory backend
+builds its ``FakeCluster`` (a tainted control-plane node, then the workers).
+The case then runs through ``KubeCluster``, the same official-client code
+that runs against a real cluster.
+
+Time follows the memory backend's contract: the served clock stands still
+(``--speed 0``) while the case reads and writes, and runs at ``speed``
+cluster seconds per wall second only inside ``wait_until``, ``hold`` and
+``sleep``. So, as in memory, no cluster time passes between two requests of a
+case (a job created and then watched is seen from its first phase), while
+every request, watch and wait still crosses HTTP. Four things reach into the
+served cluster, as a real cluster's infrastructure would: the clock's pace,
+the cluster time (the server's simulated clock, read directly), the time each
+recorded change was committed (an in-process watch notes it per
+resourceVersion, so the invariants replay the server's own timeline with the
+memory backend's zero gang window), and failing and recovering a node.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from volcano.conformance.backends.base import ClusterShape, Obj, WatchRecorder
+from volcano.conformance.backends.kube import KubeCluster
+from volcano.serve import ServedCluster, ServeOptions
+
+__all__ = ["ServedKubeCluster"]
+
+CONTROL_PLANE_TAINT = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
+
+
+class ServedKubeCluster(KubeCluster):
+    """A ``KubeCluster`` talking to a ``volcano serve`` started for it (see the module docstring)."""
+
+    backend = "kubeconfig"
+    gang_window = 0.0
+
+    def __init__(self, shape: ClusterShape, *, speed: float, scheduler_conf: str | None = None,
+                 seed: int = 0) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="volcano-conformance-")
+        root = Path(self._dir.name)
+        self._speed = speed
+        self._commit_ms: dict[str, int] = {}
+        self.served = ServedCluster(ServeOptions(nodes=0, speed=0, scheduler_conf=scheduler_conf, seed=seed,
+                                                 kubeconfig=root / "kubeconfig"))
+        fake = self.served.cluster
+        assert fake is not None
+        if shape.control_plane:
+            fake.add_node("control-plane", cpu="4", memory="16Gi", taints=[CONTROL_PLANE_TAINT],
+                          labels={"node-role.kubernetes.io/control-plane": ""})
+        node = shape.node
+        for i in range(shape.workers):
+            fake.add_node(f"worker-{i}", cpu=node.cpu, memory=node.memory, pods=node.pods, gpu=node.gpu,
+                          labels=dict(node.labels))
+        self.served.start_background()
+        server, clock = self.served.server, self.served.clock
+
+        def commit_time(event: Any) -> None:
+            self._commit_ms[event.object["metadata"]["resourceVersion"]] = clock.now_ms
+
+        def hook(kind: str) -> Callable[[], Any]:
+            return lambda: server.watch(kind, commit_time, resource_version="0")
+
+        self._hooks = [self.served.call(hook(kind)) for kind in WatchRecorder.KINDS]
+        try:
+            super().__init__(shape, kubeconfig=str(root / "kubeconfig"), time_scale=speed,
+                             discovery_cache=str(root / "discovery.json"))
+        except BaseException:
+            self.served.close()
+            self._dir.cleanup()
+            raise
+
+    def now(self) -> float:
+        """The served cluster's own simulated time: when the simulation cannot keep its pace on a busy
+        machine, waits stretch with it instead of timing out early."""
+        return self.served.clock.now_ms / 1000.0
+
+    def _event_time(self, obj: Obj) -> float:
+        """When the server committed the change (delivered to an in-process watch at that instant), so
+        the invariants see the served cluster's own timeline, as in memory; read time as a fallback."""
+        ms = self._commit_ms.get(obj.get("metadata", {}).get("resourceVersion", ""))
+        return self.now() if ms is None else ms / 1000.0
+
+    @contextmanager
+    def _running(self) -> Iterator[None]:
+        """The served clock runs at ``speed`` inside the block and stands still outside it."""
+        driver = self.served.driver
+        self.served.call(lambda: driver.set_speed(self._speed))
+        try:
+            yield
+        finally:
+            self.served.call(lambda: driver.set_speed(0))
+
+    def wait_until(self, predicate: Callable[[], bool], timeout: float = 300.0, what: str = "") -> float:
+        with self._running():
+            return super().wait_until(predicate, timeout, what)
+
+    def hold(self, predicate: Callable[[], bool], seconds: float = 30.0, what: str = "") -> None:
+        with self._running():
+            super().hold(predicate, seconds, what)
+
+    def sleep(self, seconds: float) -> None:
+        with self._running():
+            super().sleep(seconds)
+
+    def fail_node(self, name: str) -> None:
+        fake = self.served.cluster
+        assert fake is not None
+        self.served.call(lambda: fake.fail_node(name))
+
+    def recover_node(self, name: str) -> None:
+        fake = self.served.cluster
+        assert fake is not None
+        self.served.call(lambda: fake.recover_node(name))
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            for hook in self._hooks:
+                self.served.call(hook.stop)
+            self.served.close()
+            self._dir.cleanup()
