@@ -93,3 +93,64 @@ def test_preemption_takes_victims_from_its_own_queue(cluster: Cluster) -> None:
     cluster.hold(lambda: ready(cluster, "j2-q2") == rep - half and ready(cluster, "j1-q1") == 1, 30,
                  "q1's low-priority job is down to one pod; q2's keeps all of its")
     assert _evicted(cluster, "j2-q2") == 0
+
+
+# Overcommit 2.0 lets every PodGroup of the case become Inqueue at once (the default 1.2 would hold the later
+# gangs Pending, and reclaim serves no Pending job); what is under test is reclaim, not enqueue.
+RECLAIM_CONF = conf_with(CI_CONF, old="  - name: overcommit\n",
+                         new="  - name: overcommit\n    arguments:\n      overcommit-factor: 2.0\n")
+
+
+@pytest.mark.reclaim
+@pytest.mark.cluster(control_plane=False)
+@pytest.mark.scheduler_conf(RECLAIM_CONF)
+def test_reclaim_stops_at_each_queues_share(cluster: Cluster) -> None:
+    """Three weight-1 queues on 4 x 4 CPUs (the proportion total is the workers' 16 CPUs). q1 runs 8
+    pods and has a pending gang of 4 more; q2 runs 8; q3 then asks for a gang of 4. Proportion's
+    shares: q3 4 (its whole request), q1 and q2 6 each. q3, below its share, is served first and
+    reclaims 4 pods, 2 from each of q1 and q2, neither taken below its share; q1, at its share,
+    gets nothing for its pending gang."""
+    _three_queues(cluster)
+    cluster.apply(job("j3", [Task(req=ONE_CPU, rep=4)], queue="q3"))
+    wait_tasks_ready(cluster, "j3", 4)
+    cluster.hold(lambda: ready(cluster, "j1") == 6 and ready(cluster, "j2") == 6 and ready(cluster, "j3") == 4
+                 and not any(bound(p) for p in cluster.job_pods("j1-more")), 120,
+                 "q1 and q2 at their share of 6, q3 at 4, q1's pending gang unbound")
+    assert _evicted(cluster, "j1") == 2 and _evicted(cluster, "j2") == 2
+
+
+@pytest.mark.reclaim
+@pytest.mark.cluster(control_plane=False)
+@pytest.mark.scheduler_conf(RECLAIM_CONF)
+def test_overused_queue_does_not_reclaim(cluster: Cluster) -> None:
+    """The layout above, but q3's gang fits no node (a node selector nothing matches): it still counts
+    in proportion's request, so the shares stay q1 6, q2 6, q3 4, and q2 stays 2 pods above its
+    share, reclaimable. q1 is above its CPU share (6 < 8) and must not take them for its pending gang.
+
+    What refuses q1 is proportion's per-task ``Preemptive`` (allocated + task <= deserved on the
+    task's dimensions; reference §5.4); without it q1 takes q2's two pods. The reclaim action's
+    ``Overused`` skip (deserved <= allocated on *every* dimension of deserved, ``pods`` included)
+    does not even fire: q1's deserved pods is its request of 10, above the 8 it runs. A queue with a
+    pending task always asks for one pod more than it runs, so under proportion that skip can only
+    fire when ``Preemptive`` would refuse anyway: a mutant dropping it is equivalent."""
+    _three_queues(cluster, more=2)
+    cluster.apply(job("j3", [Task(req=ONE_CPU, rep=4, node_selector={"kubernetes.io/hostname": "no-such-node"})],
+                      queue="q3"))
+    cluster.wait_until(lambda: len(cluster.job_pods("j3")) == 4, 60, "j3 pods created")
+    cluster.hold(lambda: ready(cluster, "j1") == 8 and ready(cluster, "j2") == 8
+                 and not any(bound(p) for p in cluster.job_pods("j1-more")), 120,
+                 "nothing is reclaimed: q1 is overused, q3 fits no node")
+    assert _evicted(cluster, "j2") == 0
+
+
+def _three_queues(cluster: Cluster, more: int = 4) -> None:
+    """q1 running 8 one-CPU pods plus a pending gang ``j1-more`` of ``more``; q2 running 8; q3 empty."""
+    rep = cluster_size(cluster, ONE_CPU)
+    assert rep == 16, "the shares are worked out for 16 one-CPU slots"
+    make_queues(cluster, simple_queue("q1"), simple_queue("q2"), simple_queue("q3"))
+    cluster.apply(job("j1", [Task(req=ONE_CPU, rep=8, labels=dict(PREEMPTABLE))], queue="q1"))
+    wait_tasks_ready(cluster, "j1", 8)
+    cluster.apply(job("j2", [Task(req=ONE_CPU, rep=8, labels=dict(PREEMPTABLE))], queue="q2"))
+    wait_tasks_ready(cluster, "j2", 8)
+    cluster.apply(job("j1-more", [Task(req=ONE_CPU, rep=more, labels=dict(PREEMPTABLE))], queue="q1"))
+    cluster.wait_until(lambda: len(cluster.job_pods("j1-more")) == more, 60, "j1-more pods created")
