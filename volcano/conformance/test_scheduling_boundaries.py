@@ -1,0 +1,111 @@
+"""Scheduling limits at the boundary: the limit itself and one on each side.
+
+* a toleration's ``effect`` (empty tolerates every effect; otherwise it must equal the taint's);
+* a node's capacity (a pod of exactly the idle CPU binds, one millicore more does not);
+* ``minMember`` with more pods than ``minMember`` (the gang binds at ``minMember``, not at replicas);
+* queue ``capability`` (the pod that reaches it binds, the next one waits).
+
+Facts: the scheduler reference §6 (predicates: TaintToleration as Kubernetes' ``ToleratesTaint``,
+resource fit), §5.2 (gang readiness at ``minMember``) and §5.4 (proportion: ``capability`` caps
+what a queue may allocate).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from volcano.api.resources import Resources
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import pod, pod_group, queue
+from volcano.conformance.lib.waits import bound
+from volcano.conformance.test_scheduling_support import TAINT, make_queues, taint_all_nodes, untaint_all_nodes
+
+Obj = dict[str, Any]
+
+
+def _bound_within(cluster: Cluster, name: str, seconds: float = 60) -> None:
+    cluster.wait_until(lambda: bound(cluster.get("Pod", name)), seconds, f"pod {name} bound")
+
+
+def _never_bound(cluster: Cluster, name: str, seconds: float = 60) -> None:
+    cluster.hold(lambda: not bound(cluster.get("Pod", name)), seconds, f"pod {name} stays unbound")
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("effect", "tolerated"), [
+    ("NoSchedule", True), ("", True), ("NoExecute", False), ("PreferNoSchedule", False),
+])
+def test_a_toleration_tolerates_only_its_effect(cluster: Cluster, effect: str, tolerated: bool) -> None:
+    """Every node carries a NoSchedule taint; the pod tolerates its key and value with ``effect``."""
+    taint_all_nodes(cluster)
+    try:
+        tol: Obj = {"key": TAINT["key"], "operator": "Equal", "value": TAINT["value"]}
+        if effect:
+            tol["effect"] = effect
+        cluster.apply(pod("tolerating", tolerations=[tol]))
+        if tolerated:
+            _bound_within(cluster, "tolerating")
+        else:
+            _never_bound(cluster, "tolerating")
+    finally:
+        untaint_all_nodes(cluster)
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("extra_milli", "fits"), [(-1, True), (0, True), (1, False)])
+def test_a_pod_fits_a_node_up_to_its_idle_cpu(cluster: Cluster, extra_milli: int, fits: bool) -> None:
+    """One pod per worker asking for the worker's whole CPU, plus or minus one millicore."""
+    workers = cluster.worker_nodes()
+    cpu = Resources.from_k8s(workers[0]["status"]["allocatable"]).get("cpu")
+    names = [f"whole-{i}" for i in range(len(workers))]
+    cluster.apply([pod(n, req={"cpu": f"{cpu + extra_milli}m"}) for n in names])
+    if fits:
+        cluster.wait_until(lambda: all(bound(cluster.get("Pod", n)) for n in names), 60, "every pod bound")
+    else:
+        cluster.hold(lambda: not any(bound(cluster.get("Pod", n)) for n in names), 60, "no pod bound")
+
+
+@pytest.mark.gang
+@pytest.mark.parametrize("room", [1, 2, 3])
+def test_a_gang_binds_at_min_member_not_at_replicas(cluster: Cluster, room: int) -> None:
+    """A gang of 3 pods with minMember 2 where only ``room`` of them fit (every worker's CPU but
+    ``room`` single CPUs taken): below minMember nothing binds; at minMember and above, all that fit."""
+    workers = cluster.worker_nodes()
+    cpu = Resources.from_k8s(workers[0]["status"]["allocatable"]).get("cpu")
+    fillers = []
+    for i, w in enumerate(workers):
+        free = 1 if i < room else 0
+        fillers.append(pod(f"filler-{i}", req={"cpu": f"{cpu - free * 1000}m"},
+                           node_selector={"kubernetes.io/hostname": w["metadata"]["name"]}))
+    cluster.apply(fillers)
+    cluster.wait_until(lambda: all(bound(cluster.get("Pod", f["metadata"]["name"])) for f in fillers), 60,
+                       "fillers bound")
+    cluster.apply(pod_group("gang-2-of-3", min_member=2))
+    members = [f"member-{i}" for i in range(3)]
+    cluster.apply([pod(m, group="gang-2-of-3", req={"cpu": "1"}) for m in members])
+    expect = room if room >= 2 else 0
+
+    def count() -> int:
+        return sum(1 for m in members if bound(cluster.get("Pod", m)))
+
+    if expect:
+        cluster.wait_until(lambda: count() == expect, 60, f"{expect} members bound")
+    cluster.hold(lambda: count() == expect, 30, f"exactly {expect} members bound")
+
+
+@pytest.mark.queue
+@pytest.mark.parametrize(("pods", "bound_pods"), [(2, 2), (3, 3), (4, 3)])
+def test_queue_capability_admits_up_to_the_limit(cluster: Cluster, pods: int, bound_pods: int) -> None:
+    """A queue capped at 3 CPUs gets one-CPU pods one at a time: 2 and 3 bind; of 4, the fourth waits."""
+    make_queues(cluster, queue("capped", capability={"cpu": "3"}))
+    names = []
+    for i in range(pods):
+        cluster.apply(pod_group(f"cap-{i}", min_member=1, queue="capped"))
+        cluster.apply(pod(f"cap-{i}", group=f"cap-{i}", req={"cpu": "1"}))
+        names.append(f"cap-{i}")
+        if i < bound_pods:
+            _bound_within(cluster, f"cap-{i}")
+    if pods > bound_pods:
+        _never_bound(cluster, names[-1])
