@@ -88,7 +88,8 @@ def test_preemption_takes_victims_from_its_own_queue(cluster: Cluster) -> None:
     wait_tasks_ready(cluster, "j1-q1", half)
     cluster.apply(_pjob("j2-q2", rep=rep - half, task_min=1, queue="q2-reference", priority_class="low-priority"))
     wait_tasks_ready(cluster, "j2-q2", rep - half)
-    cluster.apply(_pjob("j3-q1", rep=half - 1, task_min=half - 1, queue="q1-preemption", priority_class="high-priority"))
+    cluster.apply(_pjob("j3-q1", rep=half - 1, task_min=half - 1, queue="q1-preemption",
+                        priority_class="high-priority"))
     wait_tasks_ready(cluster, "j3-q1", half - 1)
     cluster.hold(lambda: ready(cluster, "j2-q2") == rep - half and ready(cluster, "j1-q1") == 1, 30,
                  "q1's low-priority job is down to one pod; q2's keeps all of its")
