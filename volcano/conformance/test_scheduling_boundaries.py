@@ -109,3 +109,27 @@ def test_queue_capability_admits_up_to_the_limit(cluster: Cluster, pods: int, bo
             _bound_within(cluster, f"cap-{i}")
     if pods > bound_pods:
         _never_bound(cluster, names[-1])
+
+
+@pytest.mark.queue
+@pytest.mark.cluster(control_plane=False)
+@pytest.mark.parametrize(("asked", "granted"), [(3, 3), (4, 4), (5, 4)])
+def test_queue_guarantee_is_a_floor_others_cannot_take(cluster: Cluster, asked: int, granted: int) -> None:
+    """A queue guaranteed 4 CPUs (weight 1) beside a weight-10 queue on 16 CPUs: the heavy queue asks
+    for all 16 but proportion caps it at its real capability, total - guarantees = 12, even before
+    the guaranteed queue has any job; the guaranteed queue then gets up to its 4 (reference §5.4)."""
+    make_queues(cluster, queue("guaranteed", guarantee={"cpu": "4"}), queue("heavy", weight=10))
+    heavy = [f"heavy-{i}" for i in range(16)]
+    cluster.apply([pod_group("heavy", min_member=1, queue="heavy")])
+    cluster.apply([pod(n, group="heavy", req={"cpu": "1"}) for n in heavy])
+
+    def count(names: list[str]) -> int:
+        return sum(1 for n in names if bound(cluster.get("Pod", n)))
+
+    cluster.wait_until(lambda: count(heavy) == 12, 60, "12 heavy pods bound")
+    cluster.hold(lambda: count(heavy) == 12, 30, "the heavy queue stays at 12")
+    mine = [f"mine-{i}" for i in range(asked)]
+    cluster.apply([pod_group("mine", min_member=1, queue="guaranteed")])
+    cluster.apply([pod(n, group="mine", req={"cpu": "1"}) for n in mine])
+    cluster.wait_until(lambda: count(mine) == granted, 60, f"{granted} guaranteed pods bound")
+    cluster.hold(lambda: count(mine) == granted and count(heavy) == 12, 30, "the split holds")
