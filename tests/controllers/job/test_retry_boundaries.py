@@ -96,3 +96,14 @@ def test_running_at_min_available_below_replicas(cluster: Cluster, running: int,
     for i in range(running):
         cluster.set_pod(f"{name}-work-{i}", "Running")
     assert cluster.phase(name) == phase
+
+
+@pytest.mark.parametrize(("waited_ms", "aborted"), [(59_999, False), (60_000, True), (60_001, True)])
+def test_pod_pending_timeout_fires_at_the_timeout(cluster: Cluster, waited_ms: int, aborted: bool) -> None:
+    """``PodPending`` with ``timeout: 1m``: the action runs one minute after the pods went Pending."""
+    name = f"pending-{waited_ms}"
+    cluster.submit(job(name, [task("task", 1)],
+                       policies=[{"event": "PodPending", "action": "AbortJob", "timeout": "1m"}]), ms=0)
+    cluster.set_pg_phase(name, ms=0)
+    cluster.run(waited_ms)
+    assert (cluster.phase(name) == "Aborted") is aborted, cluster.phases(name)
