@@ -133,3 +133,46 @@ def test_queue_guarantee_is_a_floor_others_cannot_take(cluster: Cluster, asked: 
     cluster.apply([pod(n, group="mine", req={"cpu": "1"}) for n in mine])
     cluster.wait_until(lambda: count(mine) == granted, 60, f"{granted} guaranteed pods bound")
     cluster.hold(lambda: count(mine) == granted and count(heavy) == 12, 30, "the split holds")
+
+
+def _queue_state(cluster: Cluster, name: str) -> str | None:
+    q = cluster.try_get("Queue", name)
+    return None if q is None else q.get("status", {}).get("state")
+
+
+def _close_queue(cluster: Cluster, name: str) -> None:
+    """A bus Command CloseQueue targeting the queue, as ``vcctl queue operate -a close`` makes it."""
+    q = cluster.get("Queue", name)
+    ref = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "name": name,
+           "uid": q["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
+    cluster.apply({"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
+                   "metadata": {"generateName": f"{name}-closequeue-", "namespace": "default",
+                                "ownerReferences": [ref]},
+                   "target": ref, "action": "CloseQueue"})
+
+
+@pytest.mark.queue
+@pytest.mark.parametrize("groups", [0, 1, 2])
+def test_a_closed_queue_is_closing_while_podgroups_remain(cluster: Cluster, groups: int) -> None:
+    """CloseQueue on a queue with ``groups`` PodGroups: Closed at once with none, else Closing until
+    the last one is gone (controllers reference §6.2); a Closing queue admits no new pod."""
+    make_queues(cluster, queue("closing"))
+    for i in range(groups):
+        cluster.apply(pod_group(f"g-{i}", min_member=1, queue="closing"))
+        cluster.apply(pod(f"g-{i}", group=f"g-{i}"))
+        _bound_within(cluster, f"g-{i}")
+    _close_queue(cluster, "closing")
+    if groups == 0:
+        cluster.wait_until(lambda: _queue_state(cluster, "closing") == "Closed", 60, "queue Closed")
+        return
+    cluster.wait_until(lambda: _queue_state(cluster, "closing") == "Closing", 60, "queue Closing")
+    cluster.apply(pod("late", group="g-0"))
+    cluster.hold(lambda: _queue_state(cluster, "closing") == "Closing" and not bound(cluster.get("Pod", "late")),
+                 30, "the queue stays Closing and admits no new pod")
+    cluster.delete("Pod", "late")
+    for i in range(groups):
+        cluster.delete("Pod", f"g-{i}")
+        cluster.delete("PodGroup", f"g-{i}")
+        if i < groups - 1:
+            cluster.hold(lambda: _queue_state(cluster, "closing") == "Closing", 30, "Closing while a PodGroup remains")
+    cluster.wait_until(lambda: _queue_state(cluster, "closing") == "Closed", 60, "queue Closed")
