@@ -8,10 +8,12 @@ second run re-tests only mutants of functions that changed. cosmic-ray, the othe
 tool, runs the whole test command per mutant; here that is ~40 s of unit and conformance tests,
 against well under a second for most mutants with mutmut.
 
-Two suites are measured, each in its own work directory under ``out/mutation/``:
-
-* ``all``: the unit tests (``tests/``) and the conformance suite (``volcano/conformance``);
-* ``conformance``: the conformance suite alone.
+Two suites are measured as a cascade, each in its own work directory under ``out/mutation/``:
+first the conformance suite (``volcano/conformance``) on every sampled mutant, then the unit
+tests (``tests/``) on the mutants the conformance suite left alive. A mutant is killed by the two
+suites together when either kills it, so the cascade gives both scores asked for (conformance
+alone; unit and conformance together) while the unit tests, whose slow scenario tests reach
+most of the scheduler, run only where they can still change the verdict.
 
 The scope holds some 30,000 mutants, far more than a 2-core machine tests in a few hours, so a
 run may take a seeded, stratified sample: ``--sample N`` (``MUTATION_SAMPLE``) mutants spread over
@@ -26,8 +28,8 @@ with a 95% confidence interval (stratified estimate, finite-population corrected
 surviving mutant with its diff and, where ``scripts/mutation_reasons.yaml`` has one, the reason it
 is equivalent or accepted.
 
-Usage: ``python scripts/mutation.py [--suite all|conformance|both] [--sample N] [--seed S]
-[--max-minutes M] [--max-children K] [--report-only]``.
+Usage: ``python scripts/mutation.py [--sample N] [--seed S] [--max-minutes M] [--max-children K]
+[--report-only]``.
 """
 
 from __future__ import annotations
@@ -58,8 +60,8 @@ PACKAGES = {
     "admission": "volcano/admission/",
 }
 SUITES = {
-    "all": ["tests", "volcano/conformance"],
     "conformance": ["volcano/conformance"],
+    "unit": ["tests"],
 }
 # mutmut's exit-code classes (mutmut.stats.status_by_exit_code); timeouts count as killed, as its badge does.
 KILLED = {1, 3, 36, 24, -24, 152, 255, 37}
@@ -207,16 +209,26 @@ def estimate(strata: dict[str, Stratum]) -> tuple[float, float]:
     return score, 1.96 * math.sqrt(var)
 
 
-def tally(work: Path, sample: dict[str, list[str]], population: dict[str, int]) -> dict[str, Stratum]:
-    """Per package: killed, survived and untested members of the sample."""
-    codes = results(work)
+def tally(sample: dict[str, list[str]], population: dict[str, int],
+          *suite_codes: dict[str, int | None]) -> dict[str, Stratum]:
+    """Per package: sampled mutants killed by any of the suites (in cascade order), survived by
+    all of them, or not yet decided (untested by a suite that could still kill them)."""
     out = {pkg: Stratum(population=population[pkg]) for pkg in PACKAGES}
     for pkg, names in sample.items():
         for name in names:
-            code = codes.get(name)
-            if code in KILLED:
+            verdict = "untested"
+            for codes in suite_codes:
+                code = codes.get(name)
+                if code in KILLED:
+                    verdict = "killed"
+                    break
+                if code not in SURVIVED:
+                    verdict = "untested"
+                    break
+                verdict = "survived"
+            if verdict == "killed":
                 out[pkg].killed += 1
-            elif code in SURVIVED:
+            elif verdict == "survived":
                 out[pkg].survived += 1
                 out[pkg].survivors.append(name)
             else:
@@ -231,73 +243,82 @@ def diff_of(work: Path, name: str) -> str:
     return "\n".join(line for line in lines[1:] if line.startswith(("+", "-")) and not line.startswith(("+++", "---")))
 
 
-def write_report(args: argparse.Namespace, per_suite: dict[str, dict[str, Stratum]], elapsed: float) -> None:
+def _score_table(strata: dict[str, Stratum]) -> list[str]:
+    score, half = estimate(strata)
+    md = [f"Score: **{score:.1%}** ± {half:.1%}", "",
+          "| package | mutants | tested | killed | survived | untested | score |",
+          "|---|---:|---:|---:|---:|---:|---:|"]
+    for pkg, s in strata.items():
+        rate = f"{s.killed / s.tested:.1%}" if s.tested else "-"
+        md.append(f"| {pkg} | {s.population} | {s.tested} | {s.killed} | {s.survived} | {s.untested} | {rate} |")
+    return [*md, ""]
+
+
+def write_report(args: argparse.Namespace, combined: dict[str, Stratum], conformance: dict[str, Stratum],
+                 elapsed: float) -> None:
     """out/mutation/report.md and report.json."""
-    reasons: dict[str, str] = yaml.safe_load(REASONS.read_text()) or {} if REASONS.exists() else {}
+    reasons: dict[str, str] = (yaml.safe_load(REASONS.read_text()) or {}) if REASONS.exists() else {}
     sample_note = "every mutant" if args.sample <= 0 else f"a stratified sample of {args.sample} (seed {args.seed})"
     md = ["# Mutation testing report", "",
-          f"Tool: mutmut; scope: {', '.join(PACKAGES.values())}; {sample_note}; wall time {elapsed / 60:.1f} min.",
+          f"Tool: mutmut; scope: {', '.join(PACKAGES.values())}; {sample_note}; this run {elapsed / 60:.1f} min.",
           "Score = killed / (killed + survived) over tested mutants; timeouts count as killed; a mutant no test",
-          "reaches counts as survived. The interval is 95% (stratified, finite-population corrected).", ""]
-    data: dict[str, Any] = {"sample": args.sample, "seed": args.seed, "suites": {}}
-    codes_all = results(OUT / "all")
-    for suite, strata in sorted(per_suite.items()):
-        score, half = estimate(strata)
-        md += [f"## Suite `{suite}` ({' + '.join(SUITES[suite])})", "",
-               f"Score: **{score:.1%}** ± {half:.1%}", "",
-               "| package | mutants | tested | killed | survived | untested | score |",
-               "|---|---:|---:|---:|---:|---:|---:|"]
-        for pkg, s in strata.items():
-            rate = f"{s.killed / s.tested:.1%}" if s.tested else "-"
-            md.append(f"| {pkg} | {s.population} | {s.tested} | {s.killed} | {s.survived} | {s.untested} | {rate} |")
-        md += ["", "Surviving mutants:", ""]
-        for s in strata.values():
-            for name in s.survivors:
-                reason = reasons.get(name, "not yet classified")
-                if suite == "conformance" and codes_all.get(name) in KILLED:
-                    reason = "killed by the unit tests (not observable through the conformance cases)"
-                md += [f"- `{name}` — {reason}", "", "```diff", diff_of(OUT / suite, name), "```", ""]
-        data["suites"][suite] = {"score": score, "ci95": half,
-                                 "packages": {p: vars(s) for p, s in strata.items()}}
+          "reaches counts as survived. The interval is 95% (stratified, finite-population corrected).", "",
+          "## Unit tests and conformance suite together", "", *_score_table(combined),
+          "Surviving mutants:", ""]
+    for s in combined.values():
+        for name in s.survivors:
+            md += [f"- `{name}`: {reasons.get(name, 'not yet classified')}", "", "```diff",
+                   diff_of(OUT / "conformance", name), "```", ""]
+    md += ["## Conformance suite alone", "", *_score_table(conformance),
+           "Survivors of the conformance suite that the unit tests kill:", ""]
+    alive = {n for s in combined.values() for n in s.survivors}
+    md += [f"- `{n}`" for s in conformance.values() for n in s.survivors if n not in alive]
     (OUT / "report.md").write_text("\n".join(md) + "\n")
+    data: dict[str, Any] = {"sample": args.sample, "seed": args.seed}
+    for key, strata in (("combined", combined), ("conformance", conformance)):
+        score, half = estimate(strata)
+        data[key] = {"score": score, "ci95": half, "packages": {p: vars(s) for p, s in strata.items()}}
     (OUT / "report.json").write_text(json.dumps(data, indent=2) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the suites (bounded), then write the report."""
+    """Run the cascade (bounded), then write the report."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--suite", choices=("all", "conformance", "both"), default="both")
     ap.add_argument("--sample", type=int, default=int(os.environ.get("MUTATION_SAMPLE", "200")))
     ap.add_argument("--seed", type=int, default=int(os.environ.get("MUTATION_SEED", "1")))
     ap.add_argument("--max-minutes", type=float, default=float(os.environ.get("MUTATION_MAX_MINUTES", "120")))
     ap.add_argument("--max-children", type=int, default=int(os.environ.get("MUTATION_CHILDREN", "2")))
     ap.add_argument("--report-only", action="store_true", help="write the report from recorded results")
     args = ap.parse_args(argv)
-    # The conformance suite first: it is faster per mutant, and the other suite takes what time is left.
-    suites = ["conformance", "all"] if args.suite == "both" else [args.suite]
     start = time.monotonic()
     deadline = start + args.max_minutes * 60
-    per_suite: dict[str, dict[str, Stratum]] = {}
-    for suite in suites:
+    codes: dict[str, dict[str, int | None]] = {}
+    sample: dict[str, list[str]] = {}
+    population: dict[str, int] = {}
+    for suite in SUITES:
         work = prepare(suite)
         if not args.report_only:
             generate(work, args.max_children)
-        codes = results(work)
-        population = {pkg: sum(1 for n in codes if package_of(n) == pkg) for pkg in PACKAGES}
-        sample = stratified_sample(sorted(codes), args.sample, args.seed)
-        todo = [n for names in sample.values() for n in names if codes.get(n) in UNCOUNTED]
-        if not args.report_only:
-            print(f"[{suite}] {sum(population.values())} mutants; sample {sum(map(len, sample.values()))}; "
-                  f"{len(todo)} to test", flush=True)
-            # The first of two suites gets at most 40% of the budget; the last gets what is left.
-            share = deadline - time.monotonic()
-            if suite != suites[-1]:
-                share *= 0.4
-            done = run_mutmut(work, todo, args.max_children, time.monotonic() + share)
-            if not done:
-                print(f"[{suite}] stopped at the time bound; the next run goes on from here", flush=True)
-        per_suite[suite] = tally(work, sample, population)
-    write_report(args, per_suite, time.monotonic() - start)
+        codes[suite] = results(work)
+        if suite == "conformance":
+            population = {pkg: sum(1 for n in codes[suite] if package_of(n) == pkg) for pkg in PACKAGES}
+            sample = stratified_sample(sorted(codes[suite]), args.sample, args.seed)
+            todo = [n for names in sample.values() for n in names if codes[suite].get(n) in UNCOUNTED]
+        else:  # the unit tests only where the conformance suite left the mutant alive
+            todo = [n for names in sample.values() for n in names
+                    if codes["conformance"].get(n) in SURVIVED and codes[suite].get(n) in UNCOUNTED]
+        if args.report_only:
+            continue
+        print(f"[{suite}] {sum(population.values())} mutants; sample {sum(map(len, sample.values()))}; "
+              f"{len(todo)} to test", flush=True)
+        # The conformance suite gets at most 55% of the budget; the unit tests what is left.
+        share = (deadline - time.monotonic()) * (0.55 if suite == "conformance" else 1.0)
+        if not run_mutmut(work, todo, args.max_children, time.monotonic() + share):
+            print(f"[{suite}] stopped at the time bound; the next run goes on from here", flush=True)
+        codes[suite] = results(work)
+    combined = tally(sample, population, codes["conformance"], codes["unit"])
+    conformance = tally(sample, population, codes["conformance"])
+    write_report(args, combined, conformance, time.monotonic() - start)
     print((OUT / "report.md").read_text())
     return 0
 
