@@ -1,0 +1,45 @@
+"""Preempt's victim order between jobs of one queue (reference §4.6): the job that orders later
+is evicted first, whatever its tasks' own priorities; task order breaks ties within a job.
+
+Job priority comes from the PodGroup's priority class, task priority from each pod's
+``priority``; here the two disagree on purpose, so an order by task alone picks the other victim.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.scheduler.harness import conf, node, opt, pc, pg, pod, queue, res, run
+
+PRE = {"volcano.sh/preemptable": "true"}
+PCS = [pc("high", 1000), pc("mid", 100), pc("low", 10)]
+CONF = conf(["preempt"], [
+    opt("conformance", "preemptable"),
+    opt("priority", "taskOrder", "jobOrder", "preemptable", "jobPipelined", "jobStarving"),
+    opt("proportion", "overused", "allocatable", "queueOrder"),
+])
+
+
+def _victim(job_classes: tuple[str, str], task_priorities: tuple[int, int]) -> list[str]:
+    """A full 2-CPU node running one pod of each victim job; a high-priority pod needs 1 CPU."""
+    pods = [
+        pod("ns", "a-0", "n1", "Running", res(1, "1G"), "a", PRE, priority=task_priorities[0]),
+        pod("ns", "b-0", "n1", "Running", res(1, "1G"), "b", PRE, priority=task_priorities[1]),
+        pod("ns", "p-0", "", "Pending", res(1, "1G"), "p", PRE, priority=1000),
+    ]
+    groups = [pg("a", "ns", "q", 1, "Running", pc_name=job_classes[0]),
+              pg("b", "ns", "q", 1, "Running", pc_name=job_classes[1]),
+              pg("p", "ns", "q", 1, "Inqueue", pc_name="high")]
+    r = run(CONF, nodes=[node("n1", res(2, "2G"))], pods=pods, podgroups=groups, queues=[queue("q")], pcs=PCS)
+    return r.evicted
+
+
+@pytest.mark.parametrize(("job_classes", "task_priorities", "victim"), [
+    (("low", "mid"), (50, 5), "ns/a-0"),   # job a orders later: evicted though its pod outranks b's
+    (("mid", "low"), (5, 50), "ns/b-0"),
+    (("low", "low"), (50, 5), "ns/b-0"),   # jobs tie: the lower-priority task goes first
+    (("low", "low"), (5, 50), "ns/a-0"),
+])
+def test_the_job_that_orders_later_loses_its_task_first(job_classes: tuple[str, str],
+                                                        task_priorities: tuple[int, int], victim: str) -> None:
+    assert _victim(job_classes, task_priorities) == [victim]
