@@ -4,7 +4,8 @@
   live pods reach it (``>=``), not before; ``-1`` never fires; ``0`` means 3;
 * job ``maxRetry``: a restart request with ``retryCount >= maxRetry`` fails the job;
 * job ``minSuccess``: the job completes once that many pods succeeded, not one pod earlier;
-* task ``minAvailable`` under ``replicas``: the job is Running at ``minAvailable`` running pods.
+* task ``minAvailable`` under ``replicas``: the job is Running at ``minAvailable`` running pods;
+* a policy ``timeout``: the action runs when the event has lasted that long, not a millisecond before.
 
 Reference: the controllers reference §2.2 (TaskFailed), §3.4 (Restarting -> Failed) and §3.3
 (the Running/Completed counts).
