@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from volcano.apiserver import ApiError, ApiServer
+from volcano.apiserver import ApiError, ApiServer, WatchEvent
 
 from .conftest import pod
 
@@ -18,3 +18,18 @@ def test_already_exists_names_the_object_in_its_details(server: ApiServer) -> No
     status = err.value.status()
     assert (status["code"], status["reason"]) == (409, "AlreadyExists")
     assert status["details"] == {"name": "p", "kind": "pods"}
+
+
+def test_each_write_takes_the_next_resource_version_delete_included(server: ApiServer) -> None:
+    """Create, patch and delete each take the next resourceVersion; the DELETED event's object
+    carries the deletion's, which is the server's latest (what a watch resumes from)."""
+    got: list[WatchEvent] = []
+    start = int(server.resource_version)
+    server.watch("Pod", got.append)
+    server.create(pod("a"))
+    server.patch("Pod", "a", {"metadata": {"labels": {"x": "1"}}})
+    server.delete("Pod", "a")
+    server.clock.run()
+    assert [(e.type, int(e.object["metadata"]["resourceVersion"])) for e in got] == \
+        [("ADDED", start + 1), ("MODIFIED", start + 2), ("DELETED", start + 3)]
+    assert int(server.resource_version) == start + 3
