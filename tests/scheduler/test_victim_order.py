@@ -43,3 +43,22 @@ def _victim(job_classes: tuple[str, str], task_priorities: tuple[int, int]) -> l
 def test_the_job_that_orders_later_loses_its_task_first(job_classes: tuple[str, str],
                                                         task_priorities: tuple[int, int], victim: str) -> None:
     assert _victim(job_classes, task_priorities) == [victim]
+
+
+@pytest.mark.parametrize("first", ["pending", "satisfied"])
+def test_jobs_preempt_does_not_serve_are_skipped_not_the_end(first: str) -> None:
+    """A job preempt does not serve (a Pending PodGroup, or a job that is not starving) listed
+    before the starving preemptor must not stop the scan (written for a surviving mutant)."""
+    pods = [pod("ns", "v-0", "n1", "Running", res(1, "1G"), "v", PRE, priority=10),
+            pod("ns", "v-1", "n1", "Running", res(1, "1G"), "v", PRE, priority=10),
+            pod("ns", "p-0", "", "Pending", res(1, "1G"), "p", PRE, priority=1000)]
+    groups = [pg("v", "ns", "q", 1, "Running", pc_name="low"), pg("p", "ns", "q", 1, "Inqueue", pc_name="high")]
+    if first == "pending":
+        groups.insert(0, pg("idle", "ns", "q", 1, "Pending", pc_name="high"))
+        pods.append(pod("ns", "idle-0", "", "Pending", res(1, "1G"), "idle", PRE, priority=1000))
+    else:
+        groups.insert(0, pg("done", "ns", "q", 1, "Running", pc_name="high"))
+        pods.append(pod("ns", "done-0", "n2", "Running", res(1, "1G"), "done", PRE, priority=1000))
+    r = run(CONF, nodes=[node("n1", res(2, "2G")), node("n2", res(1, "1G"))], pods=pods, podgroups=groups,
+            queues=[queue("q")], pcs=PCS)
+    assert r.evicted == ["ns/v-1"] or r.evicted == ["ns/v-0"], r.evicted
