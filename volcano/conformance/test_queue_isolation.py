@@ -155,3 +155,29 @@ def _three_queues(cluster: Cluster, more: int = 4) -> None:
     wait_tasks_ready(cluster, "j2", 8)
     cluster.apply(job("j1-more", [Task(req=ONE_CPU, rep=more, labels=dict(PREEMPTABLE))], queue="q1"))
     cluster.wait_until(lambda: len(cluster.job_pods("j1-more")) == more, 60, "j1-more pods created")
+
+
+@pytest.mark.preemption
+@pytest.mark.scheduler_conf(PREEMPT_ONLY_CONF)
+def test_a_preemptor_is_nominated_to_its_victims_node_and_binds_there(cluster: Cluster) -> None:
+    """Pipelining: while its victims terminate (3 s of grace), each preemptor waits unbound with
+    ``status.nominatedNodeName`` set to the node preempt chose, and then binds to that node
+    (reference §4.2: the statement pipelines the preemptor; session close writes the nomination)."""
+    make_priority_classes(cluster, PRIORITIES)
+    rep = cluster_size(cluster, ONE_CPU)
+    cluster.apply(_pjob("victims", rep=rep, task_min=1, queue="default", priority_class="low-priority"))
+    wait_tasks_ready(cluster, "victims", rep)
+    cluster.apply(_pjob("urgent", rep=2, task_min=2, queue="default", priority_class="high-priority"))
+    nominated: dict[str, str] = {}
+
+    def all_nominated() -> bool:
+        for p in cluster.job_pods("urgent"):
+            node = p.get("status", {}).get("nominatedNodeName")
+            if node and not bound(p):
+                nominated.setdefault(p["metadata"]["name"], node)
+        return len(nominated) == 2
+
+    cluster.wait_until(all_nominated, 120, "both preemptors nominated while unbound")
+    wait_tasks_ready(cluster, "urgent", 2)
+    placed = {p["metadata"]["name"]: p["spec"]["nodeName"] for p in cluster.job_pods("urgent")}
+    assert placed == nominated
