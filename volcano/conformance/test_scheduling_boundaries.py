@@ -3,7 +3,9 @@
 * a toleration's ``effect`` (empty tolerates every effect; otherwise it must equal the taint's);
 * a node's capacity (a pod of exactly the idle CPU binds, one millicore more does not);
 * ``minMember`` with more pods than ``minMember`` (the gang binds at ``minMember``, not at replicas);
-* queue ``capability`` (the pod that reaches it binds, the next one waits).
+* queue ``capability`` (the pod that reaches it binds, the next one waits), ``guarantee`` (a floor
+  other queues cannot take) and closing with PodGroups left;
+* a Job's ``minAvailable`` around the room left, with more replicas than ``minAvailable``.
 
 Facts: the scheduler reference §6 (predicates: TaintToleration as Kubernetes' ``ToleratesTaint``,
 resource fit), §5.2 (gang readiness at ``minMember``) and §5.4 (proportion: ``capability`` caps
@@ -18,9 +20,16 @@ import pytest
 
 from volcano.api.resources import Resources
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import pod, pod_group, queue
-from volcano.conformance.lib.waits import bound
-from volcano.conformance.test_scheduling_support import TAINT, make_queues, taint_all_nodes, untaint_all_nodes
+from volcano.conformance.lib.builders import Task, job, pod, pod_group, queue
+from volcano.conformance.lib.sizing import cluster_size
+from volcano.conformance.lib.waits import bound, wait_tasks_ready
+from volcano.conformance.test_scheduling_support import (
+    TAINT,
+    make_queues,
+    ready,
+    taint_all_nodes,
+    untaint_all_nodes,
+)
 
 Obj = dict[str, Any]
 
@@ -176,3 +185,23 @@ def test_a_closed_queue_is_closing_while_podgroups_remain(cluster: Cluster, grou
         if i < groups - 1:
             cluster.hold(lambda: _queue_state(cluster, "closing") == "Closing", 30, "Closing while a PodGroup remains")
     cluster.wait_until(lambda: _queue_state(cluster, "closing") == "Closed", 60, "queue Closed")
+
+
+@pytest.mark.gang
+@pytest.mark.parametrize("delta", [-1, 0, 1])
+def test_a_job_gang_with_min_available_around_the_free_room(cluster: Cluster, delta: int) -> None:
+    """The sibling of upstream's "Gang scheduling" with replicas > minAvailable: the cluster has
+    ``free`` one-CPU slots left; a Job of free + 2 replicas with minAvailable free + delta runs
+    ``free`` pods when minAvailable <= free and none when it is one more."""
+    rep = cluster_size(cluster, {"cpu": "1"})
+    free = rep // 2
+    cluster.apply(pod_group("filler", min_member=1))
+    cluster.apply([pod(f"filler-{i}", group="filler", req={"cpu": "1"}) for i in range(rep - free)])
+    cluster.wait_until(lambda: sum(1 for i in range(rep - free) if bound(cluster.get("Pod", f"filler-{i}")))
+                       == rep - free, 120, "fillers bound")
+    cluster.apply(job("gang", [Task(req={"cpu": "1"}, rep=free + 2, min=free + delta)]))
+    if delta <= 0:
+        wait_tasks_ready(cluster, "gang", free)
+    cluster.hold(lambda: ready(cluster, "gang") == (free if delta <= 0 else 0)
+                 and sum(1 for p in cluster.job_pods("gang") if bound(p)) == (free if delta <= 0 else 0),
+                 30, "the gang runs exactly what fits, or nothing below its minimum")
