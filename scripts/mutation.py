@@ -29,7 +29,7 @@ surviving mutant with its diff and, where ``scripts/mutation_reasons.yaml`` has 
 is equivalent or accepted.
 
 Usage: ``python scripts/mutation.py [--sample N] [--seed S] [--max-minutes M] [--max-children K]
-[--report-only]``.
+[--stage both|conformance|unit] [--report-only]``.
 """
 
 from __future__ import annotations
@@ -289,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-minutes", type=float, default=float(os.environ.get("MUTATION_MAX_MINUTES", "120")))
     ap.add_argument("--max-children", type=int, default=int(os.environ.get("MUTATION_CHILDREN", "2")))
     ap.add_argument("--report-only", action="store_true", help="write the report from recorded results")
+    ap.add_argument("--stage", choices=("both", *SUITES), default=os.environ.get("MUTATION_STAGE", "both"),
+                    help="run one stage of the cascade only (the other is read from recorded results)")
     args = ap.parse_args(argv)
     start = time.monotonic()
     deadline = start + args.max_minutes * 60
@@ -297,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     population: dict[str, int] = {}
     for suite in SUITES:
         work = prepare(suite)
-        if not args.report_only:
+        if not args.report_only and args.stage in ("both", suite):
             generate(work, args.max_children)
         codes[suite] = results(work)
         if suite == "conformance":
@@ -307,12 +309,12 @@ def main(argv: list[str] | None = None) -> int:
         else:  # the unit tests only where the conformance suite left the mutant alive
             todo = [n for names in sample.values() for n in names
                     if codes["conformance"].get(n) in SURVIVED and codes[suite].get(n) in UNCOUNTED]
-        if args.report_only:
+        if args.report_only or args.stage not in ("both", suite):
             continue
         print(f"[{suite}] {sum(population.values())} mutants; sample {sum(map(len, sample.values()))}; "
               f"{len(todo)} to test", flush=True)
         # The conformance suite gets at most 55% of the budget; the unit tests what is left.
-        share = (deadline - time.monotonic()) * (0.55 if suite == "conformance" else 1.0)
+        share = (deadline - time.monotonic()) * (0.55 if suite == "conformance" and args.stage == "both" else 1.0)
         if not run_mutmut(work, todo, args.max_children, time.monotonic() + share):
             print(f"[{suite}] stopped at the time bound; the next run goes on from here", flush=True)
         codes[suite] = results(work)
