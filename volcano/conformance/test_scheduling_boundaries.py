@@ -205,3 +205,24 @@ def test_a_job_gang_with_min_available_around_the_free_room(cluster: Cluster, de
     cluster.hold(lambda: ready(cluster, "gang") == (free if delta <= 0 else 0)
                  and sum(1 for p in cluster.job_pods("gang") if bound(p)) == (free if delta <= 0 else 0),
                  30, "the gang runs exactly what fits, or nothing below its minimum")
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("label", "binds"), [("avoided", False), ("welcome", True)])
+def test_an_existing_pods_anti_affinity_keeps_matching_pods_off_its_node(cluster: Cluster, label: str,
+                                                                         binds: bool) -> None:
+    """Required pod anti-affinity is symmetric (Kubernetes' InterPodAffinity): a running pod that
+    refuses ``app=avoided`` on its host keeps such a pod off that node, even one without affinity
+    terms of its own; a pod with another label may join it."""
+    node = cluster.worker_nodes()[0]["metadata"]["name"]
+    host = {"kubernetes.io/hostname": node}
+    guard = pod("guard", node_selector=host)
+    guard["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "avoided"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    cluster.apply(guard)
+    _bound_within(cluster, "guard")
+    cluster.apply(pod("newcomer", node_selector=host, labels={"app": label}))
+    if binds:
+        _bound_within(cluster, "newcomer")
+    else:
+        _never_bound(cluster, "newcomer", 30)
