@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from volcano.admission.defaults import default_pod
+from volcano.apiserver.validation.defaults import default_pod
 
 
 def test_container_termination_message_defaults() -> None:
