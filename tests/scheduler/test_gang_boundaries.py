@@ -17,8 +17,8 @@ ROLE = "volcano.sh/task-spec"
 
 def _run(room: int, min_member: int, task_min: dict[str, int] | None, workers: int = 4) -> dict[str, str]:
     """A running ``ps`` pod on n0 and ``workers`` pending worker pods of 1 CPU; n1 has ``room`` CPUs."""
-    pods = [pod("ns", "ps-0", "n0", "Running", res(1), "j", {ROLE: "ps"})]
-    pods += [pod("ns", f"worker-{i}", "", "Pending", res(1), "j", {ROLE: "worker"}) for i in range(workers)]
+    pods = [pod("ns", "ps-0", group="j", node_name="n0", phase="Running", req=res(1), labels={ROLE: "ps"})]
+    pods += [pod("ns", f"worker-{i}", group="j", req=res(1), labels={ROLE: "worker"}) for i in range(workers)]
     nodes = [node("n0", res(1)), node("n1", res(room))]
     r = run(CONF, nodes=nodes, pods=pods, podgroups=[pg("j", "ns", "default", min_member, task_min=task_min)],
             queues=[queue("default")])

@@ -20,12 +20,18 @@ CONF = conf(["preempt"], [
 ])
 
 
+def _pod(name: str, group: str, node_name: str, priority: int) -> dict[str, object]:
+    """A preemptable 1-CPU pod, Running when it has a node."""
+    return pod("ns", name, group=group, node_name=node_name, phase="Running" if node_name else "Pending",
+               req=res(1, "1G"), labels=PRE, priority=priority)
+
+
 def _victim(job_classes: tuple[str, str], task_priorities: tuple[int, int]) -> list[str]:
     """A full 2-CPU node running one pod of each victim job; a high-priority pod needs 1 CPU."""
     pods = [
-        pod("ns", "a-0", "n1", "Running", res(1, "1G"), "a", PRE, priority=task_priorities[0]),
-        pod("ns", "b-0", "n1", "Running", res(1, "1G"), "b", PRE, priority=task_priorities[1]),
-        pod("ns", "p-0", "", "Pending", res(1, "1G"), "p", PRE, priority=1000),
+        _pod("a-0", "a", "n1", task_priorities[0]),
+        _pod("b-0", "b", "n1", task_priorities[1]),
+        _pod("p-0", "p", "", 1000),
     ]
     groups = [pg("a", "ns", "q", 1, "Running", pc_name=job_classes[0]),
               pg("b", "ns", "q", 1, "Running", pc_name=job_classes[1]),
@@ -49,16 +55,14 @@ def test_the_job_that_orders_later_loses_its_task_first(job_classes: tuple[str, 
 def test_jobs_preempt_does_not_serve_are_skipped_not_the_end(first: str) -> None:
     """A job preempt does not serve (a Pending PodGroup, or a job that is not starving) listed
     before the starving preemptor must not stop the scan (written for a surviving mutant)."""
-    pods = [pod("ns", "v-0", "n1", "Running", res(1, "1G"), "v", PRE, priority=10),
-            pod("ns", "v-1", "n1", "Running", res(1, "1G"), "v", PRE, priority=10),
-            pod("ns", "p-0", "", "Pending", res(1, "1G"), "p", PRE, priority=1000)]
+    pods = [_pod("v-0", "v", "n1", 10), _pod("v-1", "v", "n1", 10), _pod("p-0", "p", "", 1000)]
     groups = [pg("v", "ns", "q", 1, "Running", pc_name="low"), pg("p", "ns", "q", 1, "Inqueue", pc_name="high")]
     if first == "pending":
         groups.insert(0, pg("idle", "ns", "q", 1, "Pending", pc_name="high"))
-        pods.append(pod("ns", "idle-0", "", "Pending", res(1, "1G"), "idle", PRE, priority=1000))
+        pods.append(_pod("idle-0", "idle", "", 1000))
     else:
         groups.insert(0, pg("done", "ns", "q", 1, "Running", pc_name="high"))
-        pods.append(pod("ns", "done-0", "n2", "Running", res(1, "1G"), "done", PRE, priority=1000))
+        pods.append(_pod("done-0", "done", "n2", 1000))
     r = run(CONF, nodes=[node("n1", res(2, "2G")), node("n2", res(1, "1G"))], pods=pods, podgroups=groups,
             queues=[queue("q")], pcs=PCS)
     assert r.evicted == ["ns/v-1"] or r.evicted == ["ns/v-0"], r.evicted
