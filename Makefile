@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: install test demo conformance conformance-http bench bench-full e2e fuzz lint clean
+.PHONY: install test demo conformance conformance-http bench bench-full e2e fuzz lint mutation clean
 
 install: $(STAMP)
 
@@ -57,6 +57,11 @@ fuzz: $(STAMP)
 
 e2e: $(STAMP)
 	scripts/e2e-kind.sh
+
+# Mutation testing (mutmut; on demand, not in CI). MUTATION_SAMPLE=N mutants (stratified, seeded by
+# MUTATION_SEED), 0 for every mutant; MUTATION_MAX_MINUTES bounds the run. Report: out/mutation/report.md.
+mutation: $(STAMP)
+	$(BIN)/python scripts/mutation.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check volcano tests benchmarks

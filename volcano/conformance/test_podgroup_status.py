@@ -91,3 +91,28 @@ def test_queue_allocated_reflects_running_pods(cluster: Cluster) -> None:
 
     cluster.wait_until(lambda: allocated().get("cpu") >= 1500, 60, "queue default allocated >= 1500m cpu")
     assert allocated().get("cpu") == 1500 and allocated().get("memory") == 3 * 1024**3 * 1000
+
+
+def test_the_gang_message_counts_every_task_not_min_member(cluster: Cluster) -> None:
+    """The sibling of the case above with more pods than minMember (workers + 2 pods, minMember
+    workers + 1): the denominators are the number of tasks, never minMember (reference §7.4). The
+    status histogram is sorted as plain strings, so with 4 workers "5 minAvailable" precedes
+    "6 Pending"."""
+    workers = cluster_node_number(cluster)
+    whole = {"cpu": str(Resources.from_k8s(cluster.worker_nodes()[0]["status"]["allocatable"]).get("cpu") // 1000)}
+    n = workers + 1
+    cluster.apply(pod_group("pg-wide", min_member=n))
+    cluster.apply([pod(f"wide-{i}", group="pg-wide", req=whole) for i in range(n + 1)])
+
+    def explained() -> bool:
+        cond = condition(cluster, "pg-wide", "Unschedulable")
+        return bool(cond and cond.get("status") == "True")
+
+    cluster.wait_until(explained, 120, "Unschedulable condition on pg-wide")
+    cond = condition(cluster, "pg-wide", "Unschedulable")
+    hist = ", ".join(sorted([f"{n + 1} Pending", f"{n} minAvailable"]))
+    assert cond["message"].startswith(
+        f"1/{n + 1} tasks in gang unschedulable: pod group is not ready, {hist}; "
+        f"Pending: 2 Unschedulable, {workers} Schedulable. Origin reason is "), cond["message"]
+    events = [e for e in cluster.events("PodGroup", "pg-wide") if e["reason"] == "Unschedulable"]
+    assert events and events[-1]["message"].startswith(f"{n + 1}/{n + 1} tasks in gang unschedulable: ")

@@ -50,10 +50,10 @@ class ClusterShape:
 
 
 class WatchRecorder:
-    """Collects every change to Pods, PodGroups, Nodes and Queues in order,
-    as ``(time_seconds, event_type, object)``, for the invariant checks."""
+    """Collects every change to Pods, PodGroups, Nodes, Queues, Volcano Jobs and Events in order,
+    as ``(time_seconds, kind, event_type, object)``, for the invariant checks."""
 
-    KINDS = ("Pod", "PodGroup", "Node", "Queue")
+    KINDS = ("Pod", "PodGroup", "Node", "Queue", "Job", "Event")
 
     def __init__(self) -> None:
         self.history: list[tuple[float, str, str, Obj]] = []
