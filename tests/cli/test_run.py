@@ -58,8 +58,11 @@ def test_a_gang_that_does_not_fit_stays_pending_and_says_why(capsys: pytest.Capt
     assert rc == 1  # the gang needs 3.5 CPUs
     assert section(lines, "Jobs")[0].split()[:2] == ["default/lm-mpi-job", "Pending"]
     assert "Pods:" not in lines  # not admitted, so the Job controller created no pod
-    assert any("resource in cluster is overused: overused cpu" in line for line in lines)
     assert lines[-1].startswith("time limit of 60 simulated seconds reached: 1 of 1 Volcano Jobs not Running")
+    events = section(lines, "Events")  # the scheduler repeats two messages every second: two lines
+    assert len(events) == 2
+    assert events[0].startswith("  1.000s  Normal   Unschedulable  PodGroup/default/lm-mpi-job-")
+    assert events[0].endswith("resource in cluster is overused: overused cpu (x60, last at 60.000s)")
 
 
 def test_a_queue_and_a_job_in_one_file_complete(write: Writer, capsys: pytest.CaptureFixture[str]) -> None:
@@ -128,7 +131,8 @@ def test_json_report_for_machines(write: Writer, capsys: pytest.CaptureFixture[s
     assert doc["pods"] == [{"namespace": "default", "name": "flaky-work-0", "phase": "Failed", "node": "node-0"}]
     times = [e["time"] for e in doc["events"]]
     assert times == sorted(times) and times[-1] == 37.0
-    assert {"time", "type", "reason", "kind", "namespace", "name", "message", "source"} == set(doc["events"][0])
+    assert {"time", "type", "reason", "kind", "namespace", "name", "message", "source", "count",
+            "lastTime"} == set(doc["events"][0])
 
 
 def test_json_time_limit_reason(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,7 +7,8 @@ the same simulated millisecond as the change). It keeps:
 - per Volcano Job, each phase it entered and when (``phases``);
 - per pod and node, the intervals the pod ran there (``spans``);
 - every occurrence of every Event, also the repeats a real API server folds
-  into ``count`` (``events``).
+  into ``count`` (``events``); ``fold_repeats`` folds back only the repeats
+  that tell nothing new.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from volcano.apiserver.client import WatchEvent
     from volcano.testbed import FakeCluster
 
-__all__ = ["EventLine", "PodSpan", "RunRecorder", "pod_owner"]
+__all__ = ["EventEntry", "EventLine", "PodSpan", "RunRecorder", "fold_repeats", "job_phase", "pod_owner"]
 
 _JOB_NAME_LABEL = "volcano.sh/job-name"
 _GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
@@ -37,6 +38,8 @@ class EventLine:
     name: str
     message: str
     source: str
+    uid: str
+    """The Event object's uid: occurrences with the same uid are repeats of one Event."""
 
 
 @dataclass
@@ -124,7 +127,7 @@ class RunRecorder:
         source = (event.get("source") or {}).get("component") or event.get("reportingComponent") or ""
         line = EventLine(self.cluster.now, str(event.get("type") or ""), str(event.get("reason") or ""),
                          str(inv.get("kind") or ""), str(inv.get("namespace") or ""), str(inv.get("name") or ""),
-                         str(event.get("message") or ""), str(source))
+                         str(event.get("message") or ""), str(source), uid)
         self.events.extend([line] * (count - seen))
 
     def close(self) -> None:
@@ -134,3 +137,34 @@ class RunRecorder:
         for span in self._running.values():
             span.end = self.cluster.now
         self._running.clear()
+
+
+@dataclass
+class EventEntry:
+    """An Event occurrence and its repeats folded into it: ``count`` in all, the last at ``last``."""
+
+    first: EventLine
+    count: int
+    last: float
+
+
+def fold_repeats(lines: list[EventLine]) -> list[EventEntry]:
+    """Fold repeats that tell nothing new: an occurrence joins the entry of the same Event while
+    only repeats have happened since that entry's last occurrence.
+
+    An occurrence that starts a new entry closes every entry last seen before its millisecond, so
+    a sequence (restart, reschedule, restart) keeps one line per step, while a scheduler repeating
+    the same two messages every cycle stays two lines with their counts.
+    """
+    entries: list[EventEntry] = []
+    open_entries: dict[str, EventEntry] = {}
+    for line in lines:
+        entry = open_entries.get(line.uid)
+        if entry is not None:
+            entry.count += 1
+            entry.last = line.time
+            continue
+        open_entries = {uid: e for uid, e in open_entries.items() if e.last >= line.time}
+        entry = open_entries[line.uid] = EventEntry(line, 1, line.time)
+        entries.append(entry)
+    return entries

@@ -3,7 +3,7 @@
 Text (``-o text``): the simulated time, then tables of Jobs (phase, min,
 pending, running, succeeded, failed, retries, and the simulated time each phase
 was entered), PodGroups (phase, minMember, queue, and the message of each
-condition), pods (phase, node) and events (simulated time of every occurrence),
+condition), pods (phase, node) and events (simulated time of each occurrence),
 then the verdict line, last, so CI logs end with it.
 
 JSON (``-o json``), one object::
@@ -18,13 +18,18 @@ JSON (``-o json``), one object::
       "podgroups": [{"namespace", "name", "phase", "minMember", "queue",
                      "conditions": [{"type", "status", "reason", "message"}]}],
       "pods": [{"namespace", "name", "phase", "node"}],
-      "events": [{"time", "type", "reason", "kind", "namespace", "name", "message", "source"}]
+      "events": [{"time", "type", "reason", "kind", "namespace", "name", "message", "source",
+                  "count", "lastTime"}]
     }
 
 ``exit.reason`` is ``reached``, ``ended``, ``time-limit`` or ``no-jobs``
 (``volcano.cli.run.RunOutcome``); ``exit.missing`` lists the Jobs
 (``namespace/name``) that did not reach an expected phase. Times are simulated
-seconds since the cluster started, to the millisecond.
+seconds since the cluster started, to the millisecond. Events are listed by
+the time they happened; a repeat of an Event that tells nothing new is folded
+into the line of its first occurrence (``count``, ``lastTime``; see
+``volcano.cli.observe.fold_repeats``), so a restart sequence keeps a line per
+restart while a gang that stays Pending does not fill the log.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from volcano.cli.observe import job_phase
+from volcano.cli.observe import fold_repeats, job_phase
 
 if TYPE_CHECKING:
     from volcano.cli.observe import RunRecorder
@@ -52,6 +57,10 @@ def _t(seconds: float) -> str:
 def _name(obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") or {}
     return f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}"
+
+
+def _repeats(event: dict[str, Any]) -> str:
+    return "" if event["count"] == 1 else f" (x{event['count']}, last at {_t(event['lastTime'])})"
 
 
 def _object(event: dict[str, Any]) -> str:
@@ -97,9 +106,11 @@ def _records(cluster: FakeCluster, recorder: RunRecorder) -> dict[str, list[dict
     return {"jobs": [_job_record(j, recorder) for j in cluster.list("Job")],
             "podgroups": [_podgroup_record(pg) for pg in cluster.list("PodGroup")],
             "pods": [_pod_record(p) for p in cluster.list("Pod")],
-            "events": [{"time": round(e.time, 3), "type": e.type, "reason": e.reason, "kind": e.kind,
-                        "namespace": e.namespace, "name": e.name, "message": e.message, "source": e.source}
-                       for e in recorder.events]}
+            "events": [{"time": round(e.first.time, 3), "type": e.first.type, "reason": e.first.reason,
+                        "kind": e.first.kind, "namespace": e.first.namespace, "name": e.first.name,
+                        "message": e.first.message, "source": e.first.source, "count": e.count,
+                        "lastTime": round(e.last, 3)}
+                       for e in fold_repeats(recorder.events)]}
 
 
 def render_json(cluster: FakeCluster, recorder: RunRecorder, outcome: RunOutcome, *, expect: Sequence[str],
@@ -142,7 +153,7 @@ def render_text(cluster: FakeCluster, recorder: RunRecorder, outcome: RunOutcome
                 ("Events", lambda events: table(
                     ["TIME", "TYPE", "REASON", "OBJECT", "MESSAGE"],
                     [[_t(e["time"]), e["type"], e["reason"], _object(e),
-                      e["message"]] for e in events]))]
+                      e["message"] + _repeats(e)] for e in events]))]
     for title, render in sections:
         items = records[title.lower()]
         if items:
