@@ -66,6 +66,33 @@ def test_an_empty_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert error_line(capsys) == f"error: {tmp_path}: empty directory: no *.yaml, *.yml, *.json file in it"
 
 
+def test_a_directory_of_empty_files(write: Writer, capsys: pytest.CaptureFixture[str]) -> None:
+    write("d/a.yaml", "")
+    path = write("d/b.yml", "# nothing yet\n")
+    folder = str(Path(path).parent)
+    assert main(["run", folder]) == 1
+    assert error_line(capsys) == (f"error: {folder}: no Kubernetes object in its *.yaml, *.yml, *.json files "
+                                  "(all empty, or only comments)")
+
+
+def test_empty_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["run", "-"]) == 1
+    assert error_line(capsys) == "error: <stdin>: no Kubernetes object in it (empty, or only comments)"
+
+
+def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([])
+    assert exit_info.value.code == 2
+    assert error_line(capsys) == "error: the following arguments are required: COMMAND (see 'volcano --help')"
+
+
+def test_a_directory_as_scheduler_configuration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", MPI, "--scheduler-conf", str(tmp_path)]) == 1
+    assert error_line(capsys) == f"error: {tmp_path}: is a directory, expected a file"
+
+
 def test_a_directory_with_a_bad_file_names_the_file_and_applies_nothing(
         write: Writer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     write("jobs/a-good.yaml", volcano_job("good"))

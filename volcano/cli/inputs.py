@@ -62,30 +62,34 @@ def _as_text(text: str) -> str:
     return text if "\n" in text else text + "\n"
 
 
-def _objects(source: str | Path, name: str) -> list[dict[str, Any]]:
+def _objects(source: str | Path, name: str, *, may_be_empty: bool = False) -> list[dict[str, Any]]:
     """The validated objects of ``source`` (text or a path), errors named after ``name``."""
     try:
         objects = load_manifests(source)
     except ManifestError as err:
         where = "" if err.index is None else f"document {err.index} (0-based): "
         raise CliError(name, where + err.problem) from None
-    if not objects:
+    if not objects and not may_be_empty:
         raise CliError(name, "no Kubernetes object in it (empty, or only comments)")
     return objects
 
 
-def _load_file(path: str) -> ManifestFile:
+def _load_file(path: str, *, may_be_empty: bool = False) -> ManifestFile:
     text = read_text(path)
     if Path(path).suffix == ".json":  # JSON is not always YAML (tabs): the loader reads it as JSON
-        return ManifestFile(path, _objects(Path(path), path))
-    return ManifestFile(path, _objects(_as_text(text), path))
+        return ManifestFile(path, _objects(Path(path), path, may_be_empty=may_be_empty))
+    return ManifestFile(path, _objects(_as_text(text), path, may_be_empty=may_be_empty))
 
 
 def _load_folder(path: str) -> list[ManifestFile]:
     files = sorted(p for p in Path(path).iterdir() if p.is_file() and p.suffix in MANIFEST_SUFFIXES)
+    patterns = ", ".join("*" + s for s in MANIFEST_SUFFIXES)
     if not files:
-        raise CliError(path, f"empty directory: no {', '.join('*' + s for s in MANIFEST_SUFFIXES)} file in it")
-    return [_load_file(str(f)) for f in files]
+        raise CliError(path, f"empty directory: no {patterns} file in it")
+    loaded = [_load_file(str(f), may_be_empty=True) for f in files]  # as kubectl, skip an empty file here
+    if not any(f.objects for f in loaded):
+        raise CliError(path, f"no Kubernetes object in its {patterns} files (all empty, or only comments)")
+    return [f for f in loaded if f.objects]
 
 
 def _read_stdin(stdin: TextIO) -> str:
@@ -102,7 +106,8 @@ def load_manifest_args(args: Sequence[str], stdin: TextIO) -> list[ManifestFile]
     """Every object named by ``args`` (files, folders, ``-``), validated, one entry per file.
 
     A folder contributes its ``*.yaml``, ``*.yml`` and ``*.json`` files, sorted by
-    name (not recursive). An empty file, an empty folder or a second ``-`` is an error.
+    name (not recursive), skipping empty ones as kubectl does. An empty file named
+    as an argument, empty stdin, a folder without objects or a second ``-`` is an error.
     """
     out: list[ManifestFile] = []
     stdin_used = False
