@@ -10,7 +10,7 @@ import pytest
 from tests.cli.helpers import FIXTURES, Writer, volcano_job
 from volcano.cli import main
 from volcano.cli.observe import PodSpan
-from volcano.cli.timeline import lanes
+from volcano.cli.timeline import running_levels
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -19,11 +19,14 @@ def span(name: str, node: str, start: float, end: float | None) -> PodSpan:
     return PodSpan("default", name, "default/j", node, start, end)
 
 
-def test_lanes_reuse_a_lane_once_its_pod_ended() -> None:
-    placed = lanes([span("a", "n0", 0, 10), span("b", "n0", 5, None), span("c", "n0", 10, 20),
-                    span("d", "n1", 3, 4)], end=30)
-    assert [(lane, s.name) for lane, s in placed["n0"]] == [(0, "a"), (1, "b"), (0, "c")]
-    assert [(lane, s.name) for lane, s in placed["n1"]] == [(0, "d")]
+def test_running_levels_count_the_pods_of_each_workload_on_each_node() -> None:
+    spans = [span("a", "n0", 0, 10), span("b", "n0", 5, None), span("c", "n0", 10, 20), span("d", "n1", 3, 4),
+             PodSpan("default", "e", "default/other", "n0", 5, 6)]
+    grid, levels = running_levels(spans, end=30)
+    assert grid == [0, 3, 4, 5, 6, 10, 20, 30]
+    assert levels == {("n0", "default/j"): [1, 1, 1, 2, 2, 2, 1, 1],  # c starts as a ends; b runs to the end
+                      ("n0", "default/other"): [0, 0, 0, 1, 0, 0, 0, 0],
+                      ("n1", "default/j"): [0, 1, 0, 0, 0, 0, 0, 0]}
 
 
 def test_timeline_png_is_written(tmp_path: Path, write: Writer, capsys: pytest.CaptureFixture[str]) -> None:

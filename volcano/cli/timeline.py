@@ -1,8 +1,9 @@
 """``volcano run --timeline out.png``: the pods each node ran over simulated time.
 
-One row per node; within a row each running pod is a bar on its own lane (a
-node running three pods at once shows three stacked bars), coloured by the
-workload it belongs to (its Volcano Job, else its PodGroup, else the pod).
+One row per node; within a row, the number of pods running there over time,
+stacked by the workload they belong to (their Volcano Job, else their PodGroup,
+else the pod itself). Every row has the same scale: its full height is the most
+pods any node ran at once (the title says how many).
 Colours are fixed by the workload's name order, so a job keeps its colour on
 every row; the legend sits outside the plot so that it never covers a bar.
 The style follows the demo charts (``volcano.demo.charts``): Agg backend,
@@ -14,6 +15,7 @@ fails with a ``CliError`` that says how to install it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,25 +23,31 @@ from typing import Any
 from volcano.cli.args import CliError
 from volcano.cli.observe import PodSpan
 
-__all__ = ["lanes", "write_timeline"]
+__all__ = ["running_levels", "write_timeline"]
 
 _LEGEND_MAX = 20
 
 
-def lanes(spans: Sequence[PodSpan], end: float) -> dict[str, list[tuple[int, PodSpan]]]:
-    """Per node, each span with the lowest lane free at its start (spans sorted by start, name)."""
-    out: dict[str, list[tuple[int, PodSpan]]] = {}
-    lane_ends: dict[str, list[float]] = {}
-    for span in sorted(spans, key=lambda s: (s.node, s.start, s.namespace, s.name)):
-        ends = lane_ends.setdefault(span.node, [])
-        stop = end if span.end is None else span.end
-        lane = next((i for i, e in enumerate(ends) if e <= span.start), len(ends))
-        if lane == len(ends):
-            ends.append(stop)
-        else:
-            ends[lane] = stop
-        out.setdefault(span.node, []).append((lane, span))
-    return out
+def running_levels(spans: Sequence[PodSpan], end: float) -> tuple[list[float], dict[tuple[str, str], list[int]]]:
+    """A time grid (every start and end, 0 and ``end``) and, per (node, workload) that ran a
+    pod, how many of its pods run on that node from each grid point on."""
+    grid = sorted({0.0, end, *(s.start for s in spans), *(s.end for s in spans if s.end is not None)})
+    index = {t: i for i, t in enumerate(grid)}
+    deltas: dict[tuple[str, str], list[int]] = {}
+    for span in spans:
+        row = deltas.setdefault((span.node, span.owner), [0] * (len(grid) + 1))
+        row[index[span.start]] += 1
+        row[len(grid) if span.end is None else index[span.end]] -= 1
+    levels = {key: list(itertools.accumulate(row[:-1])) for key, row in sorted(deltas.items())}
+    return grid, levels
+
+
+def _peak(levels: dict[tuple[str, str], list[int]], points: int) -> int:
+    """The most pods any node ran at once (at least 1)."""
+    totals: dict[str, list[int]] = {}
+    for (node, _owner), level in levels.items():
+        totals[node] = [a + b for a, b in zip(totals.get(node, [0] * points), level, strict=True)]
+    return max((max(t) for t in totals.values()), default=0) or 1
 
 
 def _pyplot() -> Any:
@@ -58,27 +66,30 @@ def write_timeline(path: str, spans: Sequence[PodSpan], nodes: Sequence[str], en
     """Draw the chart of ``spans`` on ``nodes`` (rows, in this order) up to ``end`` into the PNG
     ``path``; returns the path. ``CliError`` without matplotlib or when the file cannot be written."""
     plt = _pyplot()
-    minutes = end > 600
-    scale, unit = (60.0, "simulated minutes") if minutes else (1.0, "simulated seconds")
+    scale, unit = (60.0, "simulated minutes") if end > 600 else (1.0, "simulated seconds")
     rows = list(nodes) + sorted({s.node for s in spans} - set(nodes))
-    by_node = lanes(spans, end)
+    grid, levels = running_levels(spans, end)
+    xs = [t / scale for t in grid]
     owners = sorted({s.owner for s in spans})
     cmap = plt.get_cmap("tab20" if len(owners) > 10 else "tab10")
     colour = {owner: cmap(i % cmap.N) for i, owner in enumerate(owners)}
+    peak = _peak(levels, len(grid))
     fig, ax = plt.subplots(figsize=(10, min(30.0, max(3.0, 0.45 * len(rows) + 1.5))))
     for row, node in enumerate(rows):
-        placed = by_node.get(node, [])
-        height = 0.8 / max(1, max((lane for lane, _ in placed), default=0) + 1)
-        for lane, span in placed:
-            stop = end if span.end is None else span.end
-            ax.broken_barh([(span.start / scale, max(stop - span.start, 0.0) / scale)],
-                           (row - 0.4 + lane * height, height * 0.9), color=colour[span.owner],
-                           edgecolor="white", linewidth=0.5)
-    ax.set_yticks(range(len(rows)), rows)
-    ax.set_ylim(len(rows) - 0.5, -0.5)
+        base = [len(rows) - 1 - row - 0.4] * len(grid)
+        for owner in owners:
+            level = levels.get((node, owner))
+            if level is None:
+                continue
+            top = [b + 0.8 * n / peak for b, n in zip(base, level, strict=True)]
+            ax.fill_between(xs, base, top, step="post", color=colour[owner], linewidth=0)
+            base = top
+    ax.set_yticks(range(len(rows)), list(reversed(rows)))
+    ax.set_ylim(-0.5, len(rows) - 0.5)
     ax.set_xlim(0, max(end / scale, 1e-3))
     ax.set_xlabel(unit)
-    ax.set_title(f"running pods per node ({len(spans)} pod runs, {len(owners)} workloads)")
+    ax.set_title(f"running pods per node (row height: {peak} pod{'s' if peak != 1 else ''}; "
+                 f"{len(spans)} pod runs, {len(owners)} workloads)")
     ax.grid(alpha=0.3, axis="x")
     handles = [plt.Rectangle((0, 0), 1, 1, color=colour[o]) for o in owners[:_LEGEND_MAX]]
     if handles:
