@@ -169,13 +169,25 @@ def run_manifests(paths: Sequence[str], *, nodes: int = 4, cpu: str = "8", memor
     return outcome.code
 
 
+_EPILOG = """\
+examples:
+  volcano run job.yaml                          wait until every Volcano Job is Completed
+  volcano run queue.yaml jobs/ --expect Running wait until every Job has been Running
+  cat job.yaml | volcano run - -o json          read stdin, report as JSON
+  volcano run job.yaml --timeline out.png       also chart the pods of each node over time
+
+Errors are one line on stderr, error: <file>: <message>; nothing is applied when
+a file is malformed."""
+
+
 def register(sub: Any) -> None:
     """Add the ``run`` sub-command to ``sub`` (an argparse sub-parsers object)."""
     run = sub.add_parser(
         "run", help="apply manifests to a fresh in-memory cluster and report what happened",
-        description="Apply manifests to a fresh in-memory cluster, run it in simulated time and report "
-                    "Jobs, PodGroups, pods and events. Exit status 0 only when every Volcano Job reached "
-                    "an expected phase (--expect), 1 otherwise or on a refused manifest, 2 on a bad flag.")
+        description="Apply manifests to a fresh in-memory cluster, run it in simulated time and report\n"
+                    "Jobs, PodGroups, pods and events. Exit status 0 only when every Volcano Job reached\n"
+                    "an expected phase (--expect); 1 otherwise or on a refused manifest; 2 on a bad flag.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("manifests", nargs="+", metavar="MANIFEST",
                      help="YAML or JSON file, folder (its *.yaml, *.yml, *.json files) or - for stdin; "
                           "applied in order")
