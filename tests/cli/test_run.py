@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.cli.helpers import FIXTURES, QUEUE, Writer, volcano_job
 from volcano.cli import main
@@ -149,3 +150,10 @@ def test_the_same_seed_gives_the_same_report(write: Writer, capsys: pytest.Captu
     path = write("flaky.yaml", FLAKY)
     first = run(capsys, path, "-o", "json", "--seed", "7")
     assert run(capsys, path, "-o", "json", "--seed", "7") == first
+
+
+def test_a_json_manifest_indented_with_tabs(write: Writer, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = yaml.safe_load(volcano_job("from-json", duration="5s"))
+    rc, lines = run(capsys, write("job.json", json.dumps(doc, indent="\t")), "--seconds", "60")
+    assert rc == 0
+    assert lines[-1] == "every Volcano Job reached Completed (1 of 1) by t=8.000s"
