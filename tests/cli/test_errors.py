@@ -183,3 +183,14 @@ def test_bad_stdin_is_named_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytes
     monkeypatch.setattr("sys.stdin", io.StringIO("- just\n- a list\n"))
     assert main(["run", "-"]) == 1
     assert error_line(capsys).startswith("error: <stdin>: document 0 (0-based): expected a mapping")
+
+
+@pytest.mark.parametrize(("exc", "status"), [(BrokenPipeError(), 141), (KeyboardInterrupt(), 130)])
+def test_a_closed_pipe_or_ctrl_c_ends_quietly(exc: BaseException, status: int, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    def interrupted(*args: object, **kwargs: object) -> int:
+        raise exc
+
+    monkeypatch.setattr("volcano.cli.run.run_manifests", interrupted)
+    assert main(["run", MPI]) == status
+    assert capsys.readouterr() == ("", "")
