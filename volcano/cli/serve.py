@@ -44,7 +44,9 @@ def register(sub: Any) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from volcano.api.manifest import ManifestError
     from volcano.apiserver import ApiError
+    from volcano.scheduler.config import SchedulerConfError
     from volcano.httpapi import new_event_loop
     from volcano.serve import ServedCluster, ServeOptions
 
@@ -54,6 +56,12 @@ def _serve(args: argparse.Namespace) -> int:
                            token=args.token, kubeconfig=args.kubeconfig)
     try:
         served = ServedCluster(options)
+    except ManifestError as err:  # a bad file, not a bad flag
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except SchedulerConfError as err:
+        print(f"error: {args.scheduler_conf}: {str(err).removeprefix('scheduler configuration: ')}", file=sys.stderr)
+        return 1
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
