@@ -46,8 +46,8 @@ def register(sub: Any) -> None:
 def _serve(args: argparse.Namespace) -> int:
     from volcano.api.manifest import ManifestError
     from volcano.apiserver import ApiError
-    from volcano.scheduler.config import SchedulerConfError
     from volcano.httpapi import new_event_loop
+    from volcano.scheduler.config import SchedulerConfError
     from volcano.serve import ServedCluster, ServeOptions
 
     options = ServeOptions(nodes=args.nodes, cpu=args.cpu, memory=args.memory, gpu=args.gpu,
