@@ -157,3 +157,27 @@ def test_a_json_manifest_indented_with_tabs(write: Writer, capsys: pytest.Captur
     rc, lines = run(capsys, write("job.json", json.dumps(doc, indent="\t")), "--seconds", "60")
     assert rc == 0
     assert lines[-1] == "every Volcano Job reached Completed (1 of 1) by t=8.000s"
+
+
+def test_the_scheduler_configuration_decides(write: Writer, capsys: pytest.CaptureFixture[str]) -> None:
+    job = write("job.yaml", volcano_job("short", duration="5s"))
+    no_allocate = write("enqueue-only.yaml", 'actions: "enqueue"\ntiers:\n- plugins:\n  - name: gang\n')
+    rc, lines = run(capsys, job, "--scheduler-conf", no_allocate, "--seconds", "30")
+    assert rc == 1
+    assert lines[-1] == ("time limit of 30 simulated seconds reached: 1 of 1 Volcano Jobs not Completed: "
+                         "default/short (Pending)")
+    configmap = write("configmap.yaml", """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: volcano-scheduler-configmap, namespace: volcano-system}
+data:
+  volcano-scheduler.conf: |
+    actions: "enqueue, allocate"
+    tiers:
+    - plugins:
+      - name: gang
+      - name: predicates
+      - name: proportion
+""")
+    rc, lines = run(capsys, job, "--scheduler-conf", configmap, "--seconds", "30")
+    assert (rc, lines[-1]) == (0, "every Volcano Job reached Completed (1 of 1) by t=8.000s")
