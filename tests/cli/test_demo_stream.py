@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -35,3 +36,11 @@ def test_demo_through_a_pipe_writes_no_carriage_return(monkeypatch: pytest.Monke
     monkeypatch.setattr("volcano.demo.run_demo", fake_demo)
     assert main(["demo", "--out", "somewhere"]) == 0
     assert capsys.readouterr().out == "  step 2\ndone\n"
+
+
+def test_an_output_folder_that_cannot_be_made_is_one_error_line(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("in the way")
+    assert main(["demo", "--out", str(blocker / "demo")]) == 1
+    assert capsys.readouterr() == ("", f"error: {blocker / 'demo'}: cannot create the output folder: Not a directory\n")

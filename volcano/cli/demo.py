@@ -11,7 +11,10 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from pathlib import Path
 from typing import Any, TextIO, cast
+
+from volcano.cli.args import CliError
 
 __all__ = ["LogStream", "register"]
 
@@ -65,6 +68,12 @@ def register(sub: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from volcano.demo import run_demo
+
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise CliError(args.out, f"cannot create the output folder: {err.strerror or err}") from None
 
     if sys.stdout.isatty():
         return int(run_demo(args.out, stream=sys.stdout))
