@@ -181,3 +181,11 @@ data:
 """)
     rc, lines = run(capsys, job, "--scheduler-conf", configmap, "--seconds", "30")
     assert (rc, lines[-1]) == (0, "every Volcano Job reached Completed (1 of 1) by t=8.000s")
+
+
+def test_a_job_deleted_when_it_finishes_is_still_reported(write: Writer, capsys: pytest.CaptureFixture[str]) -> None:
+    ttl = volcano_job("ttl", duration="5s").replace("  minAvailable:", "  ttlSecondsAfterFinished: 0\n  minAvailable:")
+    rc, lines = run(capsys, write("ttl.yaml", ttl), "--seconds", "120")
+    assert rc == 0
+    assert lines[-1] == "every Volcano Job reached Completed (1 of 1) by t=8.000s"
+    assert section(lines, "Jobs")[0].split()[:3] == ["default/ttl", "Completed", "(deleted)"]

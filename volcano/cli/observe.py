@@ -4,7 +4,8 @@
 change with the simulated time it was delivered at (the watch delivers within
 the same simulated millisecond as the change). It keeps:
 
-- per Volcano Job, each phase it entered and when (``phases``);
+- per Volcano Job, its last state, also after it was deleted (``jobs``,
+  ``deleted``), and each phase it entered and when (``phases``);
 - per pod and node, the intervals the pod ran there (``spans``);
 - every occurrence of every Event, also the repeats a real API server folds
   into ``count`` (``events``); ``fold_repeats`` folds back only the repeats
@@ -78,6 +79,10 @@ class RunRecorder:
     def __init__(self, cluster: FakeCluster) -> None:
         self.cluster = cluster
         self.phases: dict[str, list[tuple[float, str]]] = {}
+        self.jobs: dict[str, dict[str, Any]] = {}
+        """Every Volcano Job seen, by ``namespace/name``: its last state (a deleted Job stays)."""
+        self.deleted: set[str] = set()
+        """The Jobs of ``jobs`` that were deleted (``ttlSecondsAfterFinished``, a user)."""
         self.spans: list[PodSpan] = []
         self.events: list[EventLine] = []
         self._running: dict[str, PodSpan] = {}
@@ -92,7 +97,13 @@ class RunRecorder:
 
     def _on_job(self, ev: WatchEvent) -> None:
         phase = job_phase(ev.object)
-        history = self.phases.setdefault(_key(ev.object), [])
+        key = _key(ev.object)
+        self.jobs[key] = ev.object
+        if ev.type == "DELETED":
+            self.deleted.add(key)
+        else:
+            self.deleted.discard(key)
+        history = self.phases.setdefault(key, [])
         if phase and (not history or history[-1][1] != phase):
             history.append((self.cluster.now, phase))
 

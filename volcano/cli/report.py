@@ -13,7 +13,7 @@ JSON (``-o json``), one object::
       "limitSeconds": 3600,                  # --seconds
       "expect": ["Completed"],               # --expect
       "exit": {"code": 0, "reason": "reached", "message": "...", "missing": []},
-      "jobs": [{"namespace", "name", "phase", "minAvailable", "pending", "running",
+      "jobs": [{"namespace", "name", "phase", "deleted", "minAvailable", "pending", "running",
                 "succeeded", "failed", "retries", "phases": [{"phase", "time"}]}],
       "podgroups": [{"namespace", "name", "phase", "minMember", "queue",
                      "conditions": [{"type", "status", "reason", "message"}]}],
@@ -24,7 +24,9 @@ JSON (``-o json``), one object::
 
 ``exit.reason`` is ``reached``, ``ended``, ``time-limit`` or ``no-jobs``
 (``volcano.cli.run.RunOutcome``); ``exit.missing`` lists the Jobs
-(``namespace/name``) that did not reach an expected phase. Times are simulated
+(``namespace/name``) that did not reach an expected phase. A Job deleted during
+the run (``ttlSecondsAfterFinished``) is listed in its last state with
+``"deleted": true``. Times are simulated
 seconds since the cluster started, to the millisecond. Events are listed by
 the time they happened; a repeat of an Event that tells nothing new is folded
 into the line of its first occurrence (``count``, ``lastTime``; see
@@ -81,6 +83,7 @@ def _job_record(job: dict[str, Any], recorder: RunRecorder) -> dict[str, Any]:
     spec = job.get("spec") or {}
     meta = job["metadata"]
     return {"namespace": meta.get("namespace") or "default", "name": meta["name"], "phase": job_phase(job),
+            "deleted": _name(job) in recorder.deleted,
             "minAvailable": int(status.get("minAvailable") or spec.get("minAvailable") or 0),
             **{k: int(status.get(k) or 0) for k in _JOB_COUNTS}, "retries": int(status.get("retryCount") or 0),
             "phases": [{"phase": p, "time": round(t, 3)} for t, p in recorder.phases.get(_name(job), [])]}
@@ -103,7 +106,7 @@ def _pod_record(pod: dict[str, Any]) -> dict[str, Any]:
 
 
 def _records(cluster: FakeCluster, recorder: RunRecorder) -> dict[str, list[dict[str, Any]]]:
-    return {"jobs": [_job_record(j, recorder) for j in cluster.list("Job")],
+    return {"jobs": [_job_record(j, recorder) for _key, j in sorted(recorder.jobs.items())],
             "podgroups": [_podgroup_record(pg) for pg in cluster.list("PodGroup")],
             "pods": [_pod_record(p) for p in cluster.list("Pod")],
             "events": [{"time": round(e.first.time, 3), "type": e.first.type, "reason": e.first.reason,
@@ -124,7 +127,8 @@ def render_json(cluster: FakeCluster, recorder: RunRecorder, outcome: RunOutcome
 
 
 def _job_lines(jobs: list[dict[str, Any]]) -> list[str]:
-    rows = [[f"{j['namespace']}/{j['name']}", j["phase"] or "-", j["minAvailable"], *(j[k] for k in _JOB_COUNTS),
+    rows = [[f"{j['namespace']}/{j['name']}", (j["phase"] or "-") + (" (deleted)" if j["deleted"] else ""),
+             j["minAvailable"], *(j[k] for k in _JOB_COUNTS),
              j["retries"], ", ".join(f"{p['phase']} {_t(p['time'])}" for p in j["phases"]) or "-"]
             for j in jobs]
     return table(["JOB", "PHASE", "MIN", "PENDING", "RUNNING", "SUCCEEDED", "FAILED", "RETRIES", "PHASES ENTERED AT"],

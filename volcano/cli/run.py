@@ -79,16 +79,17 @@ def _job_key(job: dict[str, Any]) -> str:
 
 
 class _Settled:
-    """The stop condition: every Volcano Job reached an expected phase or is in a terminal one."""
+    """The stop condition: every Volcano Job reached an expected phase, is in a terminal one or
+    was deleted."""
 
     def __init__(self, recorder: RunRecorder, expect: Sequence[str]) -> None:
         self.recorder = recorder
         self.expect = set(expect)
 
     def __call__(self, cluster: FakeCluster) -> bool:
-        jobs = cluster.list("Job")
-        return bool(jobs) and all(self.recorder.reached(_job_key(j)) & self.expect or job_phase(j) in TERMINAL_PHASES
-                                  for j in jobs)
+        jobs = self.recorder.jobs
+        return bool(jobs) and all(self.recorder.reached(key) & self.expect or job_phase(job) in TERMINAL_PHASES
+                                  or key in self.recorder.deleted for key, job in jobs.items())
 
 
 def _new_cluster(nodes: int, cpu: str, memory: str, gpu: int, scheduler_conf: str | None, seed: int) -> FakeCluster:
@@ -119,13 +120,14 @@ def _apply(cluster: FakeCluster, files: Sequence[ManifestFile]) -> None:
 
 def _verdict(cluster: FakeCluster, recorder: RunRecorder, expect: Sequence[str], seconds: float,
              timed_out: bool) -> RunOutcome:
-    jobs = cluster.list("Job")
+    jobs = [job for _key, job in sorted(recorder.jobs.items())]
     wanted = " or ".join(expect)
     if not jobs:
         return RunOutcome(0, "no-jobs", f"no Volcano Job to wait for: ran {seconds:g} simulated seconds", [])
     missing = [j for j in jobs if not recorder.reached(_job_key(j)) & set(expect)]
     names = [_job_key(j) for j in missing]
-    listed = ", ".join(f"{_job_key(j)} ({job_phase(j) or 'no phase'})" for j in missing)
+    listed = ", ".join(f"{_job_key(j)} ({job_phase(j) or 'no phase'}"
+                       f"{', deleted' if _job_key(j) in recorder.deleted else ''})" for j in missing)
     if not missing:
         return RunOutcome(0, "reached", f"every Volcano Job reached {wanted} ({len(jobs)} of {len(jobs)}) "
                                         f"by t={cluster.now:.3f}s", [])
