@@ -69,7 +69,15 @@ from volcano.apiserver.patching import (
     options_invalid,
 )
 from volcano.apiserver.store import ObjectStore
-from volcano.apiserver.validation import apply_defaults, decode, decode_status, prepare_for_create, validate
+from volcano.apiserver.validation import (
+    apply_defaults,
+    check_patched_uid,
+    check_update_uid,
+    decode,
+    decode_status,
+    prepare_for_create,
+    validate,
+)
 from volcano.apiserver.validation import validate_status as validate_status_write
 from volcano.apiserver.watch import WatchHub
 from volcano.sim.clock import Clock
@@ -328,6 +336,7 @@ class ApiServer:
         ``Client.update``. A write that changes nothing returns the stored object unchanged."""
         check_field_manager(field_manager, options_invalid("UpdateOptions"))
         info, old = self._target(obj)
+        check_update_uid(info, old, obj)
         return self._update_main(info, old, self._writable(info, "UPDATE", obj), manager=field_manager)
 
     def _update_main(self, info: KindInfo, old: FrozenDict, new: dict[str, Any],
@@ -347,7 +356,7 @@ class ApiServer:
             self._keep_server_fields(info, old, new)
             if status_sub:
                 self._keep_status(old, new)
-            validate(info, new)
+            validate(info, new, old)
         self._admit("UPDATE", info, new, old, subresource, validate_fn=check)
         if self._spec_changed(info, old, new):
             new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
@@ -360,6 +369,7 @@ class ApiServer:
         check_field_manager(field_manager, options_invalid("UpdateOptions"))
         info, old = self._target(obj)
         self._require_status_subresource(info, old["metadata"]["name"])
+        check_update_uid(info, old, obj)
         return self._update_status(info, old, thaw(obj.get("status")), manager=field_manager)
 
     @staticmethod
@@ -489,6 +499,7 @@ class ApiServer:
             self._require_status_subresource(info, name)
         new = apply_patch(info, old, patch, kind_of_patch)
         check_patched(info, old, new, name, ns)
+        check_patched_uid(info, old, new, status=subresource == "status")
         if subresource == "status":
             return self._update_status(info, old, new.get("status"), manager=field_manager)
         return self._update_main(info, old, new, manager=field_manager)
