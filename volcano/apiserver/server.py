@@ -75,7 +75,9 @@ from volcano.apiserver.validation import (
     check_update_uid,
     decode,
     decode_status,
+    depth_error,
     prepare_for_create,
+    too_deep,
     validate,
 )
 from volcano.apiserver.validation import validate_status as validate_status_write
@@ -337,7 +339,11 @@ class ApiServer:
         check_field_manager(field_manager, options_invalid("UpdateOptions"))
         info, old = self._target(obj)
         check_update_uid(info, old, obj)
-        return self._update_main(info, old, self._writable(info, "UPDATE", obj), manager=field_manager)
+        try:
+            new = self._writable(info, "UPDATE", obj)
+        except RecursionError:
+            raise depth_error(info, old["metadata"]["name"]) from None
+        return self._update_main(info, old, new, manager=field_manager)
 
     def _update_main(self, info: KindInfo, old: FrozenDict, new: dict[str, Any],
                      subresource: str | None = None, *, manager: str | None = None,
@@ -370,7 +376,11 @@ class ApiServer:
         info, old = self._target(obj)
         self._require_status_subresource(info, old["metadata"]["name"])
         check_update_uid(info, old, obj)
-        return self._update_status(info, old, thaw(obj.get("status")), manager=field_manager)
+        try:
+            status = thaw(obj.get("status"))
+        except RecursionError:
+            raise depth_error(info, old["metadata"]["name"]) from None
+        return self._update_status(info, old, status, manager=field_manager)
 
     @staticmethod
     def _require_status_subresource(info: KindInfo, name: str) -> None:
@@ -497,7 +507,10 @@ class ApiServer:
         old = self.store.require(info, ns, name)
         if subresource == "status":
             self._require_status_subresource(info, name)
-        new = apply_patch(info, old, patch, kind_of_patch)
+        try:
+            new = apply_patch(info, old, patch, kind_of_patch)
+        except RecursionError:
+            raise depth_error(info, name) from None
         check_patched(info, old, new, name, ns)
         check_patched_uid(info, old, new, status=subresource == "status")
         if subresource == "status":
@@ -516,7 +529,12 @@ class ApiServer:
         assert field_manager is not None
         if subresource not in (None, "status"):
             raise bad_request(f"unsupported subresource {subresource!r} for patch (supported: status)")
-        config = decode_apply_body(info, body)
+        try:
+            config = decode_apply_body(info, body)
+        except RecursionError:
+            raise depth_error(info, name) from None
+        if too_deep(config):
+            raise depth_error(info, name)
         meta = config["metadata"]
         ns = self._ns(info, namespace or meta.get("namespace"))
         old = self.store.lookup(info, ns, name)

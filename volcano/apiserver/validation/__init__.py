@@ -58,8 +58,10 @@ __all__ = [
     "check_update_uid",
     "decode",
     "decode_status",
+    "depth_error",
     "prepare_for_create",
     "problem",
+    "too_deep",
     "validate",
     "validate_status",
 ]
@@ -112,7 +114,8 @@ MAX_DEPTH = 100
 """Deepest nesting of objects and arrays accepted (Go's decoder allows 10,000; Python's stack does not)."""
 
 
-def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests objects and arrays deeper than ``limit`` (checked without recursion)."""
     stack = [(value, 0)]
     while stack:
         node, depth = stack.pop()
@@ -129,7 +132,7 @@ def decode(info: KindInfo, obj: dict[str, Any]) -> None:
     """Raise 400 BadRequest when ``obj`` does not decode as ``info``'s type (see the module docstring).
     Integral floats in integer fields become ints in place."""
     try:
-        err = DecodeError("json: exceeded max depth", "", None) if _too_deep(obj) else decode_errors(info, obj)
+        err = DecodeError("json: exceeded max depth", "", None) if too_deep(obj) else decode_errors(info, obj)
     except RecursionError:
         err = DecodeError("json: exceeded max depth", "", None)
     if err is not None:
@@ -139,12 +142,18 @@ def decode(info: KindInfo, obj: dict[str, Any]) -> None:
 def decode_status(info: KindInfo, old: Mapping[str, Any], status: Any) -> None:
     """Like ``decode`` for a status write of ``old``: ``status`` must decode as the kind's status type."""
     try:
-        err = DecodeError("json: exceeded max depth", "status", None) if _too_deep(status) \
+        err = DecodeError("json: exceeded max depth", "status", None) if too_deep(status) \
             else status_decode_errors(info, status)
     except RecursionError:
         err = DecodeError("json: exceeded max depth", "status", None)
     if err is not None:
         raise _decode_error(info, _name(old), err)
+
+
+def depth_error(info: KindInfo, name: str) -> ApiError:
+    """The 400 BadRequest for an object nested deeper than the server decodes (``json: exceeded max depth``);
+    for writes that meet the depth before decoding (copying a body, applying a patch)."""
+    return _decode_error(info, name, DecodeError("json: exceeded max depth", "", None))
 
 
 def _decode_error(info: KindInfo, name: str, err: DecodeError) -> ApiError:
