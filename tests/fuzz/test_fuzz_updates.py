@@ -122,13 +122,12 @@ def test_pod_update_is_allowed_or_refused_as_kube_apiserver_does(data: st.DataOb
     server = ApiServer(SimClock(), RandomStreams(0))
     stored = server.create(_pod(template))
     edit = thaw(stored)
-    COUNTS["update_tried"] += 1
     if data.draw(st.booleans()):
         how, n = data.draw(allowed_edits())
         _apply_allowed(edit, how, n)
         out = server.update(edit)  # an allowed change must be stored
         assert out["spec"] == server.get("Pod", "p", "default")["spec"]
-        COUNTS["update_allowed_stored"] += 1
+        _count("update_allowed_stored")
         return
     path, how, value = data.draw(other_edits(edit["spec"]))
     parent: Any = edit["spec"]
@@ -144,10 +143,15 @@ def test_pod_update_is_allowed_or_refused_as_kube_apiserver_does(data: st.DataOb
     except ApiError as err:
         assert err.code in (400, 422), f"{how} {path}: unexpected {err!r}"
         assert server.get("Pod", "p", "default") is before, f"{how} {path}: store changed"
-        COUNTS[f"update_refused_{err.code}"] += 1
+        _count(f"update_refused_{err.code}")
         return
     assert _outside_updatable(out["spec"]) == _outside_updatable(before["spec"]), f"{how} {path}: changed"
-    COUNTS["update_no_visible_change"] += 1
+    _count("update_no_visible_change")
+
+
+def _count(outcome: str) -> None:
+    COUNTS["update_tried"] += 1
+    COUNTS[outcome] += 1
 
 
 @pytest.fixture(scope="module", autouse=True)
