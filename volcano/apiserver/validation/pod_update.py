@@ -223,6 +223,8 @@ def pod_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[Fi
     errs.extend(_toleration_errors(_items(new_spec.get("tolerations")), _items(old_spec.get("tolerations"))))
     errs.extend(_scheduling_gate_errors(_items(new_spec.get("schedulingGates")),
                                         _items(old_spec.get("schedulingGates"))))
+    if new_spec == old_spec:  # the common case (a metadata write) costs one comparison
+        return errs
     old_canon = semantic(old_spec)
     if semantic(new_spec) == old_canon:
         return errs
