@@ -59,7 +59,10 @@ def test_failed_writes_answer_with_their_status(kube_api: ServedCluster) -> None
                                                                                REASONS[code])
     assert seen[409]["message"] == ('Operation cannot be fulfilled on configmaps "cm": the object has been '
                                     "modified; please apply your changes to the latest version and try again")
+    assert seen[409]["details"] == {"name": "cm", "kind": "configmaps"}
     assert seen[429]["details"] == {"retryAfterSeconds": 1}
+    assert seen[500]["message"] == 'Internal error occurred: update configmaps "cm": injected fault'
+    assert seen[500]["details"] == {"causes": [{"message": 'update configmaps "cm": injected fault'}]}
     stats = kube_api.faults.stats if kube_api.faults is not None else None
     assert stats is not None and set(stats.failed_writes) == {409, 429, 500, 504}
 

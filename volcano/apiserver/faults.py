@@ -99,15 +99,19 @@ class FaultStats:
 
 
 def injected_error(code: int, verb: str, what: str) -> ApiError:
-    """The error a client sees for an injected failure with ``code``."""
+    """The error a client sees for an injected failure with ``code``; ``what`` names the object as
+    ``pods "p"`` (a Conflict's details then name it as kube-apiserver's do)."""
     if code == 409:
+        resource, _, quoted = what.partition(" ")
         return ApiError(409, "Conflict", f"Operation cannot be fulfilled on {what}: the object has been modified; "
-                                         "please apply your changes to the latest version and try again")
+                                         "please apply your changes to the latest version and try again",
+                        {"name": quoted.strip('"'), "kind": resource})
     if code == 429:
         return ApiError(429, "TooManyRequests", "the server has received too many requests and has asked us to "
                                                 "try again later", {"retryAfterSeconds": 1})
     if code == 500:
-        return ApiError(500, "InternalError", f"Internal error occurred: {verb} {what}: injected fault")
+        cause = f"{verb} {what}: injected fault"
+        return ApiError(500, "InternalError", f"Internal error occurred: {cause}", {"causes": [{"message": cause}]})
     return ApiError(504, "Timeout", "the server was unable to return a response in the time allotted, but may "
                                     "still be processing the request")
 
