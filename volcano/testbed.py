@@ -271,7 +271,8 @@ class FakeCluster:
 
         Every document is validated (structure and kind) before anything is stored. An
         update replaces everything but ``metadata`` and ``status`` of the stored object,
-        and its labels and annotations when the manifest has them. A rejection raises
+        and its labels and annotations when the manifest has them (a bound Pod keeps its
+        ``spec.nodeName``: a Pod's spec is otherwise immutable). A rejection raises
         ``ApiError`` (objects applied before it stay, as with kubectl).
         """
         docs = load_manifests(source)  # validates structure and kind of every document first
@@ -303,6 +304,9 @@ class FakeCluster:
         for field in ("labels", "annotations"):
             if field in meta:
                 new["metadata"][field] = thaw(meta[field])
+        node = (stored.get("spec") or {}).get("nodeName") if info.key == "Pod" else None
+        if node and isinstance(new.get("spec"), dict) and not new["spec"].get("nodeName"):
+            new["spec"]["nodeName"] = node  # set by the binding, never by the manifest (as kubectl apply keeps it)
         return self.server.update(new)
 
     def get(self, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:

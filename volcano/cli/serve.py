@@ -4,7 +4,9 @@ It starts the whole cluster (API server, admission, controllers, scheduler,
 simulated kubelet; ``--api-only``: the API server and admission alone), paced
 at ``--speed`` simulated seconds per wall second, serves it on
 ``--address:--port``, writes ``--kubeconfig`` once it listens, prints the URL
-and the kubeconfig path, and runs until SIGINT or SIGTERM.
+and the kubeconfig path, and runs until SIGINT or SIGTERM. The ``--fault-*``
+flags inject seeded faults (``volcano.apiserver.faults``) for the components
+inside and for HTTP clients alike.
 """
 
 from __future__ import annotations
@@ -40,7 +42,40 @@ def register(sub: Any) -> None:
                    help="simulated seconds per wall second (default 1; 0 pauses the clock)")
     p.add_argument("--api-only", action="store_true",
                    help="serve the API server and admission only: no controllers, scheduler or kubelet")
+    p.add_argument("--fault-write-rate", type=float, default=0.0,
+                   help="fraction of writes that fail (409/429/500/504), seeded by --seed (default 0)")
+    p.add_argument("--fault-write-codes", default="409,429,500,504",
+                   help="comma-separated codes a failed write gets (default 409,429,500,504)")
+    p.add_argument("--fault-watch-drop-seconds", type=float, default=None,
+                   help="drop every watch each this many simulated seconds (default never)")
+    p.add_argument("--fault-compact-seconds", type=float, default=None,
+                   help="compact watch history each this many simulated seconds (lagging watches get 410)")
     p.set_defaults(handler=_serve)
+
+
+def _fault_plan(args: argparse.Namespace) -> Any:
+    """The ``FaultPlan`` the ``--fault-*`` flags ask for, or None (ValueError naming the flag and value)."""
+    from volcano.apiserver.faults import FaultPlan
+
+    if not args.fault_write_rate and args.fault_watch_drop_seconds is None and args.fault_compact_seconds is None:
+        return None
+    try:
+        codes = tuple(int(c) for c in str(args.fault_write_codes).split(",") if c.strip())
+    except ValueError:
+        raise ValueError(f"--fault-write-codes {args.fault_write_codes}: must be comma-separated codes") from None
+    every: dict[str, int | None] = {}
+    for flag, attr in (("--fault-watch-drop-seconds", "fault_watch_drop_seconds"),
+                       ("--fault-compact-seconds", "fault_compact_seconds")):
+        value = getattr(args, attr)
+        if value is not None and not value > 0:
+            raise ValueError(f"{flag} {value}: must be a number of seconds > 0")
+        every[attr] = None if value is None else max(1, round(value * 1000))
+    try:
+        return FaultPlan(write_failure_rate=args.fault_write_rate, write_failure_codes=codes,
+                         watch_drop_every_ms=every["fault_watch_drop_seconds"],
+                         compact_every_ms=every["fault_compact_seconds"])
+    except ValueError as err:
+        raise ValueError(f"--fault-*: {err}") from None
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -50,11 +85,11 @@ def _serve(args: argparse.Namespace) -> int:
     from volcano.scheduler.config import SchedulerConfError
     from volcano.serve import ServedCluster, ServeOptions
 
-    options = ServeOptions(nodes=args.nodes, cpu=args.cpu, memory=args.memory, gpu=args.gpu,
-                           manifests=tuple(args.manifests), scheduler_conf=args.scheduler_conf, seed=args.seed,
-                           speed=args.speed, api_only=args.api_only, address=args.address, port=args.port,
-                           token=args.token, kubeconfig=args.kubeconfig)
     try:
+        options = ServeOptions(nodes=args.nodes, cpu=args.cpu, memory=args.memory, gpu=args.gpu,
+                               manifests=tuple(args.manifests), scheduler_conf=args.scheduler_conf, seed=args.seed,
+                               speed=args.speed, api_only=args.api_only, address=args.address, port=args.port,
+                               token=args.token, kubeconfig=args.kubeconfig, faults=_fault_plan(args))
         served = ServedCluster(options)
     except ManifestError as err:  # a bad file, not a bad flag
         print(f"error: {err}", file=sys.stderr)
