@@ -1,7 +1,8 @@
 """``volcano serve``: the fake cluster behind the Kubernetes REST API, for kubectl and client libraries.
 
 It starts the whole cluster (API server, admission, controllers, scheduler,
-simulated kubelet; ``--api-only``: the API server and admission alone), paced
+simulated kubelet; ``--api-only``: the API server and admission alone, calling the admission webhooks
+registered in it; ``--no-builtin-admission``: without Volcano's in-process webhooks), paced
 at ``--speed`` simulated seconds per wall second, serves it on
 ``--address:--port``, writes ``--kubeconfig`` once it listens, prints the URL
 and the kubeconfig path, and runs until SIGINT or SIGTERM.
@@ -38,6 +39,8 @@ def register(sub: Any) -> None:
                    help="simulated seconds per wall second (default 1; 0 pauses the clock)")
     p.add_argument("--api-only", action="store_true",
                    help="serve the API server and admission only: no controllers, scheduler or kubelet")
+    p.add_argument("--no-builtin-admission", action="store_true",
+                   help="with --api-only: leave Volcano's in-process admission webhooks off (run `volcano webhooks`)")
     p.set_defaults(handler=_serve)
 
 
@@ -49,7 +52,8 @@ def _serve(args: argparse.Namespace) -> int:
     options = ServeOptions(nodes=args.nodes, cpu=args.cpu, memory=args.memory, gpu=args.gpu,
                            manifests=tuple(args.manifests), scheduler_conf=args.scheduler_conf, seed=args.seed,
                            speed=args.speed, api_only=args.api_only, address=args.address, port=args.port,
-                           token=args.token, kubeconfig=args.kubeconfig)
+                           token=args.token, kubeconfig=args.kubeconfig,
+                           builtin_admission=not args.no_builtin_admission)
     try:
         served = ServedCluster(options)
     except (ValueError, OSError) as err:
