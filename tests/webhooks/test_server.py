@@ -138,3 +138,49 @@ def test_volcano_webhooks_flag_errors_are_named(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "/nope" in proc.stderr and "Traceback" not in proc.stderr
     proc = subprocess.run([*VOLCANO, "webhooks", "--tls-cert-file", "x"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "go together" in proc.stderr
+
+
+def test_the_api_servers_client_reuses_connections_and_recovers_from_closed_ones(
+        served_webhooks: tuple[WebhookServer, bytes]) -> None:
+    from volcano.httpapi.webhookclient import _POOL, Endpoint, post
+
+    server, ca = served_webhooks
+    endpoint = Endpoint.from_client_config({"url": f"{server.url}/jobs/validate",
+                                            "caBundle": base64.b64encode(ca).decode()})
+    body = json.dumps(review(job())).encode()
+    assert asyncio.run(post(endpoint, body, 10))[0] == 200
+    idle = _POOL.take(endpoint)
+    assert idle is not None and idle.sock is not None  # kept alive for the next call
+    idle.sock.close()  # as if the webhook had closed it while idle
+    _POOL.give(endpoint, idle)
+    status, answer = asyncio.run(post(endpoint, body, 10))
+    assert status == 200 and json.loads(answer)["response"]["allowed"] is True
+    assert server.app.reviews == 2
+
+
+def test_a_webhook_that_never_answers_times_out() -> None:
+    import socket
+
+    from volcano.httpapi.webhookclient import CallError, Endpoint, post
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)  # accepts into the backlog, never answers the TLS handshake
+    try:
+        endpoint = Endpoint.from_client_config({"url": f"https://127.0.0.1:{silent.getsockname()[1]}/x"})
+        with pytest.raises(CallError, match=r'^failed to call webhook: Post "https://127.0.0.1:\d+/x\?timeout=1s": '
+                                            "context deadline exceeded$"):
+            asyncio.run(post(endpoint, b"{}", 1))
+    finally:
+        silent.close()
+
+
+@pytest.mark.parametrize("config, word", [({}, "neither url nor service"), ({"url": "http://x/y"}, "https"),
+                                          ({"url": "https://x/y", "caBundle": "%%%"}, "caBundle")])
+def test_client_configs_that_name_no_endpoint(config: dict[str, Any], word: str) -> None:
+    from volcano.httpapi.webhookclient import CallError, Endpoint
+
+    with pytest.raises(CallError, match=word):
+        Endpoint.from_client_config(config)
+    svc = Endpoint.from_client_config({"service": {"name": "s", "namespace": "ns", "path": "/p"}})
+    assert (svc.url, svc.host, svc.port) == ("https://s.ns.svc:443/p", "s.ns.svc", 443)

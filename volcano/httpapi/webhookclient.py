@@ -3,9 +3,10 @@
 ``post(endpoint, body, timeout)`` sends one AdmissionReview and returns the HTTP status and body. It
 runs the standard library's ``http.client`` in the event loop's default executor, so the loop that
 owns the store keeps serving while a webhook answers; the socket timeout and an ``asyncio`` deadline
-both bound the call by ``timeout`` seconds. The choice (over an async HTTP client) keeps the
-package's dependencies as they are; webhooks are few and calls short, so a thread per call in flight
-costs nothing that matters.
+both bound the call by ``timeout`` seconds. Connections are kept alive and reused per endpoint (at
+most 8 idle each), and one TLS context is made per CA bundle, so a call costs a request, not a
+handshake. The choice (over an async HTTP client) keeps the package's dependencies as they are;
+webhooks are few and calls short, so a thread per call in flight costs nothing that matters.
 
 ``Endpoint.from_client_config`` resolves a ``WebhookClientConfig`` as kube-apiserver does: ``url``
 as given (``https`` only), or a ``service`` reference as ``https://<name>.<namespace>.svc:<port><path>``
@@ -20,6 +21,7 @@ import base64
 import binascii
 import http.client
 import ssl
+import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -71,17 +73,76 @@ Transport = Callable[[Endpoint, bytes, float], Awaitable[tuple[int, bytes]]]
 """``fn(endpoint, body, timeout) -> (status, body)``; raises ``CallError``."""
 
 
-def _post_blocking(endpoint: Endpoint, body: bytes, timeout: float, target: str) -> tuple[int, bytes]:
-    context = ssl.create_default_context(cadata=endpoint.ca_pem) if endpoint.ca_pem \
-        else ssl.create_default_context()
-    conn = http.client.HTTPSConnection(endpoint.host, endpoint.port, context=context, timeout=timeout)
-    try:
-        conn.request("POST", target, body=body, headers={"Content-Type": "application/json",
-                                                         "Accept": "application/json"})
-        resp = conn.getresponse()
-        return resp.status, resp.read()
-    finally:
+class _Pool:
+    """Idle keep-alive connections per endpoint and one TLS context per CA bundle, shared by the worker
+    threads (a lock guards both)."""
+
+    def __init__(self, max_idle: int = 8) -> None:
+        self.max_idle = max_idle
+        self._idle: dict[tuple[str, int, str | None], list[http.client.HTTPSConnection]] = {}
+        self._contexts: dict[str | None, ssl.SSLContext] = {}
+        self._lock = threading.Lock()
+
+    def context(self, ca_pem: str | None) -> ssl.SSLContext:
+        with self._lock:
+            found = self._contexts.get(ca_pem)
+            if found is None:
+                found = ssl.create_default_context(cadata=ca_pem) if ca_pem else ssl.create_default_context()
+                self._contexts[ca_pem] = found
+            return found
+
+    def take(self, endpoint: Endpoint) -> http.client.HTTPSConnection | None:
+        with self._lock:
+            idle = self._idle.get((endpoint.host, endpoint.port, endpoint.ca_pem))
+            return idle.pop() if idle else None
+
+    def give(self, endpoint: Endpoint, conn: http.client.HTTPSConnection) -> None:
+        with self._lock:
+            idle = self._idle.setdefault((endpoint.host, endpoint.port, endpoint.ca_pem), [])
+            if len(idle) < self.max_idle:
+                idle.append(conn)
+                return
         conn.close()
+
+
+_POOL = _Pool()
+
+
+def _exchange(conn: http.client.HTTPSConnection, target: str, body: bytes) -> tuple[int, bytes, bool]:
+    conn.request("POST", target, body=body, headers={"Content-Type": "application/json",
+                                                     "Accept": "application/json"})
+    resp = conn.getresponse()
+    return resp.status, resp.read(), not resp.will_close
+
+
+def _release(endpoint: Endpoint, conn: http.client.HTTPSConnection, keep: bool) -> None:
+    if keep:
+        _POOL.give(endpoint, conn)
+    else:
+        conn.close()
+
+
+def _post_blocking(endpoint: Endpoint, body: bytes, timeout: float, target: str) -> tuple[int, bytes]:
+    reused = _POOL.take(endpoint)
+    if reused is not None:
+        try:
+            if reused.sock is not None:
+                reused.sock.settimeout(timeout)
+            status, answer, keep = _exchange(reused, target, body)
+        except (OSError, http.client.HTTPException):  # the webhook closed the idle connection: a new one
+            reused.close()
+        else:
+            _release(endpoint, reused, keep)
+            return status, answer
+    conn = http.client.HTTPSConnection(endpoint.host, endpoint.port, context=_POOL.context(endpoint.ca_pem),
+                                       timeout=timeout)
+    try:
+        status, answer, keep = _exchange(conn, target, body)
+    except BaseException:
+        conn.close()
+        raise
+    _release(endpoint, conn, keep)
+    return status, answer
 
 
 async def post(endpoint: Endpoint, body: bytes, timeout: float) -> tuple[int, bytes]:

@@ -114,7 +114,10 @@ class WebhookServer:
         self.app = app
         self.address = address
         family = socket.AF_INET6 if ":" in address else socket.AF_INET
-        self.socket = socket.socket(family, socket.SOCK_STREAM)
+        # IPPROTO_TCP, so that asyncio sets TCP_NODELAY on accepted connections (it does so only for
+        # sockets that say they are TCP): without it, a response's header and body writes wait on
+        # delayed ACKs, 40 ms per review.
+        self.socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind((address, port))
         self.socket.listen(256)
