@@ -57,8 +57,11 @@ fuzz: $(STAMP)
 		$(BIN)/python -m pytest tests/fuzz -q -s -p no:randomly
 	@cat out/fuzz/report.json
 
+# IMPL=upstream (default): Volcano's Helm chart; IMPL=this: this project's image and deploy/.
+# E2E_MODE=conformance|bench|all, E2E_NODES=N (see scripts/e2e-kind.sh).
+IMPL ?= upstream
 e2e: $(STAMP)
-	scripts/e2e-kind.sh
+	IMPL=$(IMPL) scripts/e2e-kind.sh
 
 # Mutation testing (mutmut; on demand, not in CI). MUTATION_SAMPLE=N mutants (stratified, seeded by
 # MUTATION_SEED), 0 for every mutant; MUTATION_MAX_MINUTES bounds the run. Report: out/mutation/report.md.

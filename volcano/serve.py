@@ -5,7 +5,9 @@ start time; a ``FakeCluster`` on it (API server, admission, controllers,
 scheduler, simulated kubelet), or with ``api_only`` just the ``ApiServer``
 and admission; the nodes and manifests asked for, at simulated time 0; the
 ``RealtimeDriver`` pacing the clock at ``speed``; the ``ApiApp`` and the
-``HttpServer`` (bound at once, so ``url`` is known before serving).
+``HttpServer`` (bound at once, so ``url`` is known before serving). With ``api_only`` the
+server also calls the admission webhooks registered in it (``volcano.httpapi.ExternalAdmission``),
+and ``builtin_admission=False`` leaves Volcano's in-process webhooks out.
 
 With ``faults`` (a ``FaultPlan``) the components inside reach the server
 through ``FakeCluster``'s faulty client, and HTTP clients through a second one
@@ -35,7 +37,7 @@ from volcano.api.kinds import kind_for_object
 from volcano.api.manifest import load_manifests
 from volcano.apiserver import ApiError, ApiServer
 from volcano.apiserver.faults import FaultPlan, FaultyClient
-from volcano.httpapi import ApiApp, HttpServer, Limits, new_event_loop, write_kubeconfig
+from volcano.httpapi import ApiApp, ExternalAdmission, HttpServer, Limits, new_event_loop, write_kubeconfig
 from volcano.sim import RandomStreams, SimClock
 from volcano.sim.realtime import RealtimeDriver, wall_epoch
 from volcano.testbed import FakeCluster
@@ -66,6 +68,8 @@ class ServeOptions:
     kubeconfig: str | Path | None = None
     limits: Limits | None = None
     faults: FaultPlan | None = None
+    builtin_admission: bool = True
+    """False (``--no-builtin-admission``, with ``api_only``): Volcano's in-process webhooks are off."""
 
     def check(self) -> None:
         """Reject unsafe or meaningless options, naming the option and the value."""
@@ -75,6 +79,8 @@ class ServeOptions:
             raise ValueError(f"--speed {self.speed}: must be a number of simulated seconds per second >= 0")
         if self.nodes < 0:
             raise ValueError(f"--nodes {self.nodes}: must be >= 0")
+        if not self.builtin_admission and not self.api_only:
+            raise ValueError("--no-builtin-admission: only with --api-only (the whole cluster keeps its admission)")
 
 
 class ServedCluster:
@@ -85,9 +91,14 @@ class ServedCluster:
         self.options = options
         self.clock = SimClock(epoch=wall_epoch())
         self.cluster: FakeCluster | None = None
+        self.webhooks: ExternalAdmission | None = None
         if options.api_only:
             self.server = ApiServer(self.clock, RandomStreams(options.seed))
-            install_admission(self.server)
+            if options.builtin_admission:
+                install_admission(self.server)
+            else:
+                install_admission(self.server, webhooks=())
+            self.webhooks = ExternalAdmission(self.server)
         else:
             self.cluster = FakeCluster(seed=options.seed, scheduler_conf=options.scheduler_conf, clock=self.clock,
                                        faults=options.faults)
@@ -103,7 +114,8 @@ class ServedCluster:
                                        stream="faults-http")
             served = cast(ApiServer, self.faults)  # forwards every other attribute to the server
         self.driver = RealtimeDriver(self.clock, options.speed)
-        self.app = ApiApp(served, self.driver, token=options.token, limits=options.limits)
+        self.app = ApiApp(served, self.driver, token=options.token, limits=options.limits,
+                          webhooks=self.webhooks)
         self.http = HttpServer(self.app, address=options.address, port=options.port)
         self.kubeconfig: Path | None = Path(options.kubeconfig) if options.kubeconfig else None
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -103,6 +103,10 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo("scheduling.volcano.sh", "v1beta1", "Queue", "queues", namespaced=False,
              short_names=("q", "queue-v1beta1")),
     KindInfo("bus.volcano.sh", "v1alpha1", "Command", "commands", namespaced=True, has_status=False),
+    KindInfo("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration", "mutatingwebhookconfigurations",
+             namespaced=False, has_status=False),
+    KindInfo("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration",
+             "validatingwebhookconfigurations", namespaced=False, has_status=False),
 )
 """Every served kind, in discovery order (core group first)."""
 

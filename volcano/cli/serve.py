@@ -1,7 +1,8 @@
 """``volcano serve``: the fake cluster behind the Kubernetes REST API, for kubectl and client libraries.
 
 It starts the whole cluster (API server, admission, controllers, scheduler,
-simulated kubelet; ``--api-only``: the API server and admission alone), paced
+simulated kubelet; ``--api-only``: the API server and admission alone, calling the admission webhooks
+registered in it; ``--no-builtin-admission``: without Volcano's in-process webhooks), paced
 at ``--speed`` simulated seconds per wall second, serves it on
 ``--address:--port``, writes ``--kubeconfig`` once it listens, prints the URL
 and the kubeconfig path, and runs until SIGINT or SIGTERM. The ``--fault-*``
@@ -50,6 +51,8 @@ def register(sub: Any) -> None:
                    help="drop every watch each this many simulated seconds (default never)")
     p.add_argument("--fault-compact-seconds", type=float, default=None,
                    help="compact watch history each this many simulated seconds (lagging watches get 410)")
+    p.add_argument("--no-builtin-admission", action="store_true",
+                   help="with --api-only: leave Volcano's in-process admission webhooks off (run `volcano webhooks`)")
     p.set_defaults(handler=_serve)
 
 
@@ -89,7 +92,8 @@ def _serve(args: argparse.Namespace) -> int:
         options = ServeOptions(nodes=args.nodes, cpu=args.cpu, memory=args.memory, gpu=args.gpu,
                                manifests=tuple(args.manifests), scheduler_conf=args.scheduler_conf, seed=args.seed,
                                speed=args.speed, api_only=args.api_only, address=args.address, port=args.port,
-                               token=args.token, kubeconfig=args.kubeconfig, faults=_fault_plan(args))
+                               token=args.token, kubeconfig=args.kubeconfig, faults=_fault_plan(args),
+                               builtin_admission=not args.no_builtin_admission)
         served = ServedCluster(options)
     except ManifestError as err:  # a bad file, not a bad flag
         print(f"error: {err}", file=sys.stderr)

@@ -9,5 +9,7 @@ at it. ``volcano.serve`` composes a whole cluster behind it (``volcano serve``).
 from volcano.httpapi.app import ApiApp, Limits
 from volcano.httpapi.kubeconfig import kubeconfig_text, write_kubeconfig
 from volcano.httpapi.server import HttpServer, new_event_loop
+from volcano.httpapi.webhookcalls import ExternalAdmission
 
-__all__ = ["ApiApp", "HttpServer", "Limits", "kubeconfig_text", "new_event_loop", "write_kubeconfig"]
+__all__ = ["ApiApp", "ExternalAdmission", "HttpServer", "Limits", "kubeconfig_text", "new_event_loop",
+           "write_kubeconfig"]

@@ -37,6 +37,7 @@ from volcano.httpapi.params import Query, parse_query
 from volcano.httpapi.routes import Router, Target
 from volcano.httpapi.tables import to_table, wants_table
 from volcano.httpapi.watchstream import EventLines, WatchOptions, WatchStream
+from volcano.httpapi.webhookcalls import ExternalAdmission
 from volcano.httpapi.wire import decode_body, dumps, media_type
 from volcano.sim.realtime import RealtimeDriver
 
@@ -87,8 +88,10 @@ class ApiApp:
     """An ASGI application serving ``server`` (see the module docstring)."""
 
     def __init__(self, server: ApiServer, driver: RealtimeDriver | None = None, *, token: str | None = None,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, webhooks: ExternalAdmission | None = None) -> None:
         self.server = server
+        self.webhooks = webhooks
+        """When set, writes call the admission webhooks registered in the server (``webhookcalls``)."""
         self.driver = driver
         self.token = token
         self.limits = limits or Limits()
@@ -175,7 +178,12 @@ class ApiApp:
                              send, receive, self.stopping, self.settle)
             return
         content_type = media_type(headers.get("content-type"))
-        reply = self.handlers.handle(method, target, query, lambda: decode_body(body, content_type), content_type)
+        def run() -> Reply:
+            return self.handlers.handle(method, target, query, lambda: decode_body(body, content_type), content_type)
+        if self.webhooks is not None and method in _BODY_METHODS:
+            reply = await self.webhooks.admit(run, target, query.dry_run(), self._catch_up)
+        else:
+            reply = run()
         await self._reply(send, reply, target, query, headers)
 
     def _authenticate(self, headers: dict[str, str]) -> None:
