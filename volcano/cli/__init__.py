@@ -15,7 +15,7 @@ from importlib import import_module
 
 __all__ = ["main"]
 
-_COMMANDS = ("demo", "run", "serve")
+_COMMANDS = ("demo", "run", "serve", "scheduler", "controllers", "nodes")
 """Sub-command modules of this package, in the order ``--help`` lists them."""
 
 

@@ -14,9 +14,21 @@
 * ``components``: the scheduler, controllers and nodes processes wired on these.
 """
 
-from volcano.kube.client import KubeClient
-from volcano.kube.config import KubeConfigError, api_client
-from volcano.kube.ratelimit import Backoff, TokenBucket
-from volcano.kube.runtime import Runtime
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
 
 __all__ = ["Backoff", "KubeClient", "KubeConfigError", "Runtime", "TokenBucket", "api_client"]
+
+_HOMES = {"Backoff": "ratelimit", "TokenBucket": "ratelimit", "KubeClient": "client", "KubeConfigError": "config",
+          "api_client": "config", "Runtime": "runtime"}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the public names on first use (the ``volcano`` command imports ``volcano.kube.flags``
+    on every start; the client and its dependencies load only for the component commands)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'volcano.kube' has no attribute {name!r}")
+    return getattr(import_module(f"volcano.kube.{home}"), name)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from volcano.apiserver.events import EventRecorder
@@ -38,7 +37,7 @@ from volcano.controllers import (
 from volcano.informers import InformerFactory
 from volcano.kube.client import KubeClient
 from volcano.kube.config import api_client
-from volcano.kube.leader import LeaderElector
+from volcano.kube.leader import LeaderElector, LeaderOptions
 from volcano.kube.nodes import SimNodes
 from volcano.kube.runtime import Runtime
 from volcano.scheduler import Scheduler, SchedulerConf
@@ -49,18 +48,6 @@ __all__ = ["VOLCANO_CONTROLLERS", "LeaderOptions", "connect", "start_controllers
 
 VOLCANO_CONTROLLERS = (QueueController, JobController, PodGroupController, GarbageCollector)
 """The controllers of Volcano's controller manager; the others of ``CONTROLLERS`` are Kubernetes' own."""
-
-
-@dataclass(frozen=True)
-class LeaderOptions:
-    """Leader election settings (upstream's defaults; ``enabled=False`` runs without a Lease)."""
-
-    enabled: bool = True
-    namespace: str = "volcano-system"
-    name: str = "vc-scheduler"
-    lease_duration_s: float = 15.0
-    renew_deadline_s: float = 10.0
-    retry_period_s: float = 2.0
 
 
 def identity() -> str:

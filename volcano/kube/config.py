@@ -49,6 +49,7 @@ def api_client(kubeconfig: str | None = None, context: str | None = None, *,
         raise
     except Exception as err:  # the official loader's own errors (bad YAML, unknown context, ...)
         raise KubeConfigError(f"cannot load the cluster configuration ({path or 'in-cluster'}): {err}") from None
+    configuration.connection_pool_maxsize = max(configuration.connection_pool_maxsize or 0, 64)  # watches hold one
     api = client.ApiClient(configuration)
     api.user_agent = user_agent
     return api

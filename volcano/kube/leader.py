@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from volcano.api.frozen import thaw
@@ -32,9 +33,21 @@ from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.sim.clock import Clock, Priority, TimerHandle
 
-__all__ = ["LeaderElector"]
+__all__ = ["LeaderElector", "LeaderOptions"]
 
 log = logging.getLogger("volcano.kube.leader")
+
+
+@dataclass(frozen=True)
+class LeaderOptions:
+    """Leader election settings (upstream's defaults; ``enabled=False`` runs without a Lease)."""
+
+    enabled: bool = True
+    namespace: str = "volcano-system"
+    name: str = "vc-scheduler"
+    lease_duration_s: float = 15.0
+    renew_deadline_s: float = 10.0
+    retry_period_s: float = 2.0
 
 
 class LeaderElector:

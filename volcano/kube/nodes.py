@@ -25,7 +25,7 @@ that exists already (a restart) is taken over: its status is refreshed.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from volcano.api.frozen import thaw
@@ -57,8 +57,10 @@ def group_of(prefix: str) -> str:
 
 
 def node_manifest(name: str, *, cpu: str, memory: str, gpu: int, pods: int, group: str, now: str,
-                  index: int) -> Obj:
-    """The Node a simulated kubelet registers: capacity = allocatable, Ready, addresses, node info."""
+                  index: int, labels: Mapping[str, str] | None = None,
+                  taints: Sequence[Mapping[str, Any]] = ()) -> Obj:
+    """The Node a simulated kubelet registers: capacity = allocatable, Ready, addresses, node info,
+    ``labels`` added to the standard ones, ``taints`` in its spec."""
     capacity = {"cpu": cpu, "memory": memory, "pods": str(pods), "ephemeral-storage": "100Gi"}
     if gpu:
         capacity["nvidia.com/gpu"] = str(gpu)
@@ -67,8 +69,8 @@ def node_manifest(name: str, *, cpu: str, memory: str, gpu: int, pods: int, grou
         "apiVersion": "v1", "kind": "Node",
         "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
                                               "kubernetes.io/arch": "amd64", "type": "simulated",
-                                              GROUP_LABEL: group}},
-        "spec": {},
+                                              **dict(labels or {}), GROUP_LABEL: group}},
+        "spec": {"taints": [dict(t) for t in taints]} if taints else {},
         "status": {
             "capacity": dict(capacity), "allocatable": dict(capacity),
             "conditions": [node_ready_condition(True, now)],
@@ -119,7 +121,30 @@ class SimNodes:
     def __init__(self, client: Client, clock: Clock, *, count: int, prefix: str = "sim-node-", cpu: str = "8",
                  memory: str = "32Gi", gpu: int = 0, pods: int = 110, seed: int = 0,
                  kubelet: KubeletConfig | None = None, lease_renew_ms: int = 10_000,
-                 status_report_ms: int = 300_000) -> None:
+                 status_report_ms: int = 300_000, labels: Mapping[str, str] | None = None,
+                 taints: Sequence[Mapping[str, Any]] = ()) -> None:
+        self.check(count=count, prefix=prefix, cpu=cpu, memory=memory, gpu=gpu)
+        self.client, self.clock = client, clock
+        self.count, self.prefix, self.cpu, self.memory, self.gpu, self.pods = count, prefix, cpu, memory, gpu, pods
+        self.group = group_of(prefix)
+        self.labels = dict(labels or {})
+        self.taints = [dict(t) for t in taints]
+        self.lease_renew_ms, self.status_report_ms = lease_renew_ms, status_report_ms
+        self.names = [f"{prefix}{i}" for i in range(count)]
+        self.scoped = NodeGroupClient(client, f"{GROUP_LABEL}={self.group}")
+        self.informers = InformerFactory(self.scoped, clock)
+        self.recorder = EventRecorder(client, clock, "kubelet")
+        self.informers.unusable.reporter = lambda component, obj, message: self.recorder.event(
+            dict(obj), "Warning", "InvalidObject", message)
+        self.kubelet = SimKubelet(self.scoped, self.informers, clock, RandomStreams(seed), None,
+                                  kubelet or KubeletConfig(), recorder=self.recorder)
+        self._uids: dict[str, str] = {}
+        self._timers: list[TimerHandle] = []
+        self.lease_renewals = 0
+
+    @staticmethod
+    def check(*, count: int, prefix: str, cpu: str, memory: str, gpu: int) -> None:
+        """Refuse meaningless options with a ``ValueError`` naming the flag and the value."""
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise ValueError(f"--count {count!r}: must be an integer >= 0")
         for flag, value in (("--cpu", cpu), ("--memory", memory)):
@@ -133,21 +158,6 @@ class SimNodes:
         if not re.fullmatch(r"[a-z0-9]([-a-z0-9.]*[a-z0-9-])?", prefix or ""):
             raise ValueError(f"--prefix {prefix!r}: node names must be lower-case DNS names "
                              "(letters, digits, '-', '.')")
-        self.client, self.clock = client, clock
-        self.count, self.prefix, self.cpu, self.memory, self.gpu, self.pods = count, prefix, cpu, memory, gpu, pods
-        self.group = group_of(prefix)
-        self.lease_renew_ms, self.status_report_ms = lease_renew_ms, status_report_ms
-        self.names = [f"{prefix}{i}" for i in range(count)]
-        self.scoped = NodeGroupClient(client, f"{GROUP_LABEL}={self.group}")
-        self.informers = InformerFactory(self.scoped, clock)
-        self.recorder = EventRecorder(client, clock, "kubelet")
-        self.informers.unusable.reporter = lambda component, obj, message: self.recorder.event(
-            dict(obj), "Warning", "InvalidObject", message)
-        self.kubelet = SimKubelet(self.scoped, self.informers, clock, RandomStreams(seed), None,
-                                  kubelet or KubeletConfig(), recorder=self.recorder)
-        self._uids: dict[str, str] = {}
-        self._timers: list[TimerHandle] = []
-        self.lease_renewals = 0
 
     def start(self) -> None:
         """Register the nodes and their Leases, start the kubelet and the heartbeats."""
@@ -172,7 +182,8 @@ class SimNodes:
 
     def _register(self, index: int, name: str) -> None:
         node = node_manifest(name, cpu=self.cpu, memory=self.memory, gpu=self.gpu, pods=self.pods,
-                             group=self.group, now=self.clock.timestamp(), index=index)
+                             group=self.group, now=self.clock.timestamp(), index=index, labels=self.labels,
+                             taints=self.taints)
         try:
             created = self.client.create(node)
         except ApiError as err:
@@ -180,6 +191,7 @@ class SimNodes:
                 raise
             current = thaw(self.client.get("Node", name))
             current["metadata"].setdefault("labels", {}).update(node["metadata"]["labels"])
+            current["spec"] = {**(current.get("spec") or {}), "taints": node["spec"].get("taints") or []}
             current = thaw(self.client.update(current))
             current["status"] = node["status"]
             created = self.client.update_status(current)

@@ -67,11 +67,14 @@ def _wall_clock() -> GuardedClock:
 
 
 class Runtime:
-    """The owner loop of a component process (see the module docstring)."""
+    """The owner loop of a component process (see the module docstring).
 
-    def __init__(self) -> None:
+    ``speed`` is the clock's pace in simulated seconds per wall second: 1 for a real cluster;
+    the conformance suite's process set runs every process at the server's ``--speed``."""
+
+    def __init__(self, speed: float = 1.0) -> None:
         self.clock = _wall_clock()
-        self.driver = RealtimeDriver(self.clock, 1.0)
+        self.driver = RealtimeDriver(self.clock, speed)
         self.loop = asyncio.new_event_loop()
         self.exit_code = 0
         self._cleanups: list[Callable[[], None]] = []
