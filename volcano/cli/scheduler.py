@@ -21,7 +21,7 @@ __all__ = ["register"]
 
 def register(sub: Any) -> None:
     """Add the ``scheduler`` sub-command to ``sub`` (an argparse sub-parsers object)."""
-    from volcano.kube.flags import add_connection_flags, add_leader_flags, duration_ms
+    from volcano.kube.flags import add_connection_flags, add_leader_flags, add_resync_flag, duration_ms
 
     p = sub.add_parser("scheduler", help="run Volcano's scheduler against a Kubernetes API server (kubeconfig)")
     add_connection_flags(p, qps=2000.0, burst=2000)
@@ -32,6 +32,7 @@ def register(sub: Any) -> None:
     p.add_argument("--schedule-period", type=duration_ms, default=1000, metavar="DURATION",
                    help="period between scheduling cycles (default 1s)")
     p.add_argument("--default-queue", default="default", help="queue of PodGroups naming none (default default)")
+    add_resync_flag(p)
     add_leader_flags(p, name="vc-scheduler")
     p.set_defaults(handler=_scheduler)
 
@@ -56,7 +57,8 @@ def _scheduler(args: argparse.Namespace) -> int:
 
     def start(runtime: Any, client: Any) -> str:
         start_scheduler(runtime, client, conf=conf, scheduler_name=args.scheduler_name,
-                        period_ms=args.schedule_period, default_queue=args.default_queue, leader=leader)
+                        period_ms=args.schedule_period, default_queue=args.default_queue, leader=leader,
+                        resync_ms=args.resync_period)
         lease = f"Lease {leader.namespace}/{leader.name}" if leader.enabled else "no leader election"
         return f"scheduler {args.scheduler_name!r}, period {args.schedule_period} ms, {lease}"
 

@@ -41,6 +41,7 @@ from volcano.kube.leader import LeaderElector, LeaderOptions
 from volcano.kube.nodes import SimNodes
 from volcano.kube.runtime import Runtime
 from volcano.scheduler import Scheduler, SchedulerConf
+from volcano.sim.clock import Priority
 from volcano.sim.rand import RandomStreams
 from volcano.sim.trace import Trace
 
@@ -64,11 +65,16 @@ def connect(runtime: Runtime, kubeconfig: str | None, *, qps: float, burst: int,
     return client
 
 
-def _informers(client: KubeClient, runtime: Runtime, recorder: EventRecorder) -> InformerFactory:
+def _informers(client: KubeClient, runtime: Runtime, recorder: EventRecorder, resync_ms: int = 0) -> InformerFactory:
+    """The shared informers of a component; with ``resync_ms`` > 0 every cached object is delivered to
+    the handlers again at that period (client-go's ``--resync-period``)."""
     informers = InformerFactory(client, runtime.clock)
     informers.unusable.reporter = lambda component, obj, message: recorder.event(
         dict(obj), "Warning", "InvalidObject", message)
     runtime.on_stop(informers.stop)
+    if resync_ms > 0:
+        timer = runtime.clock.call_every(resync_ms, informers.resync, priority=Priority.WATCH)
+        runtime.on_stop(timer.cancel)
     return informers
 
 
@@ -87,10 +93,11 @@ def _lead(runtime: Runtime, client: KubeClient, leader: LeaderOptions, start: Ca
 
 
 def start_scheduler(runtime: Runtime, client: KubeClient, *, conf: SchedulerConf | None, scheduler_name: str,
-                    period_ms: int, default_queue: str, leader: LeaderOptions, seed: int = 0) -> Scheduler:
+                    period_ms: int, default_queue: str, leader: LeaderOptions, seed: int = 0,
+                    resync_ms: int = 0) -> Scheduler:
     """Volcano's scheduler on ``client`` (see the module docstring)."""
     recorder = EventRecorder(client, runtime.clock, scheduler_name)
-    informers = _informers(client, runtime, recorder)
+    informers = _informers(client, runtime, recorder, resync_ms)
     scheduler = Scheduler(client, informers, runtime.clock, conf=conf, streams=RandomStreams(seed),
                           trace=Trace(enabled=False), recorder=recorder, scheduler_name=scheduler_name,
                           period_ms=period_ms, default_queue=default_queue)
@@ -100,7 +107,7 @@ def start_scheduler(runtime: Runtime, client: KubeClient, *, conf: SchedulerConf
 
 
 def start_controllers(runtime: Runtime, client: KubeClient, *, builtin: bool, leader: LeaderOptions,
-                      seed: int = 0) -> list[Any]:
+                      seed: int = 0, resync_ms: int = 0) -> list[Any]:
     """The controllers on ``client`` (Volcano's; with ``builtin`` Kubernetes' too), started when leading."""
     streams = RandomStreams(seed)
     recorders: dict[str, EventRecorder] = {}
@@ -110,7 +117,7 @@ def start_controllers(runtime: Runtime, client: KubeClient, *, builtin: bool, le
             recorders[component] = EventRecorder(client, runtime.clock, component)
         return recorders[component]
 
-    informers = _informers(client, runtime, recorder_for("vc-controller-manager"))
+    informers = _informers(client, runtime, recorder_for("vc-controller-manager"), resync_ms)
     chosen = [(cls, component) for cls, component in CONTROLLERS if builtin or cls in VOLCANO_CONTROLLERS]
     controllers = [cls(client, informers, runtime.clock, streams=streams, trace=Trace(enabled=False),
                        recorder=recorder_for(component)) for cls, component in chosen]

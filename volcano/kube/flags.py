@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["add_connection_flags", "add_leader_flags", "duration_ms", "leader_options"]
+__all__ = ["add_connection_flags", "add_leader_flags", "add_resync_flag", "duration_ms", "leader_options"]
 
 
 def duration_ms(text: str) -> int:
@@ -46,6 +46,13 @@ def add_connection_flags(p: argparse.ArgumentParser, *, qps: float, burst: int) 
     p.add_argument("--speed", type=float, default=1.0,
                    help="clock pace in simulated seconds per wall second (default 1; for a volcano serve run at "
                         "the same --speed)")
+
+
+def add_resync_flag(p: argparse.ArgumentParser) -> None:
+    """client-go's ``--resync-period`` (default 0: never, as upstream)."""
+    p.add_argument("--resync-period", type=duration_ms, default=0, metavar="DURATION",
+                   help="deliver every cached object to the handlers again at this period (default 0: never, "
+                        "as upstream)")
 
 
 def add_leader_flags(p: argparse.ArgumentParser, *, name: str) -> None:
