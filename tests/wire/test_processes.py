@@ -33,12 +33,12 @@ GANG_JOB = {
              "tasks": [
                  {"name": "ps", "replicas": 1, "template": {
                      "metadata": {"annotations": {"sim.volcano.sh/duration": "10m"}},
-                     "spec": {"restartPolicy": "OnFailure", "containers": [
+                     "spec": {"restartPolicy": "OnFailure", "terminationGracePeriodSeconds": 1, "containers": [
                          {"name": "tensorflow", "image": "volcanosh/example-tf:0.0.1",
                           "resources": {"requests": {"cpu": "1", "memory": "2Gi"}}}]}}},
                  {"name": "worker", "replicas": 2, "template": {
                      "metadata": {"annotations": {"sim.volcano.sh/duration": "10m"}},
-                     "spec": {"restartPolicy": "OnFailure", "containers": [
+                     "spec": {"restartPolicy": "OnFailure", "terminationGracePeriodSeconds": 1, "containers": [
                          {"name": "tensorflow", "image": "volcanosh/example-tf:0.0.1",
                           "resources": {"requests": {"cpu": "2", "memory": "2Gi"}}}]}}}]},
 }
@@ -125,6 +125,17 @@ def test_kubectl_shows_the_gang_job_scheduled(processes: WireProcesses) -> None:
                                                   ("tf-small-worker-1", "Running")]
     assert {r[6] for r in rows} == {"wire-node-0", "wire-node-1", "wire-node-2"}
     assert "Running" in run("get", "podgroups")
+
+
+def test_deleting_the_job_ends_its_pods_through_the_simulated_kubelet(processes: WireProcesses) -> None:
+    api = _api(processes)
+    core, custom = client.CoreV1Api(api), client.CustomObjectsApi(api)
+    custom.delete_namespaced_custom_object("batch.volcano.sh", "v1alpha1", "default", "jobs", "tf-small")
+    # graceful deletion: the kubelet stops the containers after the 1 s grace period, then removes the pods
+    wait_for(lambda: not core.list_namespaced_pod("default").items, 30, "the pods to be gone")
+    wait_for(lambda: not custom.list_namespaced_custom_object("scheduling.volcano.sh", "v1beta1", "default",
+                                                              "podgroups")["items"], 30, "the PodGroup to be gone")
+    api.close()
 
 
 def test_every_process_stops_cleanly_on_sigterm(processes: WireProcesses) -> None:

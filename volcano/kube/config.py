@@ -35,7 +35,8 @@ def api_client(kubeconfig: str | None = None, context: str | None = None, *,
         if path:
             for one in path.split(os.pathsep):
                 if not Path(one).is_file():
-                    raise KubeConfigError(f"--kubeconfig {one}: no such file")
+                    what = "not a regular file" if Path(one).exists() else "no such file"
+                    raise KubeConfigError(f"--kubeconfig {one}: {what}")
             config.load_kube_config(config_file=path, context=context, client_configuration=configuration)
         elif os.environ.get("KUBERNETES_SERVICE_HOST"):
             config.load_incluster_config(client_configuration=configuration)

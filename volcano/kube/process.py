@@ -29,14 +29,14 @@ def run_process(name: str, args: argparse.Namespace, start: Callable[[Runtime, K
         print(f"error: --kube-api-burst {args.kube_api_burst}: must be >= 1 when --kube-api-qps > 0",
               file=sys.stderr)
         return 2
+    if not args.speed > 0:
+        print(f"error: --speed {args.speed}: must be > 0", file=sys.stderr)
+        return 2
     user_agent = f"volcano-{name}"
     try:
         api = api_client(args.kubeconfig, args.context, user_agent=user_agent)
     except KubeConfigError as err:
         print(f"error: {err}", file=sys.stderr)
-        return 2
-    if not args.speed > 0:
-        print(f"error: --speed {args.speed}: must be > 0", file=sys.stderr)
         return 2
     runtime = Runtime(args.speed)
 
