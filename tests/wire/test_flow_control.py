@@ -175,3 +175,17 @@ def test_watch_lines_bookmarks_move_the_resource_version_and_are_not_delivered()
     assert delivered[-1].type == "ERROR" and delivered[-1].object["code"] == 410 and stream.stopped
     with pytest.raises(ApiError):  # another ERROR ends this request; the thread watches again
         stream._line(orjson.dumps({"type": "ERROR", "object": {"code": 500, "message": "x"}}))
+
+
+def test_a_stopping_process_gives_up_retrying_at_once() -> None:
+    import threading
+
+    t = FakeTime()
+    stop = threading.Event()
+    c, pool = _client([FakeResponse(503, None, {"Retry-After": "30"}) for _ in range(3)], t, qps=0, burst=0)
+    c._stop = stop
+    stop.set()
+    with pytest.raises(ApiError) as info:
+        c.get("ConfigMap", "a")
+    assert info.value.code == 503 and "the process is stopping" in info.value.message
+    assert len(pool.sent) == 1 and t.sleeps == []

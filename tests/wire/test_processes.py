@@ -145,3 +145,22 @@ def test_every_process_stops_cleanly_on_sigterm(processes: WireProcesses) -> Non
     assert time.monotonic() - started < 20
     for name in ("scheduler", "controllers", "nodes"):
         assert f"volcano {name}: stopped" in processes.log(name)
+
+
+def test_sigterm_stops_a_process_blocked_on_an_unreachable_api_server(tmp_path: Path) -> None:
+    procs = WireProcesses(tmp_path)
+    try:
+        procs.start_serve()
+        procs.start("nodes", "--count", "1", "--lease-renew-interval", "1s")
+        serve = procs.procs.pop("serve")  # the API server goes away; the nodes' heartbeats now retry
+        serve.terminate()
+        assert serve.wait(20) == 0
+        # a heartbeat now retries on the owner thread (backoff up to 30 s between attempts)
+        wait_for(lambda: "retrying PATCH" in procs.log("nodes"), 20, "a heartbeat retrying")
+        started = time.monotonic()
+        codes = procs.stop(timeout=15)
+        assert codes == {"nodes": 0}
+        assert time.monotonic() - started < 10
+        assert "volcano nodes: stopped" in procs.log("nodes")
+    finally:
+        procs.stop()

@@ -45,6 +45,8 @@ Protocol details over the wire:
 from __future__ import annotations
 
 import builtins
+import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -60,6 +62,8 @@ from volcano.kube.ratelimit import TokenBucket
 from volcano.kube.watch import Dispatch, WatchStream
 
 __all__ = ["PATCH_TYPES", "KubeClient"]
+
+log = logging.getLogger("volcano.kube.client")
 
 PATCH_TYPES = {
     "merge": "application/merge-patch+json",
@@ -101,13 +105,15 @@ class KubeClient:
 
     ``api`` is a configured ``kubernetes.client.ApiClient`` (``volcano.kube.config.api_client``);
     ``dispatch`` hands watch events to the owner thread. ``wall``/``sleep`` are the wall clock
-    the rate limiter and the retry waits use (injectable for tests).
+    the rate limiter and the retry waits use (injectable for tests). When ``stop`` is set (the
+    process is shutting down), a retry wait ends at once and the request fails with 503, so a
+    component blocked on an unreachable server still stops promptly.
     """
 
     def __init__(self, api: Any, *, dispatch: Dispatch, qps: float = 5.0, burst: int = 10,
                  user_agent: str = "volcano", timeout_s: float = 30.0, watch_timeout_s: int = 290,
                  max_retries: int = 10, wall: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, stop: threading.Event | None = None) -> None:
         self._api = api
         self._dispatch = dispatch
         self.limiter = TokenBucket(qps, burst, wall=wall, sleep=sleep)
@@ -116,6 +122,7 @@ class KubeClient:
         self.watch_timeout_s = watch_timeout_s
         self.max_retries = max_retries
         self._sleep = sleep
+        self._stop = stop
         self.requests = 0
         """Requests sent (each retry counts)."""
         self.retries = 0
@@ -161,7 +168,7 @@ class KubeClient:
                 if attempt < self.max_retries and (method == "GET" or _refused(err)):
                     attempt += 1
                     self.retries += 1
-                    self._sleep(min(30.0, 0.2 * 2 ** min(attempt, 8)))
+                    self._wait(min(30.0, 0.2 * 2 ** min(attempt, 8)), method, path)
                     continue
                 raise ApiError(503, "ServiceUnavailable", f"{method} {path}: the API server did not answer: "
                                                           f"{err}") from None
@@ -176,10 +183,19 @@ class KubeClient:
                         wait = max(0.0, float(retry_after))
                     except ValueError:
                         wait = 1.0
-                    self._sleep(min(wait, 60.0))
+                    self._wait(min(wait, 60.0), method, path)
                     continue
                 raise _error(status, payload, f"{method} {path}")
             return response
+
+    def _wait(self, seconds: float, method: str, path: str) -> None:
+        """Wait before a retry; give up at once (503) when the process is stopping."""
+        log.info("retrying %s %s in %.1fs", method, path, seconds)
+        stop = self._stop
+        if stop is not None and (stop.is_set() or stop.wait(seconds)):
+            raise ApiError(503, "ServiceUnavailable", f"{method} {path}: not retried, the process is stopping")
+        if stop is None:
+            self._sleep(seconds)
 
     def _call(self, method: str, path: str, query: Sequence[tuple[str, Any]] = (), body: Any = None,
               content_type: str = "application/json") -> Any:

@@ -60,7 +60,7 @@ def connect(runtime: Runtime, kubeconfig: str | None, *, qps: float, burst: int,
             context: str | None = None) -> KubeClient:
     """A ``KubeClient`` for the cluster whose watches hand events to ``runtime``; closed when it stops."""
     client = KubeClient(api_client(kubeconfig, context, user_agent=user_agent), dispatch=runtime.dispatch,
-                        qps=qps, burst=burst, user_agent=user_agent)
+                        qps=qps, burst=burst, user_agent=user_agent, stop=runtime.stopping)
     runtime.on_stop(client.close)
     return client
 

@@ -42,7 +42,7 @@ def run_process(name: str, args: argparse.Namespace, start: Callable[[Runtime, K
 
     def setup() -> None:
         client = KubeClient(api, dispatch=runtime.dispatch, qps=args.kube_api_qps, burst=args.kube_api_burst,
-                            user_agent=user_agent)
+                            user_agent=user_agent, stop=runtime.stopping)
         runtime.on_stop(client.close)
         summary = start(runtime, client)
         print(f"volcano {name}: {summary} (API server {api.configuration.host})", flush=True)

@@ -18,7 +18,9 @@ provides that thread for a process that talks to a real API server:
   loop goes on (``GuardedClock``), as a Go component logs a failed sync and
   carries on; the periodic callbacks (the scheduler's cycle) keep running.
 * **Shutdown.** ``run`` installs SIGINT/SIGTERM handlers that ``stop`` the
-  loop; cleanups registered with ``on_stop`` then run in reverse order.
+  loop; cleanups registered with ``on_stop`` then run in reverse order. A stop
+  also sets ``stopping`` at once, which ends a client's retry wait on the
+  owner thread (an unreachable API server does not delay the shutdown).
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ class Runtime:
         self._thread: threading.Thread | None = None
         self.dispatched = 0
         """Calls handed over through ``dispatch``."""
+        self.stopping = threading.Event()
+        """Set as soon as a stop is asked for (a signal included), even while the owner thread is busy:
+        blocking waits on the owner thread (a client's retry) watch it to give up at once."""
 
     # -- any thread --------------------------------------------------------------------------------------
     def dispatch(self, fn: Callable[..., Any], *args: Any) -> None:
@@ -97,6 +102,7 @@ class Runtime:
         """Stop the loop (any thread); ``run`` returns ``exit_code`` (the first non-zero one wins)."""
         if exit_code and not self.exit_code:
             self.exit_code = exit_code
+        self.stopping.set()
         if self._closed:
             return
         try:
@@ -147,15 +153,18 @@ class Runtime:
         return the exit code. A ``setup`` that raises stops the loop with exit code 1."""
         loop = self.loop
         asyncio.set_event_loop(loop)
-        if handle_signals:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, self.stop)
+        previous: dict[signal.Signals, Any] = {}
+        if handle_signals:  # a plain handler runs even while the owner thread waits in a retry
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                previous[signum] = signal.signal(signum, lambda _signum, _frame: self.stop())
         self.driver.attach(loop)
         loop.call_soon(self._setup, setup)
         try:
             loop.run_forever()
         finally:
             self._shutdown()
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
         return self.exit_code
 
     def start_background(self, setup: Callable[[], None], timeout: float = 60.0) -> Runtime:
