@@ -14,7 +14,8 @@ as a user would start it:
 Every process runs its clock at ``speed`` cluster seconds per wall second, and
 the case runs through ``KubeCluster`` (the official-client code that runs
 against kind) with the same time scale. Changes are recorded when the suite
-reads them, as on a real cluster (2 s gang window). ``WireProcesses`` is the
+reads them, as on a real cluster: the gang window is 2 wall seconds (2 s
+times ``speed`` of cluster time). ``WireProcesses`` is the
 launcher; the over-the-wire CI test uses it too.
 """
 
@@ -129,6 +130,8 @@ class WireKubeCluster(KubeCluster):
     def __init__(self, shape: ClusterShape, *, speed: float, scheduler_conf: str | None = None) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="volcano-wire-")
         root = Path(self._dir.name)
+        # changes are recorded when this client reads them: 2 wall seconds of slack, as on a real cluster
+        self.gang_window = 2.0 * speed
         self.processes = WireProcesses(root, speed=speed)
         try:
             self._start(shape, scheduler_conf, root)
