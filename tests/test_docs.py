@@ -130,7 +130,12 @@ def test_module_docstring_examples_pass() -> None:
     attempted: dict[str, int] = {}
     failures = []
     for name in _public_modules():
-        module = importlib.import_module(name)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as err:  # an optional third-party package this environment lacks
+            if (err.name or "").startswith("volcano") or name in MUST_HAVE_EXAMPLES:
+                raise
+            continue
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         attempted[name] = result.attempted
         if result.failed:
@@ -143,7 +148,12 @@ def test_no_module_docstring_shows_python_that_is_not_a_doctest() -> None:
     """A ``::`` literal block of Python code in a module docstring never runs; write it as ``>>>``."""
     offenders = []
     for name in _public_modules():
-        doc = importlib.import_module(name).__doc__ or ""
+        try:
+            doc = importlib.import_module(name).__doc__ or ""
+        except ModuleNotFoundError as err:
+            if (err.name or "").startswith("volcano"):
+                raise
+            continue
         for literal in re.findall(r"::\n\n((?:    .*\n|\n)+)", doc):
             if re.search(r"^    (from |import |\w+ = |\w+\.\w+\()", literal, flags=re.M) and ">>>" not in literal:
                 offenders.append(name)
