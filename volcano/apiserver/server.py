@@ -106,6 +106,16 @@ def _kind(name: str) -> KindInfo:
         raise ApiError(404, "NotFound", str(exc)) from None
 
 
+def _kind_of(obj: object) -> KindInfo:
+    """The served kind ``obj`` names; 400 BadRequest for a non-mapping or an unknown kind."""
+    if not isinstance(obj, dict):
+        raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
+    try:
+        return kind_for_object(obj)
+    except UnknownKindError as exc:
+        raise bad_request(str(exc)) from None
+
+
 class ApiServer:
     """An in-memory, single-process kube-apiserver (see module docstring)."""
 
@@ -222,12 +232,7 @@ class ApiServer:
         Invalid for a malformed object, admission denials as the hook raised them. With
         ``field_manager`` the object's fields are recorded as that manager's (``managedFields``)."""
         check_field_manager(field_manager, options_invalid("CreateOptions"))
-        try:
-            info = kind_for_object(obj) if isinstance(obj, dict) else None
-        except UnknownKindError as exc:
-            raise bad_request(str(exc)) from None
-        if info is None:
-            raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
+        info = _kind_of(obj)
         if not isinstance(obj.get("metadata"), dict):
             decode(info, dict(obj))
             check_object_shape(info, obj, need_name=False)
@@ -319,12 +324,7 @@ class ApiServer:
 
     # -- update ------------------------------------------------------------------------------------
     def _target(self, obj: Obj) -> tuple[KindInfo, FrozenDict]:
-        try:
-            info = kind_for_object(obj) if isinstance(obj, dict) else None
-        except UnknownKindError as exc:
-            raise bad_request(str(exc)) from None
-        if info is None:
-            raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
+        info = _kind_of(obj)
         check_object_shape(info, obj)
         meta = obj["metadata"]
         old = self.store.require(info, self._ns(info, meta.get("namespace")), meta["name"])

@@ -17,6 +17,8 @@ import signal
 import sys
 from typing import Any
 
+from volcano.cli import args as types
+
 __all__ = ["register"]
 
 
@@ -28,14 +30,14 @@ def register(sub: Any) -> None:
                    help="address to listen on (default 127.0.0.1; beyond loopback requires --token)")
     p.add_argument("--token", default=None, help="bearer token every request must carry")
     p.add_argument("--kubeconfig", default=None, help="write a kubeconfig for the server here")
-    p.add_argument("--nodes", type=int, default=4)
-    p.add_argument("--cpu", default="8")
-    p.add_argument("--memory", default="32Gi")
-    p.add_argument("--gpu", type=int, default=0)
+    p.add_argument("--nodes", type=types.count, default=4, help="number of nodes (default: %(default)s)")
+    p.add_argument("--cpu", type=types.quantity, default="8", help="CPUs per node (default: %(default)s)")
+    p.add_argument("--memory", type=types.quantity, default="32Gi", help="memory per node (default: %(default)s)")
+    p.add_argument("--gpu", type=types.count, default=0, help="nvidia.com/gpu per node (default: %(default)s)")
     p.add_argument("-f", "--filename", dest="manifests", action="append", default=[],
                    help="a manifest (file or folder) to apply at start; repeatable")
     p.add_argument("--scheduler-conf", default=None, help="Volcano scheduler configuration YAML file")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: %(default)s)")
     p.add_argument("--speed", type=float, default=1.0,
                    help="simulated seconds per wall second (default 1; 0 pauses the clock)")
     p.add_argument("--api-only", action="store_true",
@@ -77,8 +79,10 @@ def _fault_plan(args: argparse.Namespace) -> Any:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from volcano.api.manifest import ManifestError
     from volcano.apiserver import ApiError
     from volcano.httpapi import new_event_loop
+    from volcano.scheduler.config import SchedulerConfError
     from volcano.serve import ServedCluster, ServeOptions
 
     try:
@@ -87,6 +91,12 @@ def _serve(args: argparse.Namespace) -> int:
                                speed=args.speed, api_only=args.api_only, address=args.address, port=args.port,
                                token=args.token, kubeconfig=args.kubeconfig, faults=_fault_plan(args))
         served = ServedCluster(options)
+    except ManifestError as err:  # a bad file, not a bad flag
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except SchedulerConfError as err:
+        print(f"error: {args.scheduler_conf}: {str(err).removeprefix('scheduler configuration: ')}", file=sys.stderr)
+        return 1
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
