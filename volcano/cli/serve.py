@@ -56,6 +56,18 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_serve)
 
 
+def _describe(plan: Any) -> str:
+    """The fault plan in a few words (``writes 5% fail (409,429,500,504), watches dropped every 180s``)."""
+    parts = []
+    if plan.write_failure_rate:
+        parts.append(f"writes {plan.write_failure_rate:.0%} fail ({','.join(map(str, plan.write_failure_codes))})")
+    if plan.watch_drop_every_ms is not None:
+        parts.append(f"watches dropped every {plan.watch_drop_every_ms / 1000:g}s")
+    if plan.compact_every_ms is not None:
+        parts.append(f"history compacted every {plan.compact_every_ms / 1000:g}s")
+    return ", ".join(parts)
+
+
 def _fault_plan(args: argparse.Namespace) -> Any:
     """The ``FaultPlan`` the ``--fault-*`` flags ask for, or None (ValueError naming the flag and value)."""
     from volcano.apiserver.faults import FaultPlan
@@ -118,6 +130,8 @@ def _serve(args: argparse.Namespace) -> int:
             await asyncio.sleep(0.01)
         if served.http.started:
             what = "API server only" if options.api_only else f"{options.nodes} nodes"
+            if options.faults is not None:
+                what += f", faults {_describe(options.faults)}"
             print(f"volcano serve: {what}, speed {options.speed:g}, listening on {served.url}", flush=True)
             if served.kubeconfig is not None:
                 print(f"kubeconfig: {served.kubeconfig}", flush=True)
