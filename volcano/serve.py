@@ -9,6 +9,12 @@ and admission; the nodes and manifests asked for, at simulated time 0; the
 server also calls the admission webhooks registered in it (``volcano.httpapi.ExternalAdmission``),
 and ``builtin_admission=False`` leaves Volcano's in-process webhooks out.
 
+With ``faults`` (a ``FaultPlan``) the components inside reach the server
+through ``FakeCluster``'s faulty client, and HTTP clients through a second one
+(``self.faults``, stream ``faults-http``): failed writes answer with their
+Status, watches are dropped and history compacted on the simulated clock.
+Manifests given at start are applied before any fault.
+
 Threading: one event loop owns the store and the clock. ``serve()`` runs on the
 caller's loop (the CLI's main thread); ``start_background()`` runs it on a new
 loop in a thread of its own (the ``kube_api`` pytest fixture). From any other
@@ -24,12 +30,13 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from volcano.admission import install_admission
 from volcano.api.kinds import kind_for_object
 from volcano.api.manifest import load_manifests
 from volcano.apiserver import ApiError, ApiServer
+from volcano.apiserver.faults import FaultPlan, FaultyClient
 from volcano.httpapi import ApiApp, ExternalAdmission, HttpServer, Limits, new_event_loop, write_kubeconfig
 from volcano.sim import RandomStreams, SimClock
 from volcano.sim.realtime import RealtimeDriver, wall_epoch
@@ -60,6 +67,7 @@ class ServeOptions:
     token: str | None = None
     kubeconfig: str | Path | None = None
     limits: Limits | None = None
+    faults: FaultPlan | None = None
     builtin_admission: bool = True
     """False (``--no-builtin-admission``, with ``api_only``): Volcano's in-process webhooks are off."""
 
@@ -92,14 +100,21 @@ class ServedCluster:
                 install_admission(self.server, webhooks=())
             self.webhooks = ExternalAdmission(self.server)
         else:
-            self.cluster = FakeCluster(seed=options.seed, scheduler_conf=options.scheduler_conf, clock=self.clock)
+            self.cluster = FakeCluster(seed=options.seed, scheduler_conf=options.scheduler_conf, clock=self.clock,
+                                       faults=options.faults)
             self.server = self.cluster.server
             if options.nodes:
                 self.cluster.add_nodes(options.nodes, cpu=options.cpu, memory=options.memory, gpu=options.gpu)
         for manifest in options.manifests:
             self._apply(manifest)
+        self.faults: FaultyClient | None = None
+        served: ApiServer = self.server
+        if options.faults is not None:
+            self.faults = FaultyClient(self.server, options.faults, self.clock, RandomStreams(options.seed),
+                                       stream="faults-http")
+            served = cast(ApiServer, self.faults)  # forwards every other attribute to the server
         self.driver = RealtimeDriver(self.clock, options.speed)
-        self.app = ApiApp(self.server, self.driver, token=options.token, limits=options.limits,
+        self.app = ApiApp(served, self.driver, token=options.token, limits=options.limits,
                           webhooks=self.webhooks)
         self.http = HttpServer(self.app, address=options.address, port=options.port)
         self.kubeconfig: Path | None = Path(options.kubeconfig) if options.kubeconfig else None

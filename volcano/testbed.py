@@ -1,11 +1,24 @@
 """FakeCluster: every component of a Volcano cluster wired on one simulated clock.
 
-``FakeCluster`` is the public facade tests and scenarios use::
+``FakeCluster`` is the public facade tests and scenarios use. It speaks kubectl's verbs
+(``apply``, ``get``, ``list``, ``update``, ``patch``, ``delete``, ``wait_for``) and moves
+simulated time only when asked (``run``, ``run_until``, ``wait_for``):
 
-    c = FakeCluster(seed=0)
-    c.add_nodes(4, cpu="8", memory="16Gi")
-    c.apply(manifest_yaml)
-    c.run_until(lambda c: c.get("Job", "demo")["status"].get("state", {}).get("phase") == "Completed")
+>>> from volcano.testbed import FakeCluster
+>>> c = FakeCluster(seed=0)
+>>> nodes = c.add_nodes(2, cpu="8", memory="16Gi")
+>>> job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "demo"},
+...        "spec": {"minAvailable": 2, "schedulerName": "volcano", "tasks": [{
+...            "name": "worker", "replicas": 2, "template": {
+...                "metadata": {"annotations": {"sim.volcano.sh/duration": "30s"}},
+...                "spec": {"restartPolicy": "Never", "containers": [{
+...                    "name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}]}}}]}}
+>>> [created] = c.apply(job)
+>>> c.podgroup_of("demo")["spec"]["minMember"]
+2
+>>> done = c.wait_for("vcjob", "demo", jsonpath="{.status.state.phase}=Completed", timeout=600)
+>>> done["status"]["state"]["phase"], c.now
+('Completed', 33.0)
 
 It owns one ``SimClock``, one ``RandomStreams`` (from ``seed``), one ``Trace``,
 the in-memory ``ApiServer`` (also exposed as ``client``), the shared
@@ -21,18 +34,28 @@ Objects returned are the store's read-only objects (``volcano.api.frozen``).
 
 from __future__ import annotations
 
+import linecache
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from volcano.admission import install_admission
 from volcano.api.frozen import thaw
+from volcano.api.jsonpath import wait_check
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object, resolve_kind
 from volcano.api.manifest import load_manifests
 from volcano.api.quantity import parse_quantity
 from volcano.api.selectors import label_selector_from_dict
 from volcano.apiserver import ApiError, ApiServer, EventRecorder
 from volcano.apiserver.faults import FaultPlan, FaultyClient
+from volcano.apiserver.patchmeta import is_custom_resource
+from volcano.apiserver.threeway import (
+    LAST_APPLIED,
+    ApplyPatchError,
+    kubectl_apply_patch,
+    last_applied_configuration,
+    with_last_applied,
+)
 from volcano.controllers import CONTROLLERS
 from volcano.informers import InformerFactory
 from volcano.informers.retry import RetryingClient
@@ -46,7 +69,6 @@ __all__ = ["FakeCluster"]
 _Objects = list[dict[str, Any]]
 
 _TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-_KEEP_ON_UPDATE = ("apiVersion", "kind", "metadata", "status")
 
 
 def _ms(seconds: float, what: str) -> int:
@@ -90,10 +112,20 @@ def _quantity_text(value: Any, what: str) -> str:
 
 
 def _predicate_name(predicate: Callable[..., Any]) -> str:
+    """A readable name for a predicate: its qualified name, or a lambda's source line."""
     name = getattr(predicate, "__qualname__", None) or getattr(predicate, "__name__", None)
-    if not name or "<lambda>" in name:
+    if name and "<lambda>" not in name:
+        return name
+    code = getattr(predicate, "__code__", None)
+    if code is None:
         return repr(predicate)
-    return name
+    try:
+        line = linecache.getline(code.co_filename, code.co_firstlineno).strip()
+    except Exception:
+        line = ""
+    start = line.find("lambda")
+    where = f"{Path(code.co_filename).name}:{code.co_firstlineno}"
+    return f"`{line[start:]}` ({where})" if start >= 0 else f"the lambda at {where}"
 
 
 class FakeCluster:
@@ -125,6 +157,7 @@ class FakeCluster:
         self.informers.unusable.reporter = self._report_unusable
         self._recorders: dict[str, EventRecorder] = {}
         self._node_seq = 0
+        self._driving = False
         self._prefix_seq: dict[str, int] = {}
         self.kubelet = SimKubelet(self.client, self.informers, self.clock, self.streams, self.trace,
                                   kubelet or KubeletConfig(), recorder=self.recorder_for("kubelet"))
@@ -266,73 +299,131 @@ class FakeCluster:
     # ------------------------------------------------------------------ objects
 
     def apply(self, source: Any) -> _Objects:
-        """Create or update (by name) every object of ``source`` (YAML text, a path, a dict
-        or a list of dicts), in order; returns the stored objects.
+        """``kubectl apply`` every object of ``source`` (YAML text, a path, a dict or a list of
+        dicts), in order; returns the stored objects.
 
-        Every document is validated (structure and kind) before anything is stored. An
-        update replaces everything but ``metadata`` and ``status`` of the stored object,
-        and its labels and annotations when the manifest has them. A rejection raises
-        ``ApiError`` (objects applied before it stay, as with kubectl).
+        Every document is validated (structure and kind) before anything is stored. Documents
+        are submitted one at a time, and after each the cluster reacts at the current instant
+        (``settle``), in zero simulated time: a Queue and a Job in one
+        file work, as the queue controller opens the queue before the Job's admission. An
+        absent object is created with kubectl's ``last-applied-configuration`` annotation; a
+        present one gets the three-way patch kubectl sends (``volcano.apiserver.threeway``), which
+        keeps fields a webhook or the server defaulted. Re-applying a manifest unchanged since
+        its last apply changes nothing (kubectl would send the Volcano Job's defaulted task list
+        back, and validatejob denies it: a deliberate difference, see docs/architecture.md).
+        A rejection raises ``ApiError`` (objects applied before it stay, as with kubectl).
         """
         docs = load_manifests(source)  # validates structure and kind of every document first
         infos = [kind_for_object(doc) for doc in docs]
         out: _Objects = []
         for doc, info in zip(docs, infos):
             out.append(self._apply_one(doc, info))
+            self.settle()
         return out
 
     def _apply_one(self, doc: dict[str, Any], info: KindInfo) -> dict[str, Any]:
-        meta = doc.get("metadata") or {}
+        manifest = thaw(doc)
+        meta = manifest.setdefault("metadata", {})
         name = meta.get("name")
-        if not name:
-            return self.server.create(doc)
-        namespace = (meta.get("namespace") or "default") if info.namespaced else None
+        if info.namespaced:
+            meta["namespace"] = meta.get("namespace") or "default"
+        if not name:  # generateName: a new object each time (kubectl create)
+            return self.server.create(manifest)
         try:
-            stored = self.server.get(info.key, name, namespace)
+            live = self.server.get(info.key, name, meta.get("namespace"))
         except ApiError as err:
             if err.code != 404:
                 raise
-            return self.server.create(doc)
-        new = thaw(stored)
-        for key in list(new):
-            if key not in _KEEP_ON_UPDATE and key not in doc:
-                del new[key]
-        for key, value in doc.items():
-            if key not in _KEEP_ON_UPDATE:
-                new[key] = thaw(value)
-        for field in ("labels", "annotations"):
-            if field in meta:
-                new["metadata"][field] = thaw(meta[field])
-        return self.server.update(new)
+            return self.server.create(with_last_applied(manifest))
+        last = ((live.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED)
+        if last == last_applied_configuration(manifest):
+            return live  # unchanged since the last apply (see docs/architecture.md's differences)
+        try:
+            patch = kubectl_apply_patch(live, manifest)
+        except ApplyPatchError as err:
+            raise ApiError(400, "BadRequest", f"{info.kind} {name!r}: {err}") from None
+        if not patch.changed:
+            return live
+        return self.server.patch(info.key, name, patch.patch, meta.get("namespace"), patch_type=patch.patch_type)
+
+    def update(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """Replace the object with ``obj`` (``kubectl replace``, an HTTP PUT): kind and name from
+        ``obj``, namespace ``default`` when it has none; a ``metadata.resourceVersion`` it carries
+        must be current (409 Conflict otherwise). ``status`` is kept for kinds with a status
+        subresource. Returns the stored object once the cluster has reacted at this instant."""
+        new = thaw(obj)
+        if not isinstance(new, dict):
+            raise ValueError(f"update: expected an object (a mapping), got {type(obj).__name__}")
+        info = kind_for_object(new)
+        meta = new.setdefault("metadata", {})
+        if info.namespaced and not meta.get("namespace"):
+            meta["namespace"] = "default"
+        stored = self.server.update(new)
+        self.settle()
+        return stored
+
+    def patch(self, kind: str, name: str, patch: Any, namespace: str = "default", *,
+              patch_type: str | None = None, subresource: str | None = None) -> dict[str, Any]:
+        """Patch the object (``kubectl patch``), or its ``status`` with ``subresource="status"``.
+
+        ``patch_type`` is ``merge`` (RFC 7386), ``json`` (RFC 6902 operations), ``strategic`` or
+        ``apply`` (server-side apply, field manager ``volcano-testbed``). By default a list of
+        operations is ``json``, otherwise ``strategic`` for built-in kinds, as kubectl's default,
+        and ``merge`` for custom resources, which refuse strategic patches. Returns the patched
+        object once the cluster has reacted at this instant."""
+        info = self._kind(kind)
+        if patch_type is None:
+            patch_type = "json" if isinstance(patch, list) else "merge" if is_custom_resource(info.key) else "strategic"
+        ns = namespace if info.namespaced else None
+        manager = "volcano-testbed" if patch_type == "apply" else None
+        stored = self.server.patch(info.key, name, patch, ns, patch_type=patch_type, subresource=subresource,
+                                   field_manager=manager)
+        self.settle()
+        return stored
 
     def get(self, kind: str, name: str, namespace: str = "default") -> dict[str, Any]:
         """The stored object (read-only); ApiError NotFound when absent."""
-        return self.server.get(kind, name, namespace if self._namespaced(kind) else None)
+        info = self._kind(kind)
+        return self.server.get(info.key, name, namespace if info.namespaced else None)
 
     def list(self, kind: str, namespace: str | None = None,
              label_selector: str | Mapping[str, Any] | None = None) -> _Objects:
         """Objects of ``kind`` (all namespaces when ``namespace`` is None), sorted by namespace
         and name. ``label_selector`` is the string form (``app=x,tier!=db``) or a selector
         mapping (``matchLabels`` / ``matchExpressions``)."""
-        ns = namespace if self._namespaced(kind) else None
+        info = self._kind(kind)
+        ns = namespace if info.namespaced else None
         if label_selector is None or isinstance(label_selector, str):
-            return list(self.server.list(kind, ns, label_selector=label_selector or None)["items"])
+            return list(self.server.list(info.key, ns, label_selector=label_selector or None)["items"])
         selector = label_selector_from_dict(label_selector)
-        return [obj for obj in self.server.list(kind, ns)["items"]
+        return [obj for obj in self.server.list(info.key, ns)["items"]
                 if selector.matches((obj.get("metadata") or {}).get("labels"))]
 
     def delete(self, kind: str, name: str, namespace: str = "default") -> None:
         """Delete the object (pods bound to a node terminate gracefully)."""
-        self.server.delete(kind, name, namespace if self._namespaced(kind) else None)
+        info = self._kind(kind)
+        self.server.delete(info.key, name, namespace if info.namespaced else None)
 
     def evict(self, pod_name: str, namespace: str = "default") -> None:
         """Evict a pod through the ``pods/eviction`` subresource."""
         self.server.evict(pod_name, namespace)
 
+    def podgroup_of(self, job: str | Mapping[str, Any], namespace: str = "default") -> dict[str, Any]:
+        """The PodGroup of a Volcano Job (``job``: its name or the Job object). The Job controller
+        names it ``<job>-<job uid>``; ApiError NotFound while the Job or its PodGroup is absent."""
+        if isinstance(job, Mapping):
+            meta = job.get("metadata") or {}
+            name, namespace, uid = meta.get("name"), meta.get("namespace") or namespace, meta.get("uid")
+        else:
+            name, uid = job, None
+        if not uid:
+            uid = self.get("Job", str(name), namespace)["metadata"]["uid"]
+        return self.get("PodGroup", f"{name}-{uid}", namespace)
+
     def events(self, kind: str | None = None, name: str | None = None,
                namespace: str | None = None) -> _Objects:
         """Event objects whose involvedObject matches every given filter, oldest first."""
-        info = resolve_kind(kind) if kind is not None else None
+        info = self._kind(kind) if kind is not None else None
         out = []
         for event in self.server.list("Event")["items"]:
             involved = event.get("involvedObject") or {}
@@ -352,11 +443,15 @@ class FakeCluster:
         return out
 
     @staticmethod
-    def _namespaced(kind: str) -> bool:
+    def _kind(kind: str) -> KindInfo:
+        """The kind as kubectl names it (``Pod``, ``pods``, ``po``, ``vcjob``, ``Job.batch``, ...);
+        ApiError NotFound naming it when the cluster does not serve it."""
+        if not isinstance(kind, str):
+            raise ValueError(f"kind: expected a kind name such as 'Pod' or 'vcjob', got {kind!r}")
         try:
-            return resolve_kind(kind).namespaced
-        except UnknownKindError:
-            return True  # let the server report the unknown kind
+            return resolve_kind(kind)
+        except UnknownKindError as err:
+            raise ApiError(404, "NotFound", str(err)) from None
 
     # ------------------------------------------------------------------ time
 
@@ -365,9 +460,31 @@ class FakeCluster:
         """Simulated seconds since the cluster started."""
         return self.clock.now_ms / 1000.0
 
+    def settle(self) -> None:
+        """Run what is due at the current instant (watch deliveries and the components'
+        reactions to them) without advancing time. ``apply``, ``update`` and ``patch`` call it;
+        it does nothing while the clock is already running (a write from a clock callback or
+        a ``run_until`` predicate)."""
+        clock = self.clock
+        if self._driving:
+            return
+        nxt = clock.next_time()
+        if nxt is None or nxt > clock.now_ms:
+            return
+        self._driving = True
+        try:
+            clock.run(clock.now_ms)
+        finally:
+            self._driving = False
+
     def run(self, seconds: float) -> None:
         """Advance simulated time by ``seconds``, every component running."""
-        self.clock.run(self.clock.now_ms + _ms(seconds, "seconds"))
+        until = self.clock.now_ms + _ms(seconds, "seconds")
+        self._driving = True
+        try:
+            self.clock.run(until)
+        finally:
+            self._driving = False
 
     def run_until(self, predicate: Callable[[FakeCluster], bool], timeout: float = 600) -> float:
         """Run until ``predicate(self)`` holds; return the simulated time (s) it first held.
@@ -375,9 +492,53 @@ class FakeCluster:
         The predicate is checked now and after all work of each simulated millisecond.
         ``TimeoutError`` (naming the predicate) when it still fails ``timeout`` seconds on.
         """
+        timeout_ms = _ms(timeout, "timeout")
+        self._driving = True
         try:
-            self.clock.run_until(lambda: predicate(self), _ms(timeout, "timeout"))
+            self.clock.run_until(lambda: predicate(self), timeout_ms)
         except TimeoutError:
             raise TimeoutError(f"run_until: {_predicate_name(predicate)} still false after {timeout} "
                                f"simulated seconds (at t={self.now:.3f}s)") from None
+        finally:
+            self._driving = False
         return self.now
+
+    def wait_for(self, kind: str, name: str, namespace: str = "default", *, jsonpath: str | None = None,
+                 condition: str | None = None, delete: bool = False, timeout: float = 600) -> dict[str, Any]:
+        """Run until the object meets one condition, as ``kubectl wait --for=...`` does; return the
+        object at the first instant it did (``{}`` for ``delete``).
+
+        * ``jsonpath="{.status.state.phase}=Running"``: the expression selects exactly that value
+          (the braces are optional; without ``=value``: selects anything);
+        * ``condition="Ready"`` or ``"Ready=False"``: an entry of ``status.conditions`` with that
+          ``type`` (case-insensitive) has that ``status`` (default ``True``);
+        * ``delete=True``: the object is gone.
+
+        An object that does not exist yet is waited for. ``TimeoutError`` after ``timeout``
+        simulated seconds says what was awaited and what was seen last.
+        """
+        info = self._kind(kind)
+        ns = namespace if info.namespaced else None
+        check = wait_check(jsonpath=jsonpath, condition=condition, delete=delete)
+        what = (f"{info.kind} {ns + '/' if ns else ''}{name} "
+                f"{'deleted' if delete else f'jsonpath={jsonpath}' if jsonpath else f'condition={condition}'}")
+        seen: list[Any] = [None, "object not found"]
+
+        def met(_c: FakeCluster) -> bool:
+            try:
+                obj = self.server.get(info.key, name, ns)
+            except ApiError as err:
+                if err.code != 404:
+                    raise
+                seen[:] = [{}, "object not found"]
+                return delete
+            ok, seen[1] = check(obj)
+            seen[0] = obj
+            return ok
+
+        try:
+            self.run_until(met, timeout=timeout)
+        except TimeoutError:
+            raise TimeoutError(f"wait_for: timed out after {timeout:g} simulated seconds waiting for {what}; "
+                               f"last seen: {seen[1]} (at t={self.now:.3f}s)") from None
+        return dict(seen[0] or {}) if delete else seen[0]

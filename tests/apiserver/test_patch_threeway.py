@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from volcano.apiserver import ApiServer
+from volcano.apiserver import ApiError, ApiServer
 from volcano.apiserver.threeway import (
     LAST_APPLIED,
     ApplyPatchError,
@@ -115,8 +115,11 @@ def test_a_removed_container_is_deleted_with_a_directive(server: ApiServer) -> N
     patch = kubectl_apply_patch(server.get("Pod", "p1", "default"), pod_manifest())
     assert patch.patch["spec"] == {"$setElementOrder/containers": [{"name": "c"}],
                                    "containers": [{"$patch": "delete", "name": "side"}]}
-    _, obj = kubectl_apply(server, pod_manifest())
-    assert [c["name"] for c in obj["spec"]["containers"]] == ["c"]
+    # kube-apiserver refuses the result for a Pod: its containers may not be added or removed
+    with pytest.raises(ApiError) as err:
+        kubectl_apply(server, pod_manifest())
+    assert err.value.code == 422 and "pod updates may not add or remove containers" in err.value.message
+    assert [c["name"] for c in server.get("Pod", "p1", "default")["spec"]["containers"]] == ["c", "side"]
 
 
 def test_custom_resource_gets_a_merge_patch_with_the_whole_list(server: ApiServer) -> None:

@@ -37,11 +37,14 @@ def test_merge_patch_replaces_lists_and_strategic_merges_them(server: ApiServer,
     body = {"spec": {"containers": [{"name": "b", "image": "z"}]}}
     merged = server.patch("Pod", "p", body, "default", patch_type="strategic")
     assert [(c["name"], c["image"]) for c in merged["spec"]["containers"]] == [("a", "x"), ("b", "z")]
-    replaced = server.patch("Pod", "p", body, "default", patch_type="merge")
-    # the server defaults the replacement container as it defaults any pod's
-    assert replaced["spec"]["containers"] == [{"name": "b", "image": "z", "imagePullPolicy": "Always",
-                                               "terminationMessagePath": "/dev/termination-log",
-                                               "terminationMessagePolicy": "File"}]
+    # a merge patch replaces the whole list: one container where the pod has two, which a Pod update
+    # may not do (kube-apiserver's ValidatePodUpdate)
+    with pytest.raises(ApiError) as err:
+        server.patch("Pod", "p", body, "default", patch_type="merge")
+    assert err.value.code == 422
+    assert err.value.message == 'Pod "p" is invalid: spec.containers: Forbidden: pod updates may not add or ' \
+                                'remove containers'
+    assert server.get("Pod", "p", "default") is merged
 
 
 def test_strategic_patch_as_kubectl_apply_sends_it(server: ApiServer, live: dict[str, Any]) -> None:
@@ -60,11 +63,12 @@ def test_json_patch_operations(server: ApiServer, live: dict[str, Any]) -> None:
     ops = [{"op": "add", "path": "/metadata/labels/tier", "value": "1"},
            {"op": "replace", "path": "/spec/containers/1/image", "value": "q"},
            {"op": "test", "path": "/metadata/name", "value": "p"},
-           {"op": "remove", "path": "/spec/tolerations"}]
+           {"op": "remove", "path": "/metadata/labels/app"},
+           {"op": "add", "path": "/spec/tolerations/-", "value": {"key": "k2", "operator": "Exists"}}]
     out = server.patch("Pod", "p", ops, "default", patch_type="application/json-patch+json")
-    assert out["metadata"]["labels"]["tier"] == "1"
+    assert out["metadata"]["labels"] == {"tier": "1"}
     assert out["spec"]["containers"][1]["image"] == "q"
-    assert "tolerations" not in out["spec"]
+    assert [t["key"] for t in out["spec"]["tolerations"]] == ["k", "k2"]
 
 
 @pytest.mark.parametrize("ops", [

@@ -284,12 +284,19 @@ def test_pod_update_keeps_status(server: ApiServer) -> None:
 def test_update_cannot_change_server_fields(server: ApiServer) -> None:
     p = server.create(pod("p"))
     edit = thaw(p)
-    edit["metadata"]["uid"] = "forged"
     edit["metadata"]["creationTimestamp"] = "1999-01-01T00:00:00Z"
     edit["metadata"]["labels"] = {"a": "b"}
     out = server.update(edit)
     assert out["metadata"]["uid"] == p["metadata"]["uid"]
     assert out["metadata"]["creationTimestamp"] == p["metadata"]["creationTimestamp"]
+    # a uid in the object is a precondition: another object's uid is a 409 Conflict, nothing stored
+    forged = thaw(out)
+    forged["metadata"]["uid"] = "forged"
+    with pytest.raises(ApiError) as err:
+        server.update(forged)
+    assert err.value.code == 409
+    assert "Precondition failed: UID in precondition: forged, UID in object meta: " in err.value.message
+    assert server.get("Pod", "p") is out
 
 
 def test_merge_patch(server: ApiServer) -> None:

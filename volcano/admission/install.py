@@ -26,6 +26,7 @@ configurations do. A webhook denial is a 403 Forbidden whose message reads
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from volcano.admission.errors import webhook_denied
@@ -42,16 +43,12 @@ from volcano.informers.poison import DATA_ERRORS
 if TYPE_CHECKING:
     from volcano.apiserver.server import ApiServer
 
-__all__ = ["ALL_WEBHOOKS", "EXCLUDED_NAMESPACES", "install_admission"]
+__all__ = ["ALL_WEBHOOKS", "EXCLUDED_NAMESPACES", "VOLCANO_WEBHOOKS", "Webhook", "WebhookContext", "install_admission"]
 
 JOB = "Job.batch.volcano.sh"
 PODGROUP = "PodGroup.scheduling.volcano.sh"
 QUEUE = "Queue.scheduling.volcano.sh"
 PRIORITY_CLASS = "PriorityClass.scheduling.k8s.io"
-
-ALL_WEBHOOKS = ("/jobs/mutate", "/jobs/validate", "/podgroups/mutate", "/podgroups/validate", "/pods/validate",
-                "/queues/mutate", "/queues/validate")
-"""Every Volcano webhook path this module implements (all enabled by default)."""
 
 EXCLUDED_NAMESPACES = ("kube-system", "volcano-system")
 """Namespaces Volcano's webhook configurations leave out."""
@@ -89,6 +86,89 @@ def _deny(req: AdmissionRequest, webhook: str, message: str) -> None:
         raise webhook_denied(req.kind, req.name, webhook, message)
 
 
+@dataclass(frozen=True)
+class WebhookContext:
+    """What Volcano's webhooks read besides the request: the cluster and the webhook manager's flags."""
+
+    view: ClientView
+    scheduler_names: tuple[str, ...]
+    check_queue_allocated_pods: bool
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """One of Volcano's admission webhooks: its path, its configuration name, what it intercepts, and
+    ``admit``, which mutates ``req.obj`` in place or raises the denial."""
+
+    path: str
+    name: str
+    kind: str
+    operations: tuple[str, ...]
+    mutating: bool
+    admit: Callable[[AdmissionRequest, WebhookContext], None]
+
+
+def _validate_job(req: AdmissionRequest, ctx: WebhookContext) -> None:
+    if req.operation == "CREATE":
+        _deny(req, "validatejob.volcano.sh", validate_job_create(req.obj, ctx.view))
+    elif req.old is not None:
+        _deny(req, "validatejob.volcano.sh", validate_job_update(req.old, req.obj))
+
+
+def _validate_queue(req: AdmissionRequest, ctx: WebhookContext) -> None:
+    if req.operation == "DELETE":
+        message = validate_queue_delete(req.name, ctx.view, check_allocated_pods=ctx.check_queue_allocated_pods)
+    else:
+        message = validate_queue(req.obj, req.old if req.operation == "UPDATE" else None, ctx.view)
+    _deny(req, "validatequeue.volcano.sh", message)
+
+
+VOLCANO_WEBHOOKS: tuple[Webhook, ...] = (
+    Webhook("/jobs/mutate", "mutatejob.volcano.sh", JOB, ("CREATE",), True,
+            lambda req, ctx: mutate_job(req.obj, scheduler_name=ctx.scheduler_names[0])),
+    Webhook("/podgroups/mutate", "mutatepodgroup.volcano.sh", PODGROUP, ("CREATE",), True,
+            lambda req, ctx: mutate_podgroup(req.obj, ctx.view)),
+    Webhook("/queues/mutate", "mutatequeue.volcano.sh", QUEUE, ("CREATE",), True,
+            lambda req, ctx: mutate_queue(req.obj)),
+    Webhook("/jobs/validate", "validatejob.volcano.sh", JOB, ("CREATE", "UPDATE"), False, _validate_job),
+    Webhook("/podgroups/validate", "validatepodgroup.volcano.sh", PODGROUP, ("CREATE",), False,
+            lambda req, ctx: _deny(req, "validatepodgroup.volcano.sh", validate_podgroup_create(req.obj, ctx.view))),
+    Webhook("/queues/validate", "validatequeue.volcano.sh", QUEUE, ("CREATE", "UPDATE", "DELETE"), False,
+            _validate_queue),
+    Webhook("/pods/validate", "validatepod.volcano.sh", "Pod", ("CREATE",), False,
+            lambda req, ctx: _deny(req, "validatepod.volcano.sh", validate_pod_create(req.obj, ctx.scheduler_names))),
+)
+"""Volcano's webhooks, mutating before validating, each in the order its chain runs them."""
+
+ALL_WEBHOOKS = tuple(sorted(w.path for w in VOLCANO_WEBHOOKS))
+"""Every Volcano webhook path this module implements (all enabled by default)."""
+
+
+def _kube_builtins(view: ClientView) -> tuple[Hook, Hook]:
+    """Kubernetes' own admission that Volcano relies on: the Priority plugin and PriorityClass validation."""
+    def priority(req: AdmissionRequest) -> None:
+        if req.subresource is not None:
+            return
+        try:
+            admit_pod_priority(req.obj, req.old, view)
+        except PriorityError as exc:
+            raise forbidden("pods", req.name, exc.reason) from None
+
+    def priority_class(req: AdmissionRequest) -> None:
+        causes, reason = validate_priority_class(req.obj, req.old, view)
+        if causes:
+            raise invalid(req.kind.key, req.name, causes)
+        if reason:
+            raise forbidden("priorityclasses.scheduling.k8s.io", req.name, reason)
+
+    return priority, priority_class
+
+
+def _bound(webhook: Webhook, ctx: WebhookContext) -> Hook:
+    """``webhook.admit`` with its context filled in: the hook the admission chain calls."""
+    return lambda req: webhook.admit(req, ctx)
+
+
 def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("volcano",),
                       webhooks: Iterable[str] = ALL_WEBHOOKS,
                       excluded_namespaces: Iterable[str] = EXCLUDED_NAMESPACES,
@@ -107,61 +187,11 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
         raise ValueError(f"webhooks: unknown admission paths {unknown}; known: {list(ALL_WEBHOOKS)}")
     excluded = tuple(excluded_namespaces)
     chain = server.admission
-    view = ClientView(server)
-
-    def priority(req: AdmissionRequest) -> None:
-        if req.subresource is not None:
-            return
-        try:
-            admit_pod_priority(req.obj, req.old, view)
-        except PriorityError as exc:
-            raise forbidden("pods", req.name, exc.reason) from None
-
+    ctx = WebhookContext(ClientView(server), names, check_queue_allocated_pods)
+    priority, priority_class = _kube_builtins(ctx.view)
     _register(chain, True, "Pod", ("CREATE", "UPDATE"), priority, "Priority")
-
-    if "/jobs/mutate" in enabled:
-        _register(chain, True, JOB, ("CREATE",), _main_resource(
-            excluded, lambda req: mutate_job(req.obj, scheduler_name=names[0])), "mutatejob.volcano.sh")
-    if "/podgroups/mutate" in enabled:
-        _register(chain, True, PODGROUP, ("CREATE",), _main_resource(
-            excluded, lambda req: mutate_podgroup(req.obj, view)), "mutatepodgroup.volcano.sh")
-    if "/queues/mutate" in enabled:
-        _register(chain, True, QUEUE, ("CREATE",), _main_resource(
-            excluded, lambda req: mutate_queue(req.obj)), "mutatequeue.volcano.sh")
-
-    def priority_class(req: AdmissionRequest) -> None:
-        causes, reason = validate_priority_class(req.obj, req.old, view)
-        if causes:
-            raise invalid(req.kind.key, req.name, causes)
-        if reason:
-            raise forbidden("priorityclasses.scheduling.k8s.io", req.name, reason)
-
     _register(chain, False, PRIORITY_CLASS, ("CREATE", "UPDATE"), priority_class, "priorityclass-validation")
-
-    if "/jobs/validate" in enabled:
-        def job(req: AdmissionRequest) -> None:
-            if req.operation == "CREATE":
-                _deny(req, "validatejob.volcano.sh", validate_job_create(req.obj, view))
-            elif req.old is not None:
-                _deny(req, "validatejob.volcano.sh", validate_job_update(req.old, req.obj))
-        _register(chain, False, JOB, ("CREATE", "UPDATE"), _main_resource(excluded, job),
-                                  "validatejob.volcano.sh")
-    if "/podgroups/validate" in enabled:
-        _register(chain, False, PODGROUP, ("CREATE",), _main_resource(
-            excluded, lambda req: _deny(req, "validatepodgroup.volcano.sh", validate_podgroup_create(req.obj, view))),
-            "validatepodgroup.volcano.sh")
-    if "/queues/validate" in enabled:
-        def queue(req: AdmissionRequest) -> None:
-            if req.operation == "DELETE":
-                message = validate_queue_delete(req.name, view, check_allocated_pods=check_queue_allocated_pods)
-            else:
-                message = validate_queue(req.obj, req.old if req.operation == "UPDATE" else None, view)
-            _deny(req, "validatequeue.volcano.sh", message)
-        _register(chain, False, QUEUE, ("CREATE", "UPDATE", "DELETE"), _main_resource(excluded, queue),
-                                  "validatequeue.volcano.sh")
-    if "/pods/validate" in enabled:
-        _register(chain, False, "Pod", ("CREATE",), _main_resource(
-            excluded, lambda req: _deny(req, "validatepod.volcano.sh", validate_pod_create(req.obj, names))),
-            "validatepod.volcano.sh")
-
-
+    for webhook in VOLCANO_WEBHOOKS:
+        if webhook.path in enabled:
+            _register(chain, webhook.mutating, webhook.kind, webhook.operations,
+                      _main_resource(excluded, _bound(webhook, ctx)), webhook.name)

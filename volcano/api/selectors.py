@@ -231,6 +231,86 @@ def _tokenize(text: str) -> list[str]:
 _SPECIAL = frozenset(("==", "!=", "=", "!", "(", ")", ",", ">", "<"))
 
 
+class _SelectorParser:
+    """A recursive-descent parser over the tokens of one label selector string."""
+
+    def __init__(self, text: str) -> None:
+        self.tokens = _tokenize(text)
+        self.pos = 0
+        self.where = f"label selector {text!r}"
+
+    def _peek(self) -> str | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def _ident(self, what: str) -> str:
+        tok = self._peek()
+        if tok is None:
+            raise SelectorError(f"{self.where}: expected {what}, found end of string")
+        if tok in _SPECIAL:
+            raise SelectorError(f"{self.where}: expected {what}, found {tok!r}")
+        self.pos += 1
+        return tok
+
+    def parse(self) -> LabelSelector:
+        """Every requirement, separated by commas, with no trailing comma."""
+        reqs: list[Requirement] = []
+        while self._peek() is not None:
+            reqs.append(self._requirement())
+            tok = self._peek()
+            if tok is None:
+                break
+            if tok != ",":
+                raise SelectorError(f"{self.where}: expected ',' between requirements, found {tok!r}")
+            self.pos += 1
+            if self._peek() is None:
+                raise SelectorError(f"{self.where}: expected a requirement after the trailing ','")
+        return LabelSelector(reqs)
+
+    def _requirement(self) -> Requirement:
+        if self._peek() == "!":
+            self.pos += 1
+            return _requirement(self._ident("a label key after '!'"), "!", (), self.where)
+        key = self._ident("a label key")
+        op = self._peek()
+        if op is None or op == ",":
+            return _requirement(key, "exists", (), self.where)
+        self.pos += 1
+        if op in ("in", "notin"):
+            return _requirement(key, op, self._value_set(op, key), self.where)
+        if op in ("=", "==", "!=", ">", "<"):
+            if self._peek() in (None, ","):
+                value = ""  # ``a=`` selects the empty value, as Kubernetes parses it
+            else:
+                value = self._ident(f"a value after {op!r} for key {key!r}")
+            return _requirement(key, op, (value,), self.where)
+        raise SelectorError(f"{self.where}: expected an operator after key {key!r}, found {op!r}")
+
+    def _value_set(self, op: str, key: str) -> list[str]:
+        """The parenthesised values after ``in``/``notin``; an empty item is the empty value."""
+        if self._peek() != "(":
+            raise SelectorError(f"{self.where}: expected '(' after {op!r} for key {key!r}")
+        start = self.pos + 1
+        try:
+            close = self.tokens.index(")", start)
+        except ValueError:
+            raise SelectorError(f"{self.where}: missing ')' in the values of key {key!r}") from None
+        inner = self.tokens[start:close]
+        self.pos = close + 1
+        values: list[str] = []
+        if not inner:
+            return values
+        item: list[str] = []
+        for tok in [*inner, ","]:
+            if tok == ",":
+                values.append(item[0] if item else "")
+                item = []
+            elif tok in _SPECIAL or item:
+                raise SelectorError(f"{self.where}: unexpected {tok!r} in the values of key {key!r}")
+            else:
+                item.append(tok)
+        return values
+
+
 def parse_label_selector(text: str) -> LabelSelector:
     """Parse the string form: ``a=b,c!=d,e in (x,y),f notin (z),g,!h,n>3`` (spaces allowed).
 
@@ -239,74 +319,7 @@ def parse_label_selector(text: str) -> LabelSelector:
     """
     if not isinstance(text, str):
         raise SelectorError(f"label selector must be a string, got {type(text).__name__}: {text!r}")
-    tokens = _tokenize(text)
-    reqs: list[Requirement] = []
-    i = 0
-    n = len(tokens)
-    where = f"label selector {text!r}"
-
-    def expect_ident(what: str) -> str:
-        nonlocal i
-        if i >= n:
-            raise SelectorError(f"{where}: expected {what}, found end of string")
-        tok = tokens[i]
-        if tok in _SPECIAL:
-            raise SelectorError(f"{where}: expected {what}, found {tok!r}")
-        i += 1
-        return tok
-
-    while i < n:
-        if tokens[i] == "!":
-            i += 1
-            key = expect_ident("a label key after '!'")
-            reqs.append(_requirement(key, "!", (), where))
-        else:
-            key = expect_ident("a label key")
-            if i >= n or tokens[i] == ",":
-                reqs.append(_requirement(key, "exists", (), where))
-            else:
-                op = tokens[i]
-                i += 1
-                if op in ("in", "notin"):
-                    if i >= n or tokens[i] != "(":
-                        raise SelectorError(f"{where}: expected '(' after {op!r} for key {key!r}")
-                    i += 1
-                    close = i
-                    while close < n and tokens[close] != ")":
-                        close += 1
-                    if close >= n:
-                        raise SelectorError(f"{where}: missing ')' in the values of key {key!r}")
-                    inner = tokens[i:close]
-                    i = close + 1
-                    values: list[str] = []
-                    if inner:
-                        # Items between commas; an empty item is the empty value (``x in (a,)``).
-                        item: list[str] = []
-                        for tok in [*inner, ","]:
-                            if tok == ",":
-                                values.append(item[0] if item else "")
-                                item = []
-                            elif tok in _SPECIAL or item:
-                                raise SelectorError(
-                                    f"{where}: unexpected {tok!r} in the values of key {key!r}")
-                            else:
-                                item.append(tok)
-                    reqs.append(_requirement(key, op, values, where))
-                elif op in ("=", "==", "!=", ">", "<"):
-                    if i >= n or tokens[i] == ",":
-                        value = ""  # ``a=`` selects the empty value, as Kubernetes parses it
-                    else:
-                        value = expect_ident(f"a value after {op!r} for key {key!r}")
-                    reqs.append(_requirement(key, op, (value,), where))
-                else:
-                    raise SelectorError(f"{where}: expected an operator after key {key!r}, found {op!r}")
-        if i < n:
-            if tokens[i] != ",":
-                raise SelectorError(f"{where}: expected ',' between requirements, found {tokens[i]!r}")
-            i += 1
-            if i >= n:
-                raise SelectorError(f"{where}: expected a requirement after the trailing ','")
-    return LabelSelector(reqs)
+    return _SelectorParser(text).parse()
 
 
 _EXPR_OPS = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!"}

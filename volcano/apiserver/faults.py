@@ -25,8 +25,17 @@ scheduled on the cluster's kubelet by ``volcano.testbed`` (``FakeCluster``'s
 ``fail_node``/``recover_node``/``fail_pod``).
 
 Every decision draws from the ``faults`` stream of the cluster's
-``RandomStreams``, so a seed replays the same faults. ``stats`` counts what
-was injected.
+``RandomStreams`` (or the stream named by ``stream``), so a seed replays the
+same faults. ``stats`` counts what was injected.
+
+Over HTTP (``volcano serve --fault-*``) a second ``FaultyClient`` stands
+between the REST handlers and the server, drawing from its own stream: a
+client sees a failed write as the Status body of its code (``Conflict``,
+``TooManyRequests`` with ``retryAfterSeconds``, ``InternalError``,
+``Timeout``), and a dropped watch as an ``ERROR`` event (500
+``InternalError``) after which the server ends the response, as
+kube-apiserver ends a watch whose storage watch failed; the client must
+watch again from its last resourceVersion, or relist after 410 Gone.
 
 ``inject_stored_object`` puts an object into storage as it is, skipping
 validation: an object written before validation existed, the poison pill
@@ -39,7 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from volcano.api.kinds import kind_for_object
+from volcano.api.kinds import UnknownKindError, kind_for_object, resolve_kind
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
 from volcano.apiserver.errors import ApiError
 from volcano.sim.clock import Clock, Priority
@@ -90,15 +99,19 @@ class FaultStats:
 
 
 def injected_error(code: int, verb: str, what: str) -> ApiError:
-    """The error a client sees for an injected failure with ``code``."""
+    """The error a client sees for an injected failure with ``code``; ``what`` names the object as
+    ``pods "p"`` (a Conflict's details then name it as kube-apiserver's do)."""
     if code == 409:
+        resource, _, quoted = what.partition(" ")
         return ApiError(409, "Conflict", f"Operation cannot be fulfilled on {what}: the object has been modified; "
-                                         "please apply your changes to the latest version and try again")
+                                         "please apply your changes to the latest version and try again",
+                        {"name": quoted.strip('"'), "kind": resource})
     if code == 429:
         return ApiError(429, "TooManyRequests", "the server has received too many requests and has asked us to "
                                                 "try again later", {"retryAfterSeconds": 1})
     if code == 500:
-        return ApiError(500, "InternalError", f"Internal error occurred: {verb} {what}: injected fault")
+        cause = f"{verb} {what}: injected fault"
+        return ApiError(500, "InternalError", f"Internal error occurred: {cause}", {"causes": [{"message": cause}]})
     return ApiError(504, "Timeout", "the server was unable to return a response in the time allotted, but may "
                                     "still be processing the request")
 
@@ -129,11 +142,12 @@ class _DroppableWatch:
 class FaultyClient:
     """A ``Client`` that forwards to ``server`` and injects the faults of ``plan`` (see module docstring)."""
 
-    def __init__(self, server: Any, plan: FaultPlan, clock: Clock, streams: RandomStreams) -> None:
+    def __init__(self, server: Any, plan: FaultPlan, clock: Clock, streams: RandomStreams, *,
+                 stream: str = "faults") -> None:
         self._server = server
         self.plan = plan
         self._clock = clock
-        self._rng = streams.stream("faults")
+        self._rng = streams.stream(stream)
         self.stats = FaultStats()
         self._watches: list[_DroppableWatch] = []
         self.enabled = True
@@ -175,21 +189,21 @@ class FaultyClient:
               subresource: str | None = None, patch_type: str | None = None, field_manager: str | None = None,
               force: bool | None = None) -> Obj:
         """``Client.patch``, possibly failing."""
-        return self._write("patch", f"{kind} {name!r}", lambda: self._server.patch(
+        return self._write("patch", _named(kind, name), lambda: self._server.patch(
             kind, name, patch, namespace, subresource=subresource, patch_type=patch_type,
             field_manager=field_manager, force=force))
 
     def delete(self, kind: str, name: str, namespace: str | None = None, **options: Any) -> Obj | None:
         """``Client.delete``, possibly failing."""
-        return self._write("delete", f"{kind} {name!r}", lambda: self._server.delete(kind, name, namespace, **options))
+        return self._write("delete", _named(kind, name), lambda: self._server.delete(kind, name, namespace, **options))
 
     def bind(self, name: str, namespace: str, node_name: str) -> None:
         """``pods/binding``, possibly failing."""
-        self._write("bind", f"pods/binding {name!r}", lambda: self._server.bind(name, namespace, node_name))
+        self._write("bind", _named("Pod", name), lambda: self._server.bind(name, namespace, node_name))
 
     def evict(self, name: str, namespace: str, **options: Any) -> None:
         """``pods/eviction``, possibly failing."""
-        self._write("evict", f"pods/eviction {name!r}", lambda: self._server.evict(name, namespace, **options))
+        self._write("evict", _named("Pod", name), lambda: self._server.evict(name, namespace, **options))
 
     # -- watches -----------------------------------------------------------------------------------
     def watch(self, kind: str, handler: Callable[[WatchEvent], None], namespace: str | None = None,
@@ -225,11 +239,23 @@ class FaultyClient:
             self.stats.compactions += 1
 
 
+def _named(kind: str, name: Any) -> str:
+    """``pods "p"``: the object as Kubernetes names it in messages (the kind as given when unknown)."""
+    try:
+        resource = resolve_kind(kind).resource
+    except UnknownKindError:
+        resource = kind
+    return f'{resource} "{name}"'
+
+
 def _what(obj: Any) -> str:
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     name = meta.get("name") if isinstance(meta, dict) else None
-    kind = obj.get("kind") if isinstance(obj, dict) else None
-    return f"{kind} {name!r}"
+    try:
+        resource = kind_for_object(obj).resource
+    except (UnknownKindError, TypeError, AttributeError, KeyError):
+        resource = str(obj.get("kind") if isinstance(obj, dict) else type(obj).__name__)
+    return f'{resource} "{name}"'
 
 
 def inject_stored_object(server: Any, obj: Obj) -> Obj:

@@ -69,7 +69,17 @@ from volcano.apiserver.patching import (
     options_invalid,
 )
 from volcano.apiserver.store import ObjectStore
-from volcano.apiserver.validation import apply_defaults, decode, decode_status, prepare_for_create, validate
+from volcano.apiserver.validation import (
+    apply_defaults,
+    check_patched_uid,
+    check_update_uid,
+    decode,
+    decode_status,
+    depth_error,
+    prepare_for_create,
+    too_deep,
+    validate,
+)
 from volcano.apiserver.validation import validate_status as validate_status_write
 from volcano.apiserver.watch import WatchHub
 from volcano.sim.clock import Clock
@@ -94,6 +104,16 @@ def _kind(name: str) -> KindInfo:
         return resolve_kind(name)
     except UnknownKindError as exc:
         raise ApiError(404, "NotFound", str(exc)) from None
+
+
+def _kind_of(obj: object) -> KindInfo:
+    """The served kind ``obj`` names; 400 BadRequest for a non-mapping or an unknown kind."""
+    if not isinstance(obj, dict):
+        raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
+    try:
+        return kind_for_object(obj)
+    except UnknownKindError as exc:
+        raise bad_request(str(exc)) from None
 
 
 class ApiServer:
@@ -212,12 +232,7 @@ class ApiServer:
         Invalid for a malformed object, admission denials as the hook raised them. With
         ``field_manager`` the object's fields are recorded as that manager's (``managedFields``)."""
         check_field_manager(field_manager, options_invalid("CreateOptions"))
-        try:
-            info = kind_for_object(obj) if isinstance(obj, dict) else None
-        except UnknownKindError as exc:
-            raise bad_request(str(exc)) from None
-        if info is None:
-            raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
+        info = _kind_of(obj)
         if not isinstance(obj.get("metadata"), dict):
             decode(info, dict(obj))
             check_object_shape(info, obj, need_name=False)
@@ -309,12 +324,7 @@ class ApiServer:
 
     # -- update ------------------------------------------------------------------------------------
     def _target(self, obj: Obj) -> tuple[KindInfo, FrozenDict]:
-        try:
-            info = kind_for_object(obj) if isinstance(obj, dict) else None
-        except UnknownKindError as exc:
-            raise bad_request(str(exc)) from None
-        if info is None:
-            raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
+        info = _kind_of(obj)
         check_object_shape(info, obj)
         meta = obj["metadata"]
         old = self.store.require(info, self._ns(info, meta.get("namespace")), meta["name"])
@@ -328,7 +338,12 @@ class ApiServer:
         ``Client.update``. A write that changes nothing returns the stored object unchanged."""
         check_field_manager(field_manager, options_invalid("UpdateOptions"))
         info, old = self._target(obj)
-        return self._update_main(info, old, self._writable(info, "UPDATE", obj), manager=field_manager)
+        check_update_uid(info, old, obj)
+        try:
+            new = self._writable(info, "UPDATE", obj)
+        except RecursionError:
+            raise depth_error(info, old["metadata"]["name"]) from None
+        return self._update_main(info, old, new, manager=field_manager)
 
     def _update_main(self, info: KindInfo, old: FrozenDict, new: dict[str, Any],
                      subresource: str | None = None, *, manager: str | None = None,
@@ -347,7 +362,7 @@ class ApiServer:
             self._keep_server_fields(info, old, new)
             if status_sub:
                 self._keep_status(old, new)
-            validate(info, new)
+            validate(info, new, old)
         self._admit("UPDATE", info, new, old, subresource, validate_fn=check)
         if self._spec_changed(info, old, new):
             new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
@@ -360,7 +375,12 @@ class ApiServer:
         check_field_manager(field_manager, options_invalid("UpdateOptions"))
         info, old = self._target(obj)
         self._require_status_subresource(info, old["metadata"]["name"])
-        return self._update_status(info, old, thaw(obj.get("status")), manager=field_manager)
+        check_update_uid(info, old, obj)
+        try:
+            status = thaw(obj.get("status"))
+        except RecursionError:
+            raise depth_error(info, old["metadata"]["name"]) from None
+        return self._update_status(info, old, status, manager=field_manager)
 
     @staticmethod
     def _require_status_subresource(info: KindInfo, name: str) -> None:
@@ -487,8 +507,12 @@ class ApiServer:
         old = self.store.require(info, ns, name)
         if subresource == "status":
             self._require_status_subresource(info, name)
-        new = apply_patch(info, old, patch, kind_of_patch)
+        try:
+            new = apply_patch(info, old, patch, kind_of_patch)
+        except RecursionError:
+            raise depth_error(info, name) from None
         check_patched(info, old, new, name, ns)
+        check_patched_uid(info, old, new, status=subresource == "status")
         if subresource == "status":
             return self._update_status(info, old, new.get("status"), manager=field_manager)
         return self._update_main(info, old, new, manager=field_manager)
@@ -505,7 +529,12 @@ class ApiServer:
         assert field_manager is not None
         if subresource not in (None, "status"):
             raise bad_request(f"unsupported subresource {subresource!r} for patch (supported: status)")
-        config = decode_apply_body(info, body)
+        try:
+            config = decode_apply_body(info, body)
+        except RecursionError:
+            raise depth_error(info, name) from None
+        if too_deep(config):
+            raise depth_error(info, name)
         meta = config["metadata"]
         ns = self._ns(info, namespace or meta.get("namespace"))
         old = self.store.lookup(info, ns, name)

@@ -200,3 +200,38 @@ def test_a_quantity_beyond_the_schedulers_range_is_stored_and_the_pod_skipped() 
     warnings = [e for e in c.list("Event") if e["reason"] == "InvalidObject"]
     assert warnings and "spec.containers[*].resources.requests.cpu" in warnings[0]["message"]
     assert "int64 milli-unit range" in warnings[0]["message"]
+
+
+def _deep(depth: int) -> Any:
+    value: Any = "deep"
+    for i in range(depth):
+        value = {"n": value} if i % 2 else [value]
+    return value
+
+
+@pytest.mark.parametrize("write", ["update", "update_status", "merge", "json", "strategic", "status", "apply"])
+def test_nesting_too_deep_is_400_on_every_write(write: str) -> None:
+    """Found by the update fuzzer: an update, status write or patch nested deeper than Python's stack
+    raised RecursionError; like a create, it is 400 (``json: exceeded max depth``) and stores nothing."""
+    server = ApiServer(SimClock(), RandomStreams(0))
+    stored = server.create(_pod())
+    deep = _deep(2000)
+    obj: dict[str, Any] = copy.deepcopy(dict(stored))
+    obj = {**obj, "metadata": dict(obj["metadata"]), "spec": {**obj["spec"], "x": deep}}
+    calls: dict[str, Callable[[], Any]] = {
+        "update": lambda: server.update(obj),
+        "update_status": lambda: server.update_status({**obj, "status": deep}),
+        "merge": lambda: server.patch("Pod", "p", {"spec": {"x": deep}}, "default"),
+        "json": lambda: server.patch("Pod", "p", [{"op": "add", "path": "/spec/x", "value": deep}], "default",
+                                     patch_type="json"),
+        "strategic": lambda: server.patch("Pod", "p", {"spec": {"x": deep}}, "default", patch_type="strategic"),
+        "status": lambda: server.patch("Pod", "p", {"status": deep}, "default", subresource="status"),
+        "apply": lambda: server.patch("Pod", "p", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                                                   "spec": {"x": deep}}, "default", patch_type="apply",
+                                      field_manager="m"),
+    }
+    with pytest.raises(ApiError) as err:
+        calls[write]()
+    assert (err.value.code, err.value.message) == (400, 'Pod in version "v1" cannot be handled as a Pod: json: '
+                                                        "exceeded max depth")
+    assert server.get("Pod", "p", "default") is stored

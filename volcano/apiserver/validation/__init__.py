@@ -16,9 +16,16 @@ API server runs them::
     ``default:`` values (``crd``).
 ``validate``
     Kubernetes' validation of built-in kinds (``cluster``, ``pod``,
-    ``workloads``) and a CRD's ``openAPIV3Schema`` (``crd``). Failure is 422
+    ``scheduling``, ``workloads``) and a CRD's ``openAPIV3Schema`` (``crd``);
+    on update also what may not change (``pod_update``: a Pod's spec is
+    immutable but for images, deadlines, tolerations and scheduling gates;
+    ``scheduling``: a PriorityClass's value and policy). Failure is 422
     Invalid with one ``StatusCause`` (``reason``, ``field``, ``message``) per
     error.
+``check_update_uid``
+    A write's ``metadata.uid``, when given, must be the stored object's: an
+    update (PUT) carries it as a precondition (409 Conflict), a patch that
+    changes it is 422 Invalid (``metadata.uid: ... field is immutable``).
 ``prepare_for_create``
     The status of a new object is reset, as each kind's create strategy does
     (a Pod's to ``phase: Pending``; a Node keeps the status its kubelet
@@ -38,16 +45,23 @@ from volcano.apiserver.validation.crd import apply_defaults as apply_crd_default
 from volcano.apiserver.validation.crd import has_crd_schema, schema_errors
 from volcano.apiserver.validation.defaults import default_pod, default_pod_template, default_priority_class
 from volcano.apiserver.validation.field import FieldError, invalid_error
+from volcano.apiserver.validation.objectmeta import check_patched_uid, check_update_uid
 from volcano.apiserver.validation.openapi import DecodeError, decode_errors, status_decode_errors
 from volcano.apiserver.validation.pod import pod_spec_errors
+from volcano.apiserver.validation.pod_update import pod_update_errors
+from volcano.apiserver.validation.scheduling import priority_class_errors, priority_class_update_errors
 from volcano.apiserver.validation.workloads import batch_job_errors, controller_errors
 
 __all__ = [
     "apply_defaults",
+    "check_patched_uid",
+    "check_update_uid",
     "decode",
     "decode_status",
+    "depth_error",
     "prepare_for_create",
     "problem",
+    "too_deep",
     "validate",
     "validate_status",
 ]
@@ -63,8 +77,17 @@ _RULES: dict[str, _Rule] = {
     "StatefulSet.apps": lambda obj: controller_errors("StatefulSet", obj),
     "ReplicationController": lambda obj: controller_errors("ReplicationController", obj),
     "Job.batch": batch_job_errors,
+    "PriorityClass.scheduling.k8s.io": priority_class_errors,
 }
 """Kind key -> its validation (beyond metadata)."""
+
+_UpdateRule = Callable[[Mapping[str, Any], Mapping[str, Any]], list[FieldError]]
+
+_UPDATE_RULES: dict[str, _UpdateRule] = {
+    "Pod": pod_update_errors,
+    "PriorityClass.scheduling.k8s.io": priority_class_update_errors,
+}
+"""Kind key -> what an update of a stored object may not change (``new``, ``old``)."""
 
 _STATUS_RULES: dict[str, _Rule] = {"Node": node_status_errors}
 
@@ -91,7 +114,8 @@ MAX_DEPTH = 100
 """Deepest nesting of objects and arrays accepted (Go's decoder allows 10,000; Python's stack does not)."""
 
 
-def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests objects and arrays deeper than ``limit`` (checked without recursion)."""
     stack = [(value, 0)]
     while stack:
         node, depth = stack.pop()
@@ -108,7 +132,7 @@ def decode(info: KindInfo, obj: dict[str, Any]) -> None:
     """Raise 400 BadRequest when ``obj`` does not decode as ``info``'s type (see the module docstring).
     Integral floats in integer fields become ints in place."""
     try:
-        err = DecodeError("json: exceeded max depth", "", None) if _too_deep(obj) else decode_errors(info, obj)
+        err = DecodeError("json: exceeded max depth", "", None) if too_deep(obj) else decode_errors(info, obj)
     except RecursionError:
         err = DecodeError("json: exceeded max depth", "", None)
     if err is not None:
@@ -118,12 +142,18 @@ def decode(info: KindInfo, obj: dict[str, Any]) -> None:
 def decode_status(info: KindInfo, old: Mapping[str, Any], status: Any) -> None:
     """Like ``decode`` for a status write of ``old``: ``status`` must decode as the kind's status type."""
     try:
-        err = DecodeError("json: exceeded max depth", "status", None) if _too_deep(status) \
+        err = DecodeError("json: exceeded max depth", "status", None) if too_deep(status) \
             else status_decode_errors(info, status)
     except RecursionError:
         err = DecodeError("json: exceeded max depth", "status", None)
     if err is not None:
         raise _decode_error(info, _name(old), err)
+
+
+def depth_error(info: KindInfo, name: str) -> ApiError:
+    """The 400 BadRequest for an object nested deeper than the server decodes (``json: exceeded max depth``);
+    for writes that meet the depth before decoding (copying a body, applying a patch)."""
+    return _decode_error(info, name, DecodeError("json: exceeded max depth", "", None))
 
 
 def _decode_error(info: KindInfo, name: str, err: DecodeError) -> ApiError:
@@ -153,14 +183,18 @@ def prepare_for_create(info: KindInfo, obj: dict[str, Any]) -> None:
         obj.pop("status", None)
 
 
-def validate(info: KindInfo, obj: Mapping[str, Any]) -> None:
-    """Raise 422 Invalid listing every validation error of ``obj`` (metadata, then the kind's rules)."""
+def validate(info: KindInfo, obj: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> None:
+    """Raise 422 Invalid listing every validation error of ``obj`` (metadata, then the kind's rules);
+    with ``old`` (the stored object an update replaces) also what the kind's update rules forbid."""
     errors: list[FieldError | str] = list(metadata_errors(obj))
     rule = _RULES.get(info.key)
     if rule is not None:
         errors.extend(rule(obj))
     elif has_crd_schema(info.key):
         errors.extend(schema_errors(info.key, obj))
+    update_rule = _UPDATE_RULES.get(info.key) if old is not None else None
+    if update_rule is not None and old is not None:
+        errors.extend(update_rule(obj, old))
     if errors:
         raise invalid_error(info.key, _name(obj), errors)
 
