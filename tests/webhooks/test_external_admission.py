@@ -256,3 +256,12 @@ def test_server_side_apply_and_patch_call_the_webhooks(env: tuple[ServedCluster,
     assert code == 200 and body["data"] == {"k": "w"}
     assert [r["operation"] for _n, r in hooks.requests] == ["CREATE", "UPDATE"]
     assert hooks.requests[1][1]["oldObject"]["data"] == {"k": "v"}
+
+
+def test_webhook_configurations_print_as_kubectl_shows_them(env: tuple[ServedCluster, Http, Hooks]) -> None:
+    _served, http, _hooks = env
+    register(http, config("Validating", "v"))
+    code, table = http.json("GET", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+                            headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    assert code == 200 and [c["name"] for c in table["columnDefinitions"]] == ["Name", "Webhooks", "Age"]
+    assert table["rows"][0]["cells"][:2] == ["v", 1]
