@@ -242,3 +242,26 @@ def test_a_write_racing_the_webhook_is_retried_with_fresh_calls(env: tuple[Serve
     assert code == 200 and body["data"] == {"k": "mine", "seen": "1"}
     olds = [r["oldObject"]["data"]["k"] for _n, r in hooks.requests]
     assert olds == ["v", "changed"]  # shown the first old object, then, retried, the changed one
+
+
+def test_server_side_apply_and_patch_call_the_webhooks(env: tuple[ServedCluster, Http, Hooks]) -> None:
+    _served, http, hooks = env
+    register(http, config("Mutating", "m"))
+    hooks.answers["m"] = allow([{"op": "add", "path": "/metadata/labels/seen", "value": "yes"}])
+    code, body = http.json("PATCH", f"{CM}/applied?fieldManager=me", cm("applied"),
+                           headers={"Content-Type": "application/apply-patch+yaml"})
+    assert code == 201 and body["metadata"]["labels"] == {"seen": "yes"}, body
+    code, body = http.json("PATCH", f"{CM}/applied", {"data": {"k": "w"}},
+                           headers={"Content-Type": "application/merge-patch+json"})
+    assert code == 200 and body["data"] == {"k": "w"}
+    assert [r["operation"] for _n, r in hooks.requests] == ["CREATE", "UPDATE"]
+    assert hooks.requests[1][1]["oldObject"]["data"] == {"k": "v"}
+
+
+def test_webhook_configurations_print_as_kubectl_shows_them(env: tuple[ServedCluster, Http, Hooks]) -> None:
+    _served, http, _hooks = env
+    register(http, config("Validating", "v"))
+    code, table = http.json("GET", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+                            headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    assert code == 200 and [c["name"] for c in table["columnDefinitions"]] == ["Name", "Webhooks", "Age"]
+    assert table["rows"][0]["cells"][:2] == ["v", 1]

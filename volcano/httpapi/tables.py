@@ -257,6 +257,10 @@ def _builtin_columns(key: str, ages: _Ages) -> list[_Column] | None:
                 _Column("Global-Default", lambda o, now: bool(o.get("globalDefault")), type_="boolean"),
                 ages.column(), _Column("Preemption-Policy", lambda o, now: o.get("preemptionPolicy")
                                        or "PreemptLowerPriority")]
+    if key in ("MutatingWebhookConfiguration.admissionregistration.k8s.io",
+               "ValidatingWebhookConfiguration.admissionregistration.k8s.io"):
+        return [_NAME, _Column("Webhooks", lambda o, now: len(o.get("webhooks") or ()), type_="integer"),
+                ages.column()]
     if key == "Event":
         def involved(o: Any, now: int) -> str:
             inv = o.get("involvedObject") or {}

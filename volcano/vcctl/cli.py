@@ -30,7 +30,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _job_commands(sub: Any) -> None:
-    job = sub.add_parser("job", help="vcctl command line operation job").add_subparsers(dest="verb", required=True)
+    job = sub.add_parser("job", help="vcctl command line operation job").add_subparsers(
+        dest="verb", required=True, metavar="COMMAND")
     p = job.add_parser("run", help="run job by parameters from the command line")
     _common(p)
     p.add_argument("-i", "--image", default="busybox", help="the container image of job")
@@ -61,7 +62,8 @@ def _job_commands(sub: Any) -> None:
 
 
 def _queue_commands(sub: Any) -> None:
-    queue = sub.add_parser("queue", help="Queue Operations").add_subparsers(dest="verb", required=True)
+    queue = sub.add_parser("queue", help="Queue Operations").add_subparsers(
+        dest="verb", required=True, metavar="COMMAND")
     p = queue.add_parser("create", help="creates queue")
     _common(p)
     p.add_argument("-n", "--name", default="test", help="the name of queue")
