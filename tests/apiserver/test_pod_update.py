@@ -220,6 +220,13 @@ def test_an_update_carrying_another_uid_is_a_conflict(server: ApiServer, stored:
             "/registry/pods/default/p, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in "
             f"precondition: other, UID in object meta: {stored['metadata']['uid']}")
     assert server.get("Pod", "p", "default")["metadata"]["resourceVersion"] == stored["metadata"]["resourceVersion"]
+    # the uid precondition is checked before the resourceVersion, as the storage layer does
+    stale = thaw(stored)
+    server.patch("Pod", "p", {"metadata": {"labels": {"x": "1"}}}, "default")
+    stale["metadata"]["uid"] = "other"
+    with pytest.raises(ApiError) as err:
+        server.update(stale)
+    assert "Precondition failed: UID in precondition: other" in err.value.message
 
 
 def test_a_patch_changing_the_uid_is_invalid(server: ApiServer, stored: dict[str, Any]) -> None:
