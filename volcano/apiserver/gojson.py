@@ -10,27 +10,43 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["deep_equal", "go_json", "go_str", "kind_of", "scalar_equal"]
+__all__ = ["deep_equal", "go_json", "go_str", "json_category", "kind_of", "scalar_equal"]
+
+
+def json_category(value: Any) -> str:
+    """The JSON category of a decoded value: ``null``, ``bool``, ``int``, ``float``, ``string``,
+    ``map``, ``list``, or ``other`` for anything JSON cannot hold. Every naming of JSON types (Go's,
+    JSON Schema's, the YAML decoder's) is a table over these."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "map"
+    if isinstance(value, list | tuple):
+        return "list"
+    return "other"
+
+
+_GO_TYPES = {"null": "nil", "bool": "bool", "map": "map", "list": "slice", "string": "string", "int": "int64"}
 
 
 def kind_of(value: Any, unify_numbers: bool = False) -> str:
     """The Go dynamic type of a decoded JSON value: ``map``, ``slice``, ``string``, ``bool``, ``nil``,
     ``int64``/``float64`` (both ``float64`` with ``unify_numbers``, as plain ``json.Unmarshal`` decodes)."""
-    if value is None:
-        return "nil"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, dict):
-        return "map"
-    if isinstance(value, list):
-        return "slice"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, int):
-        return "float64" if unify_numbers else "int64"
-    return "float64"
+    category = json_category(value)
+    if category == "int" and unify_numbers:
+        return "float64"
+    return _GO_TYPES.get(category, "float64")
 
 
 def scalar_equal(a: Any, b: Any, unify_numbers: bool = False) -> bool:

@@ -31,7 +31,7 @@ import yaml
 from volcano.api.frozen import thaw
 from volcano.api.kinds import KindInfo
 from volcano.apiserver.errors import CONFLICT_MESSAGE, ApiError, bad_request, conflict
-from volcano.apiserver.gojson import go_json
+from volcano.apiserver.gojson import go_json, json_category
 from volcano.apiserver.meta import resource_name
 from volcano.apiserver.patch import merge_patch
 from volcano.apiserver.patchmeta import is_custom_resource, schema_for
@@ -173,18 +173,12 @@ def _decode_apply_mapping(body: Any) -> dict[str, Any]:
     return thaw(body)
 
 
+_YAML_DECODER_TYPES = {"map": "object", "list": "array", "string": "string", "bool": "bool", "null": "null"}
+
+
 def _go_kind(value: Any) -> str:
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    if value is None:
-        return "null"
-    return "number"
+    """How the YAML-to-JSON decoder names a value it cannot unmarshal into an object."""
+    return _YAML_DECODER_TYPES.get(json_category(value), "number")
 
 
 def apply_patch(info: KindInfo, current: dict[str, Any], body: Any, patch_type: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from volcano.apiserver.errors import ApiError
 from volcano.apiserver.errors import invalid as invalid_api_error
+from volcano.apiserver.gojson import json_category
 
 __all__ = [
     "DUPLICATE",
@@ -93,21 +94,13 @@ def go_value(value: Any) -> str:
     return str(value)
 
 
+_SCHEMA_TYPES = {"null": "null", "bool": "boolean", "int": "integer", "float": "number", "string": "string",
+                 "map": "object", "list": "array"}
+
+
 def json_type_name(value: Any) -> str:
     """The JSON type name of ``value`` as schema validators report it (``integer``, ``object``, ...)."""
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    return "null" if value is None else type(value).__name__
+    return _SCHEMA_TYPES.get(json_category(value)) or type(value).__name__
 
 
 @dataclass(frozen=True, slots=True)
