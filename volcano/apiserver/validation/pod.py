@@ -189,7 +189,9 @@ def _toleration_errors(tolerations: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def _node_requirement_errors(req: Mapping[str, Any], path: str) -> list[FieldError]:
+def _set_requirement_errors(req: Mapping[str, Any], path: str, *, numeric: bool) -> list[FieldError]:
+    """A set-based requirement's operator, values and key: ``In``/``NotIn`` need values, ``Exists``/
+    ``DoesNotExist`` forbid them, and (node selectors only, ``numeric``) ``Gt``/``Lt`` take one integer."""
     errs: list[FieldError] = []
     operator, values = req.get("operator"), _items(req.get("values"))
     if operator in ("In", "NotIn"):
@@ -199,7 +201,7 @@ def _node_requirement_errors(req: Mapping[str, Any], path: str) -> list[FieldErr
         if values:
             errs.append(forbidden(f"{path}.values", "may not be specified when `operator` is 'Exists' or "
                                                     "'DoesNotExist'"))
-    elif operator in ("Gt", "Lt"):
+    elif numeric and operator in ("Gt", "Lt"):
         if len(values) != 1:
             errs.append(required(f"{path}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'"))
         elif not str(values[0]).lstrip("-").isdigit():
@@ -216,7 +218,7 @@ def node_selector_term_errors(term: Any, path: str) -> list[FieldError]:
     term = _mapping(term)
     errs: list[FieldError] = []
     for i, req in enumerate(_items(term.get("matchExpressions"))):
-        errs.extend(_node_requirement_errors(_mapping(req), f"{path}.matchExpressions[{i}]"))
+        errs.extend(_set_requirement_errors(_mapping(req), f"{path}.matchExpressions[{i}]", numeric=True))
     for i, req in enumerate(_items(term.get("matchFields"))):
         req = _mapping(req)
         p = f"{path}.matchFields[{i}]"
@@ -232,20 +234,7 @@ def label_selector_errors(selector: Any, path: str) -> list[FieldError]:
     sel = _mapping(selector)
     errs: list[FieldError] = []
     for i, req in enumerate(_items(sel.get("matchExpressions"))):
-        req = _mapping(req)
-        p = f"{path}.matchExpressions[{i}]"
-        operator, values = req.get("operator"), _items(req.get("values"))
-        if operator in ("In", "NotIn"):
-            if not values:
-                errs.append(required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
-        elif operator in ("Exists", "DoesNotExist"):
-            if values:
-                errs.append(forbidden(f"{p}.values", "may not be specified when `operator` is 'Exists' or "
-                                                     "'DoesNotExist'"))
-        else:
-            errs.append(invalid(f"{p}.operator", operator, "not a valid selector operator"))
-        key = req.get("key") or ""
-        errs.extend(invalid(f"{p}.key", key, e) for e in qualified_name_errors(str(key)))
+        errs.extend(_set_requirement_errors(_mapping(req), f"{path}.matchExpressions[{i}]", numeric=False))
     errs.extend(labels_errors(sel.get("matchLabels"), f"{path}.matchLabels"))
     return errs
 
