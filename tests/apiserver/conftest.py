@@ -4,21 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-from volcano.apiserver import ApiServer
-from volcano.sim import RandomStreams, SimClock
-
-
-@pytest.fixture
-def clock() -> SimClock:
-    return SimClock()
-
-
-@pytest.fixture
-def server(clock: SimClock) -> ApiServer:
-    return ApiServer(clock, RandomStreams(0))
-
 
 def pod(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any]:
     """A small pod manifest."""

@@ -18,16 +18,6 @@ def pod(name: str, namespace: str = "default", node: str | None = None) -> dict[
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
 
 
-@pytest.fixture
-def clock() -> SimClock:
-    return SimClock()
-
-
-@pytest.fixture
-def server(clock: SimClock) -> ApiServer:
-    return ApiServer(clock, RandomStreams(0))
-
-
 def test_shared_per_kind_and_initial_list(server: ApiServer, clock: SimClock) -> None:
     server.create(pod("b"))
     server.create(pod("a"))

@@ -43,23 +43,11 @@ _QUANTITY_RE = re.compile(
     r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?[0-9]+|n|u|m|k|M|G|T|P|E|)$")
 
 _SUFFIX: dict[str, Fraction] = {
-    "": Fraction(1),
-    "n": Fraction(1, 10**9),
-    "u": Fraction(1, 10**6),
-    "m": Fraction(1, 1000),
-    "k": Fraction(10**3),
-    "M": Fraction(10**6),
-    "G": Fraction(10**9),
-    "T": Fraction(10**12),
-    "P": Fraction(10**15),
-    "E": Fraction(10**18),
-    "Ki": Fraction(2**10),
-    "Mi": Fraction(2**20),
-    "Gi": Fraction(2**30),
-    "Ti": Fraction(2**40),
-    "Pi": Fraction(2**50),
-    "Ei": Fraction(2**60),
+    **{suffix: Fraction(10) ** exp for suffix, exp in (("n", -9), ("u", -6), ("m", -3), ("", 0), ("k", 3),
+                                                      ("M", 6), ("G", 9), ("T", 12), ("P", 15), ("E", 18))},
+    **{suffix: Fraction(2) ** (10 * i) for i, suffix in enumerate(("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"), start=1)},
 }
+"""Each suffix's multiplier: the decimal SI suffixes and the binary ones."""
 
 # Exponents beyond this are rejected rather than building astronomically large integers.
 _MAX_EXPONENT = 100
