@@ -218,41 +218,36 @@ def test_reject_hierarchy_without_weights(cluster: Cluster, request: pytest.Fixt
                        'strconv.ParseFloat: parsing "": invalid syntax')
 
 
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject queue creation with mismatched hierarchy annotation lengths")
-def test_reject_hierarchy_length_mismatch(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    message = _denied(cluster, request, "mismatched-hierarchy-queue", {"weight": 1},
-                      annotations={HIERARCHY: "a/b", WEIGHTS: "1/2/3"})
-    # The mutating webhook first roots both paths: "root/a/b" against "1/1/2/3".
-    assert message == ('requestBody.metadata.annotations: Invalid value: "root/a/b": '
-                       "volcano.sh/hierarchy must have the same length with volcano.sh/hierarchy-weights")
+_HIERARCHY_DENIALS = [
+    # The mutating webhook first roots both paths: "a/b" is checked as "root/a/b" against "1/1/2/3".
+    pytest.param("mismatched-hierarchy-queue", "a/b", "1/2/3",
+                 'Invalid value: "root/a/b": volcano.sh/hierarchy must have the same length with '
+                 "volcano.sh/hierarchy-weights",
+                 marks=pytest.mark.upstream(SUITE, "Should reject queue creation with mismatched hierarchy "
+                                                   "annotation lengths"), id="length-mismatch"),
+    pytest.param("test-queue-hierarchy-mismatch", "root/a/b", "1/2/3/4",
+                 'Invalid value: "root/a/b": volcano.sh/hierarchy must have the same length with '
+                 "volcano.sh/hierarchy-weights",
+                 marks=pytest.mark.upstream(SUITE, "Should reject queue creation with mismatched hierarchy and "
+                                                   "weights"), id="weights-mismatch"),
+    pytest.param("test-queue-negative-hierarchy-weight", "root/a/b", "1/-1/3",
+                 'Invalid value: "1/-1/3": -1 in the 1/-1/3 must be larger than 0',
+                 marks=pytest.mark.upstream(SUITE, "Should reject queue creation with negative hierarchical weight"),
+                 id="negative-weight"),
+    pytest.param("test-queue-invalid-hierarchy-weight", "root/a/b", "1/a/3",
+                 'Invalid value: "1/a/3": a in the 1/a/3 is invalid number: strconv.ParseFloat: parsing "a": '
+                 "invalid syntax",
+                 marks=pytest.mark.upstream(SUITE, "Should reject queue creation with invalid hierarchical weight "
+                                                   "format"), id="non-numeric-weight"),
+]
 
 
 @pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject queue creation with mismatched hierarchy and weights")
-def test_reject_hierarchy_weights_mismatch(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    message = _denied(cluster, request, "test-queue-hierarchy-mismatch", {"weight": 1},
-                      annotations={HIERARCHY: "root/a/b", WEIGHTS: "1/2/3/4"})
-    assert message == ('requestBody.metadata.annotations: Invalid value: "root/a/b": '
-                       "volcano.sh/hierarchy must have the same length with volcano.sh/hierarchy-weights")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject queue creation with negative hierarchical weight")
-def test_reject_negative_hierarchical_weight(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    message = _denied(cluster, request, "test-queue-negative-hierarchy-weight", {"weight": 1},
-                      annotations={HIERARCHY: "root/a/b", WEIGHTS: "1/-1/3"})
-    assert message == ('requestBody.metadata.annotations: Invalid value: "1/-1/3": '
-                       "-1 in the 1/-1/3 must be larger than 0")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject queue creation with invalid hierarchical weight format")
-def test_reject_non_numeric_hierarchical_weight(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    message = _denied(cluster, request, "test-queue-invalid-hierarchy-weight", {"weight": 1},
-                      annotations={HIERARCHY: "root/a/b", WEIGHTS: "1/a/3"})
-    assert message == ('requestBody.metadata.annotations: Invalid value: "1/a/3": a in the 1/a/3 is invalid number: '
-                       'strconv.ParseFloat: parsing "a": invalid syntax')
+@pytest.mark.parametrize(("name", "hierarchy", "weights", "expected"), _HIERARCHY_DENIALS)
+def test_reject_bad_hierarchy_annotations(cluster: Cluster, request: pytest.FixtureRequest, name: str,
+                                          hierarchy: str, weights: str, expected: str) -> None:
+    message = _denied(cluster, request, name, {"weight": 1}, annotations={HIERARCHY: hierarchy, WEIGHTS: weights})
+    assert message == f"requestBody.metadata.annotations: {expected}"
 
 
 @pytest.mark.admission
