@@ -168,6 +168,9 @@ def test_update_replaces_and_checks_the_resource_version(c: FakeCluster) -> None
     assert err.value.code == 409
     with pytest.raises(ValueError, match="mapping"):
         c.update([obj])  # type: ignore[arg-type]
+    with pytest.raises(ApiError) as err:
+        c.update({"apiVersion": "v1", "kind": "Widget", "metadata": {"name": "w"}})
+    assert err.value.code == 404 and "Widget" in err.value.message
 
 
 def test_patch_types(c: FakeCluster) -> None:
@@ -247,6 +250,8 @@ def test_podgroup_of(c: FakeCluster) -> None:
     pg = c.podgroup_of("demo")
     assert pg["metadata"]["name"] == f"demo-{job['metadata']['uid']}"
     assert c.podgroup_of(job) == pg
+    with pytest.raises(ValueError, match=r"metadata\.name"):
+        c.podgroup_of({"metadata": {}})
     assert pg["metadata"]["ownerReferences"][0]["uid"] == job["metadata"]["uid"]
 
 

@@ -69,7 +69,6 @@ __all__ = ["FakeCluster"]
 _Objects = list[dict[str, Any]]
 
 _TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-_KEEP_ON_UPDATE = ("apiVersion", "kind", "metadata", "status")
 
 
 def _ms(seconds: float, what: str) -> int:
@@ -355,7 +354,10 @@ class FakeCluster:
         new = thaw(obj)
         if not isinstance(new, dict):
             raise ValueError(f"update: expected an object (a mapping), got {type(obj).__name__}")
-        info = kind_for_object(new)
+        try:
+            info = kind_for_object(new)
+        except UnknownKindError as err:
+            raise ApiError(404, "NotFound", str(err)) from None
         meta = new.setdefault("metadata", {})
         if info.namespaced and not meta.get("namespace"):
             meta["namespace"] = "default"
@@ -417,6 +419,8 @@ class FakeCluster:
             name, namespace, uid = meta.get("name"), meta.get("namespace") or namespace, meta.get("uid")
         else:
             name, uid = job, None
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"job: expected a Job name or a Job object with metadata.name, got {job!r}")
         if not uid:
             uid = self.get("Job", str(name), namespace)["metadata"]["uid"]
         return self.get("PodGroup", f"{name}-{uid}", namespace)
