@@ -290,3 +290,14 @@ def test_the_documented_difference_with_kubectl_over_http(kube_api: ServedCluste
     c.apply(QUEUE_AND_JOB)
     before = c.get("vcjob", "demo")
     assert c.apply(manifest) == [before]
+
+
+def test_the_fixture_takes_cluster_arguments_from_a_marker(fake_cluster: FakeCluster) -> None:
+    assert fake_cluster.seed == 0 and fake_cluster.scheduler_conf is None
+
+
+@pytest.mark.fake_cluster(seed=7, scheduler_conf='actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n')
+def test_the_fixture_marker(fake_cluster: FakeCluster) -> None:
+    assert fake_cluster.seed == 7
+    assert fake_cluster.scheduler_config is not None and fake_cluster.scheduler_config.actions == ("enqueue",
+                                                                                                    "allocate")
