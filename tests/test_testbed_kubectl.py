@@ -78,12 +78,23 @@ def test_two_applies_at_one_instant_behave_as_one_file(c: FakeCluster) -> None:
     assert c.get("vcjob", "demo")["spec"]["queue"] == "team-a"
 
 
+POD = """
+apiVersion: v1
+kind: Pod
+metadata: {name: solo, labels: {app: solo}}
+spec:
+  containers: [{name: c, image: nginx, ports: [{containerPort: 80}], resources: {requests: {cpu: 100m}}}]
+  tolerations: [{key: k, operator: Exists}]
+"""
+
+
 def test_reapplying_an_unchanged_manifest_changes_nothing(c: FakeCluster) -> None:
-    first = c.apply(QUEUE_AND_JOB + "---\n" + DEPLOYMENT)
+    text = QUEUE_AND_JOB + "---\n" + DEPLOYMENT + "---\n" + POD
+    first = c.apply(text)
     c.run(5)
     before = {o["kind"]: rv(c.get(o["kind"] if o["kind"] != "Deployment" else "deploy", o["metadata"]["name"]))
               for o in first}
-    again = c.apply(QUEUE_AND_JOB + "---\n" + DEPLOYMENT)
+    again = c.apply(text)
     assert {o["kind"]: rv(o) for o in again} == before
     assert len(c.list("rs")) == 1
     job = c.get("vcjob", "demo")
@@ -103,6 +114,11 @@ def test_apply_sends_the_three_way_patch(c: FakeCluster) -> None:
     assert patched["spec"]["template"]["spec"]["dnsPolicy"] == "ClusterFirst"  # server defaults kept
     [dropped] = c.apply(DEPLOYMENT.replace("replicas: 2", "replicas: 3"))
     assert dropped["metadata"]["labels"] == {"app": "web"}  # applied before, dropped now: removed
+    c.patch("deploy", "web", {"spec": {"replicas": 5}})
+    [reverted] = c.apply(DEPLOYMENT.replace("replicas: 2", "replicas: 3"))
+    assert reverted["spec"]["replicas"] == 3  # a change made since the last apply is reverted, as kubectl does
+    [again] = c.apply(DEPLOYMENT.replace("replicas: 2", "replicas: 3"))  # then nothing to send
+    assert again["metadata"]["generation"] == reverted["metadata"]["generation"]
 
 
 def test_changing_an_applied_volcano_job_is_denied_as_on_volcano(c: FakeCluster) -> None:
