@@ -78,12 +78,23 @@ def test_two_applies_at_one_instant_behave_as_one_file(c: FakeCluster) -> None:
     assert c.get("vcjob", "demo")["spec"]["queue"] == "team-a"
 
 
+POD = """
+apiVersion: v1
+kind: Pod
+metadata: {name: solo, labels: {app: solo}}
+spec:
+  containers: [{name: c, image: nginx, ports: [{containerPort: 80}], resources: {requests: {cpu: 100m}}}]
+  tolerations: [{key: k, operator: Exists}]
+"""
+
+
 def test_reapplying_an_unchanged_manifest_changes_nothing(c: FakeCluster) -> None:
-    first = c.apply(QUEUE_AND_JOB + "---\n" + DEPLOYMENT)
+    text = QUEUE_AND_JOB + "---\n" + DEPLOYMENT + "---\n" + POD
+    first = c.apply(text)
     c.run(5)
     before = {o["kind"]: rv(c.get(o["kind"] if o["kind"] != "Deployment" else "deploy", o["metadata"]["name"]))
               for o in first}
-    again = c.apply(QUEUE_AND_JOB + "---\n" + DEPLOYMENT)
+    again = c.apply(text)
     assert {o["kind"]: rv(o) for o in again} == before
     assert len(c.list("rs")) == 1
     job = c.get("vcjob", "demo")
@@ -103,6 +114,11 @@ def test_apply_sends_the_three_way_patch(c: FakeCluster) -> None:
     assert patched["spec"]["template"]["spec"]["dnsPolicy"] == "ClusterFirst"  # server defaults kept
     [dropped] = c.apply(DEPLOYMENT.replace("replicas: 2", "replicas: 3"))
     assert dropped["metadata"]["labels"] == {"app": "web"}  # applied before, dropped now: removed
+    c.patch("deploy", "web", {"spec": {"replicas": 5}})
+    [reverted] = c.apply(DEPLOYMENT.replace("replicas: 2", "replicas: 3"))
+    assert reverted["spec"]["replicas"] == 3  # a change made since the last apply is reverted, as kubectl does
+    [again] = c.apply(DEPLOYMENT.replace("replicas: 2", "replicas: 3"))  # then nothing to send
+    assert again["metadata"]["generation"] == reverted["metadata"]["generation"]
 
 
 def test_changing_an_applied_volcano_job_is_denied_as_on_volcano(c: FakeCluster) -> None:
@@ -168,6 +184,9 @@ def test_update_replaces_and_checks_the_resource_version(c: FakeCluster) -> None
     assert err.value.code == 409
     with pytest.raises(ValueError, match="mapping"):
         c.update([obj])  # type: ignore[arg-type]
+    with pytest.raises(ApiError) as err:
+        c.update({"apiVersion": "v1", "kind": "Widget", "metadata": {"name": "w"}})
+    assert err.value.code == 404 and "Widget" in err.value.message
 
 
 def test_patch_types(c: FakeCluster) -> None:
@@ -247,6 +266,8 @@ def test_podgroup_of(c: FakeCluster) -> None:
     pg = c.podgroup_of("demo")
     assert pg["metadata"]["name"] == f"demo-{job['metadata']['uid']}"
     assert c.podgroup_of(job) == pg
+    with pytest.raises(ValueError, match=r"metadata\.name"):
+        c.podgroup_of({"metadata": {}})
     assert pg["metadata"]["ownerReferences"][0]["uid"] == job["metadata"]["uid"]
 
 
@@ -285,3 +306,14 @@ def test_the_documented_difference_with_kubectl_over_http(kube_api: ServedCluste
     c.apply(QUEUE_AND_JOB)
     before = c.get("vcjob", "demo")
     assert c.apply(manifest) == [before]
+
+
+def test_the_fixture_takes_cluster_arguments_from_a_marker(fake_cluster: FakeCluster) -> None:
+    assert fake_cluster.seed == 0 and fake_cluster.scheduler_conf is None
+
+
+@pytest.mark.fake_cluster(seed=7, scheduler_conf='actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n')
+def test_the_fixture_marker(fake_cluster: FakeCluster) -> None:
+    assert fake_cluster.seed == 7
+    assert fake_cluster.scheduler_config is not None and fake_cluster.scheduler_config.actions == ("enqueue",
+                                                                                                    "allocate")

@@ -2,7 +2,9 @@
 
 Two fixtures:
 
-* ``fake_cluster``: a fresh ``volcano.testbed.FakeCluster`` with seed 0 for each test.
+* ``fake_cluster``: a fresh ``volcano.testbed.FakeCluster`` for each test: seed 0 and Volcano's
+  default scheduler configuration, or the ``FakeCluster`` arguments of a
+  ``@pytest.mark.fake_cluster(seed=..., scheduler_conf=..., kubelet=..., faults=...)`` marker.
 * ``kube_api``: the same cluster served over the Kubernetes REST API (``volcano serve``,
   in-process, on a free loopback port), for testing code that talks to Kubernetes through
   kubectl or a client library. It yields a ``volcano.serve.ServedCluster`` with ``.kubeconfig``
@@ -32,16 +34,21 @@ __all__ = ["fake_cluster", "kube_api"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the ``kube_api`` marker."""
+    """Register the ``fake_cluster`` and ``kube_api`` markers."""
+    config.addinivalue_line("markers", "fake_cluster(**arguments): volcano.testbed.FakeCluster arguments for the "
+                                       "fake_cluster fixture")
     config.addinivalue_line("markers", "kube_api(**options): volcano.serve.ServeOptions for the kube_api fixture")
 
 
 @pytest.fixture
-def fake_cluster() -> Iterator[FakeCluster]:
-    """A new in-memory cluster (seed 0): namespace ``default``, queues ``root`` and ``default``."""
+def fake_cluster(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
+    """A new in-memory cluster: namespace ``default``, queues ``root`` and ``default``; seed 0 unless
+    a ``fake_cluster`` marker gives other ``FakeCluster`` arguments."""
     from volcano.testbed import FakeCluster
 
-    yield FakeCluster(seed=0)
+    marker = request.node.get_closest_marker("fake_cluster")
+    arguments = {"seed": 0, **(marker.kwargs if marker is not None else {})}
+    yield FakeCluster(**arguments)
 
 
 @pytest.fixture

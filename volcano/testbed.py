@@ -308,9 +308,11 @@ class FakeCluster:
         file work, as the queue controller opens the queue before the Job's admission. An
         absent object is created with kubectl's ``last-applied-configuration`` annotation; a
         present one gets the three-way patch kubectl sends (``volcano.apiserver.threeway``), which
-        keeps fields a webhook or the server defaulted. Re-applying a manifest unchanged since
-        its last apply changes nothing (kubectl would send the Volcano Job's defaulted task list
-        back, and validatejob denies it: a deliberate difference, see docs/architecture.md).
+        keeps fields a webhook or the server defaulted and reverts changes made since to fields
+        the manifest sets. Re-applying an unchanged manifest of a Volcano kind changes nothing
+        (kubectl would send the Job's task list back without its defaults, and validatejob
+        denies it: a deliberate difference, see docs/architecture.md); for a built-in kind the
+        three-way patch of an unchanged manifest is empty anyway.
         A rejection raises ``ApiError`` (objects applied before it stay, as with kubectl).
         """
         docs = load_manifests(source)  # validates structure and kind of every document first
@@ -336,8 +338,10 @@ class FakeCluster:
                 raise
             return self.server.create(with_last_applied(manifest))
         last = ((live.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED)
-        if last == last_applied_configuration(manifest):
-            return live  # unchanged since the last apply (see docs/architecture.md's differences)
+        if is_custom_resource(info.key) and last == last_applied_configuration(manifest):
+            # Unchanged since the last apply: kubectl's merge patch would send the custom resource's
+            # lists back without the webhook's defaults (see docs/architecture.md's differences).
+            return live
         try:
             patch = kubectl_apply_patch(live, manifest)
         except ApplyPatchError as err:
@@ -354,7 +358,10 @@ class FakeCluster:
         new = thaw(obj)
         if not isinstance(new, dict):
             raise ValueError(f"update: expected an object (a mapping), got {type(obj).__name__}")
-        info = kind_for_object(new)
+        try:
+            info = kind_for_object(new)
+        except UnknownKindError as err:
+            raise ApiError(404, "NotFound", str(err)) from None
         meta = new.setdefault("metadata", {})
         if info.namespaced and not meta.get("namespace"):
             meta["namespace"] = "default"
@@ -416,6 +423,8 @@ class FakeCluster:
             name, namespace, uid = meta.get("name"), meta.get("namespace") or namespace, meta.get("uid")
         else:
             name, uid = job, None
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"job: expected a Job name or a Job object with metadata.name, got {job!r}")
         if not uid:
             uid = self.get("Job", str(name), namespace)["metadata"]["uid"]
         return self.get("PodGroup", f"{name}-{uid}", namespace)
