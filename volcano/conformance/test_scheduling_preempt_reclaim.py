@@ -281,8 +281,12 @@ def _three_slots_two_jobs(cluster: Cluster, pri: str | None = None) -> None:
 @pytest.mark.scheduler_conf(CI_CONF)
 @pytest.mark.upstream(SUITE, "Reclaim Case 3: New queue with job created no reclaim when job.PodGroup.Status.Phase "
                              "pending")
-def test_reclaim_case_3(cluster: Cluster) -> None:
-    # Skipped upstream as flaky (issue 3562); written as upstream specifies it.
+def test_reclaim_case_3(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    # Skipped upstream as flaky (issue 3562); written as upstream specifies it. On simulated time it is
+    # deterministic; on a cluster paced by the wall clock the PodGroup's Pending phase after the pods'
+    # deletion can be too short to observe, as upstream found, so there it may fail without failing the run.
+    if cluster.backend != "memory":
+        request.applymarker(pytest.mark.xfail(strict=False, reason="flaky on wall-clock clusters (volcano #3562)"))
     make_priority_classes(cluster, RECLAIM_PRIORITIES)
     make_queues(cluster, simple_queue("reclaim-q2"))
     _three_slots_two_jobs(cluster)
