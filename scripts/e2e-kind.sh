@@ -77,7 +77,8 @@ else
   # Volcano's CRDs, from its chart, applied server-side (the jobs CRD is too large for the
   # last-applied annotation of a client-side apply).
   helm pull "$chart" "${chart_version[@]}" --untar --untardir "$work/chart"
-  crds=$(find "$work/chart" -path '*crd*' -name '*.yaml' | sort)
+  # crd/bases holds the apiextensions.k8s.io/v1 CRDs (crd/v1beta1 the legacy ones, not applied).
+  crds=$(find "$work/chart" -path '*/crd/bases/*.yaml' | sort)
   if [[ -z "$crds" ]]; then echo "e2e: no CRDs found in the chart $chart" >&2; exit 1; fi
   for crd in $crds; do kubectl apply --server-side --force-conflicts -f "$crd"; done
   kubectl wait --for=condition=Established crd --all --timeout=120s
