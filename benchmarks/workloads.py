@@ -28,7 +28,9 @@ class Workload:
 
     ``shape``: ``pods`` (one PodGroup of one pod per pod), ``gang`` (PodGroups of
     ``gang_size`` pods, minMember = gang size), ``jobs`` (Volcano Jobs of one pod,
-    through admission and the Job controller), ``preempt`` (low-priority pods fill
+    through admission and the Job controller), ``bigjob`` (one Volcano Job whose
+    task has ``measured`` replicas, minAvailable = replicas; measured until the Job
+    is Running), ``preempt`` (low-priority pods fill
     the cluster, then high-priority pods preempt them), ``reclaim`` (four weighted
     queues, jobs arriving faster than they finish). ``Memory`` is ``pods`` at the
     size of the memory target (5,000 nodes and 50,000 pods bound).
@@ -50,6 +52,8 @@ class Workload:
     isolated: bool = False
     """Run in a fresh interpreter, so that its RSS and memory per node / per pod
     are not masked by memory earlier workloads freed (and the process kept)."""
+    smoke: Size | None = None
+    """The size ``make test`` runs (benchmarks disabled), when smaller than ``fast``."""
 
 
 WORKLOADS: tuple[Workload, ...] = (
@@ -66,6 +70,10 @@ WORKLOADS: tuple[Workload, ...] = (
     Workload("Scaling-5000", "pods", fast=Size(5000, 100, 2000), full=Size(5000, 1000, 10000)),
     Workload("Scaling-10000", "pods", fast=Size(10000, 100, 2000), full=Size(10000, 1000, 10000)),
     Workload("Memory", "pods", fast=Size(5000, 0, 50000), full=Size(5000, 0, 50000), isolated=True),
+    Workload("BigJob-500", "bigjob", fast=Size(1000, 0, 500), full=Size(1000, 0, 500), smoke=Size(20, 0, 100)),
+    Workload("BigJob-2000", "bigjob", fast=Size(1000, 0, 2000), full=Size(1000, 0, 2000), smoke=Size(20, 0, 100)),
+    Workload("BigJob-10000", "bigjob", fast=Size(1000, 0, 10000), full=Size(1000, 0, 10000),
+             smoke=Size(20, 0, 100)),
 )
 
 ANCHORS: tuple[tuple[str, str, float], ...] = (
@@ -80,5 +88,7 @@ ANCHORS: tuple[tuple[str, str, float], ...] = (
 
 
 def size_of(workload: Workload, which: str) -> Size:
-    """The ``fast`` or ``full`` size of a workload."""
+    """The ``fast``, ``full`` or ``smoke`` size of a workload (``smoke`` falls back to ``fast``)."""
+    if which == "smoke":
+        return workload.smoke or workload.fast
     return workload.full if which == "full" else workload.fast

@@ -92,6 +92,10 @@ def test_shell_lines_name_what_exists(path: Path) -> None:
     extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
     for line in shell_lines(path):
         words = shlex.split(re.sub(r"\[[^\]'\"]*\]", "", line.split(" #")[0]).rstrip("&").strip())
+        while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
+            words = words[1:]  # VAR=value prefixes
+        if not words:
+            continue
         if words[0].endswith("bin/volcano") or words[0] == "volcano":
             assert words[1] in commands, f"{path.name}: {line}: no command {words[1]!r}"
             known = commands[words[1]]._option_string_actions
@@ -100,7 +104,8 @@ def test_shell_lines_name_what_exists(path: Path) -> None:
                 if flag.startswith("--") and words[1] != "conformance":
                     assert flag in known, f"{path.name}: {line}: volcano {words[1]} has no {flag}"
         elif words[0] == "make":
-            assert all(t in targets for t in words[1:] if "=" not in t), f"{path.name}: {line}: unknown make target"
+            named = [w for w in words[1:] if "=" not in w and not w.startswith("-")]  # not VAR=value, not flags
+            assert all(t in targets for t in named), f"{path.name}: {line}: unknown make target"
         elif words[:2] == ["pip", "install"]:
             for extra in re.findall(r"\[([\w,-]+)\]", line):
                 assert set(extra.split(",")) <= extras, f"{path.name}: {line}: unknown extra {extra}"
@@ -125,7 +130,12 @@ def test_module_docstring_examples_pass() -> None:
     attempted: dict[str, int] = {}
     failures = []
     for name in _public_modules():
-        module = importlib.import_module(name)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as err:  # an optional third-party package this environment lacks
+            if (err.name or "").startswith("volcano") or name in MUST_HAVE_EXAMPLES:
+                raise
+            continue
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         attempted[name] = result.attempted
         if result.failed:
@@ -138,7 +148,12 @@ def test_no_module_docstring_shows_python_that_is_not_a_doctest() -> None:
     """A ``::`` literal block of Python code in a module docstring never runs; write it as ``>>>``."""
     offenders = []
     for name in _public_modules():
-        doc = importlib.import_module(name).__doc__ or ""
+        try:
+            doc = importlib.import_module(name).__doc__ or ""
+        except ModuleNotFoundError as err:
+            if (err.name or "").startswith("volcano"):
+                raise
+            continue
         for literal in re.findall(r"::\n\n((?:    .*\n|\n)+)", doc):
             if re.search(r"^    (from |import |\w+ = |\w+\.\w+\()", literal, flags=re.M) and ">>>" not in literal:
                 offenders.append(name)

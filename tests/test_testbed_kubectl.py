@@ -3,10 +3,15 @@ short names everywhere, update, patch, wait_for and podgroup_of."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from volcano.api.frozen import thaw
 from volcano.apiserver import LAST_APPLIED, ApiError
+from volcano.serve import ServedCluster
 from volcano.testbed import FakeCluster
 
 QUEUE_AND_JOB = """
@@ -258,3 +263,25 @@ def test_apply_from_a_clock_callback_does_not_reenter_the_clock(c: FakeCluster) 
     c.run(2)
     assert seen == [1.0, 0.0]
     assert c.get("q", "team-a")["status"]["state"] == "Open"
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed; this test compares with it")
+@pytest.mark.kube_api(speed=0, nodes=1)
+def test_the_documented_difference_with_kubectl_over_http(kube_api: ServedCluster, tmp_path: Path) -> None:
+    """Real kubectl re-applying an unchanged Volcano Job is denied by validatejob, as on a real
+    Volcano cluster (docs/architecture.md); FakeCluster.apply of the same file changes nothing."""
+    manifest = tmp_path / "job.yaml"
+    manifest.write_text(QUEUE_AND_JOB.split("---")[1])
+
+    def kubectl(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["kubectl", "--kubeconfig", str(kube_api.kubeconfig), "--cache-dir",
+                               str(tmp_path / "cache"), *args], capture_output=True, text=True, timeout=120)
+
+    kube_api.call(lambda: kube_api.cluster.apply(QUEUE_AND_JOB.split("---")[0]))
+    assert kubectl("apply", "-f", str(manifest)).returncode == 0
+    again = kubectl("apply", "-f", str(manifest))
+    assert again.returncode == 1 and 'admission webhook "validatejob.volcano.sh" denied the request' in again.stderr
+    c = FakeCluster(seed=0)
+    c.apply(QUEUE_AND_JOB)
+    before = c.get("vcjob", "demo")
+    assert c.apply(manifest) == [before]

@@ -116,7 +116,7 @@ def test_scheduling_gates_may_only_be_removed(server: ApiServer) -> None:
     out = _accepted(server, lambda o: o["spec"]["nodeSelector"].__setitem__("disk", "ssd"))
     assert out["spec"]["nodeSelector"] == {"zone": "a", "disk": "ssd"}
     err = _refused(server, lambda o: o["spec"]["nodeSelector"].__setitem__("zone", "b"))
-    assert "spec.nodeSelector: Invalid value: " in err.message
+    assert 'spec.nodeSelector: Invalid value: map[string]string{"disk":"ssd", "zone":"b"}: ' in err.message
     assert err.message.endswith("only additions to spec.nodeSelector are allowed (no mutations or deletions)")
     out = thaw(server.patch("Pod", "p", {"spec": {"schedulingGates": None}}, "default"))
     assert "schedulingGates" not in out["spec"]
@@ -220,6 +220,13 @@ def test_an_update_carrying_another_uid_is_a_conflict(server: ApiServer, stored:
             "/registry/pods/default/p, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in "
             f"precondition: other, UID in object meta: {stored['metadata']['uid']}")
     assert server.get("Pod", "p", "default")["metadata"]["resourceVersion"] == stored["metadata"]["resourceVersion"]
+    # the uid precondition is checked before the resourceVersion, as the storage layer does
+    stale = thaw(stored)
+    server.patch("Pod", "p", {"metadata": {"labels": {"x": "1"}}}, "default")
+    stale["metadata"]["uid"] = "other"
+    with pytest.raises(ApiError) as err:
+        server.update(stale)
+    assert "Precondition failed: UID in precondition: other" in err.value.message
 
 
 def test_a_patch_changing_the_uid_is_invalid(server: ApiServer, stored: dict[str, Any]) -> None:
@@ -254,3 +261,46 @@ def test_semantic_equality() -> None:
     assert semantic({"limits": {"cpu": "1"}}) == semantic({"limits": {"cpu": "1000m"}})
     assert semantic({"limits": {"cpu": "1"}}) != semantic({"limits": {"cpu": "2"}})
     assert semantic({"x": [{"y": ""}]}) == {"x": [{}]}
+
+
+def _required(*terms: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": list(t)} for t in terms]}}}
+
+
+ZONE_A = {"key": "zone", "operator": "In", "values": ["a"]}
+SSD = {"key": "disk", "operator": "In", "values": ["ssd"]}
+
+
+def test_a_gated_pods_required_node_affinity_may_only_narrow(server: ApiServer) -> None:
+    server.create(_pod(schedulingGates=[{"name": "example.com/a"}], affinity=_required([ZONE_A])))
+    terms = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+
+    def narrow(obj: dict[str, Any]) -> None:
+        obj["spec"]["affinity"] = _required([ZONE_A, SSD])
+        obj["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": 1, "preference": {"matchExpressions": [SSD]}}]  # preferred terms are free
+    out = _accepted(server, narrow)
+    assert out["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"] == [{"matchExpressions": [ZONE_A, SSD]}]
+    err = _refused(server, lambda o: o["spec"].__setitem__("affinity", _required([SSD, ZONE_A])))
+    assert err.message.startswith(f'Pod "p" is invalid: {terms}[0]: Invalid value: ')
+    assert err.message.endswith("only additions are allowed (no mutations or deletions)")
+    err = _refused(server, lambda o: o["spec"].__setitem__("affinity", _required([ZONE_A, SSD], [SSD])))
+    assert err.message.startswith(f'Pod "p" is invalid: {terms}: Invalid value: ')
+    assert err.message.endswith("no additions/deletions to non-empty NodeSelectorTerms list are allowed")
+    err = _refused(server, lambda o: o["spec"].pop("affinity"))
+    assert "no additions/deletions to non-empty NodeSelectorTerms list are allowed" in err.message
+    # once ungated, node affinity is as immutable as the rest of the spec
+    server.patch("Pod", "p", {"spec": {"schedulingGates": None}}, "default")
+    err = _refused(server, lambda o: o["spec"].__setitem__("affinity", _required([ZONE_A, SSD, SSD])))
+    assert err.message.startswith(FORBIDDEN_PREFIX)
+
+
+def test_a_gated_pod_without_required_affinity_may_get_one(server: ApiServer) -> None:
+    server.create(_pod(schedulingGates=[{"name": "example.com/a"}]))
+    out = _accepted(server, lambda o: o["spec"].__setitem__("affinity", _required([ZONE_A])))
+    assert out["spec"]["affinity"] == _required([ZONE_A])
+    err = _refused(server, lambda o: o["spec"]["affinity"].__setitem__("podAntiAffinity", {
+        "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone", "labelSelector": {}}]}))
+    assert err.message.startswith(FORBIDDEN_PREFIX)  # pod (anti-)affinity stays immutable

@@ -5,7 +5,9 @@ Each example creates a Pod from a real manifest's pod template (``fixtures/``,
 one change a Pod update may make (an image, a new toleration, a lower
 ``activeDeadlineSeconds``, a label, a removed scheduling gate) or mutates any
 other spec field as the manifest fuzzer does (type swaps, removals, garbage
-quantities, overflowing integers, unicode, deep nesting).
+quantities, overflowing integers, unicode, deep nesting). Half the pods are
+gated (a scheduling gate), where the node selector and node affinity may
+narrow.
 
 Properties: an allowed change is stored; any other update is refused with 400
 or 422 and the store is unchanged, unless it changes nothing Kubernetes can
@@ -60,12 +62,15 @@ def _templates() -> list[dict[str, Any]]:
     return valid
 
 
-def _pod(template: dict[str, Any]) -> dict[str, Any]:
+def _pod(template: dict[str, Any], gated: bool = False) -> dict[str, Any]:
     meta = template.get("metadata") or {}
+    spec = copy.deepcopy(template["spec"])
+    if gated:
+        spec["schedulingGates"] = [{"name": "example.com/gate"}]
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": "p", "namespace": "default", "labels": dict(meta.get("labels") or {}),
                          "annotations": dict(meta.get("annotations") or {})},
-            "spec": {**copy.deepcopy(template["spec"]), "schedulingGates": [{"name": "example.com/gate"}]}}
+            "spec": spec}
 
 
 TEMPLATES = _templates()
@@ -105,8 +110,10 @@ def _apply_allowed(pod: dict[str, Any], how: str, n: int) -> None:
         spec.pop("schedulingGates", None)
 
 
-def _outside_updatable(spec: Any) -> Any:
-    out = {k: v for k, v in (spec or {}).items() if k not in (*_UPDATABLE, "nodeSelector")}
+def _outside_updatable(spec: Any, gated: bool) -> Any:
+    """The spec without what an update may change (a gated pod's node selector and node affinity too)."""
+    skip = (*_UPDATABLE, "nodeSelector", "affinity") if gated else _UPDATABLE
+    out = {k: v for k, v in (spec or {}).items() if k not in skip}
     for group in ("containers", "initContainers"):
         if isinstance(out.get(group), list):
             out[group] = [{k: v for k, v in c.items() if k != "image"} if isinstance(c, dict) else c
@@ -120,7 +127,7 @@ def _outside_updatable(spec: Any) -> Any:
 def test_pod_update_is_allowed_or_refused_as_kube_apiserver_does(data: st.DataObject) -> None:
     template = data.draw(st.sampled_from(TEMPLATES))
     server = ApiServer(SimClock(), RandomStreams(0))
-    stored = server.create(_pod(template))
+    stored = server.create(_pod(template, gated=data.draw(st.booleans())))
     edit = thaw(stored)
     if data.draw(st.booleans()):
         how, n = data.draw(allowed_edits())
@@ -145,7 +152,9 @@ def test_pod_update_is_allowed_or_refused_as_kube_apiserver_does(data: st.DataOb
         assert server.get("Pod", "p", "default") is before, f"{how} {path}: store changed"
         _count(f"update_refused_{err.code}")
         return
-    assert _outside_updatable(out["spec"]) == _outside_updatable(before["spec"]), f"{how} {path}: changed"
+    gated = bool(before["spec"].get("schedulingGates"))
+    assert _outside_updatable(out["spec"], gated) == _outside_updatable(before["spec"], gated), \
+        f"{how} {path}: changed"
     _count("update_no_visible_change")
 
 

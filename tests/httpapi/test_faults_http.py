@@ -164,6 +164,8 @@ def test_fault_flags_build_the_plan() -> None:
                                           "--fault-watch-drop-seconds", "120", "--fault-compact-seconds", "0.5"]))
     assert plan == FaultPlan(write_failure_rate=0.05, write_failure_codes=(429, 500), watch_drop_every_ms=120_000,
                              compact_every_ms=500)
+    from volcano.cli.serve import _describe
+    assert _describe(plan) == "writes 5% fail (429,500), watches dropped every 120s, history compacted every 0.5s"
     for argv, message in [
         (["--fault-write-rate", "1.5"], "--fault-\\*: write_failure_rate must be within \\[0, 1\\], got 1.5"),
         (["--fault-write-rate", "0.1", "--fault-write-codes", "404"], "write_failure_codes must be among"),

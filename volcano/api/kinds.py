@@ -97,6 +97,7 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo("batch", "v1", "Job", "jobs", namespaced=True, categories=("all",)),
     KindInfo("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", namespaced=True,
              has_status=False, short_names=("netpol",)),
+    KindInfo("coordination.k8s.io", "v1", "Lease", "leases", namespaced=True, has_status=False),
     KindInfo("batch.volcano.sh", "v1alpha1", "Job", "jobs", namespaced=True, short_names=("vcjob", "vj")),
     KindInfo("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups", namespaced=True, has_status=False,
              short_names=("pg", "podgroup-v1beta1")),

@@ -328,6 +328,7 @@ class ApiServer:
         check_object_shape(info, obj)
         meta = obj["metadata"]
         old = self.store.require(info, self._ns(info, meta.get("namespace")), meta["name"])
+        check_update_uid(info, old, obj)  # the storage precondition, checked before the resourceVersion
         want = meta.get("resourceVersion")
         if want not in (None, "") and str(want) != old["metadata"]["resourceVersion"]:
             raise conflict(resource_name(info), meta["name"], CONFLICT_MESSAGE)
@@ -338,7 +339,6 @@ class ApiServer:
         ``Client.update``. A write that changes nothing returns the stored object unchanged."""
         check_field_manager(field_manager, options_invalid("UpdateOptions"))
         info, old = self._target(obj)
-        check_update_uid(info, old, obj)
         try:
             new = self._writable(info, "UPDATE", obj)
         except RecursionError:
@@ -375,7 +375,6 @@ class ApiServer:
         check_field_manager(field_manager, options_invalid("UpdateOptions"))
         info, old = self._target(obj)
         self._require_status_subresource(info, old["metadata"]["name"])
-        check_update_uid(info, old, obj)
         try:
             status = thaw(obj.get("status"))
         except RecursionError:

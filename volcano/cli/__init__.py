@@ -29,7 +29,8 @@ from volcano.cli.args import CliError
 
 __all__ = ["CliError", "VolcanoArgumentParser", "build_parser", "main"]
 
-_COMMANDS = ("demo", "run", "serve", "conformance", "webhooks")
+_COMMANDS = ("demo", "run", "serve", "scheduler", "controllers", "nodes", "webhooks",
+             "conformance")
 """Sub-command modules of this package, in the order ``--help`` lists them."""
 
 EXIT_BROKEN_PIPE = 141

@@ -43,8 +43,6 @@ def register(sub: Any) -> None:
                    help="simulated seconds per wall second (default 1; 0 pauses the clock)")
     p.add_argument("--api-only", action="store_true",
                    help="serve the API server and admission only: no controllers, scheduler or kubelet")
-    p.add_argument("--no-builtin-admission", action="store_true",
-                   help="with --api-only: leave Volcano's in-process admission webhooks off (run `volcano webhooks`)")
     p.add_argument("--fault-write-rate", type=float, default=0.0,
                    help="fraction of writes that fail (409/429/500/504), seeded by --seed (default 0)")
     p.add_argument("--fault-write-codes", default="409,429,500,504",
@@ -53,7 +51,21 @@ def register(sub: Any) -> None:
                    help="drop every watch each this many simulated seconds (default never)")
     p.add_argument("--fault-compact-seconds", type=float, default=None,
                    help="compact watch history each this many simulated seconds (lagging watches get 410)")
+    p.add_argument("--no-builtin-admission", action="store_true",
+                   help="with --api-only: leave Volcano's in-process admission webhooks off (run `volcano webhooks`)")
     p.set_defaults(handler=_serve)
+
+
+def _describe(plan: Any) -> str:
+    """The fault plan in a few words (``writes 5% fail (409,429,500,504), watches dropped every 180s``)."""
+    parts = []
+    if plan.write_failure_rate:
+        parts.append(f"writes {plan.write_failure_rate:.0%} fail ({','.join(map(str, plan.write_failure_codes))})")
+    if plan.watch_drop_every_ms is not None:
+        parts.append(f"watches dropped every {plan.watch_drop_every_ms / 1000:g}s")
+    if plan.compact_every_ms is not None:
+        parts.append(f"history compacted every {plan.compact_every_ms / 1000:g}s")
+    return ", ".join(parts)
 
 
 def _fault_plan(args: argparse.Namespace) -> Any:
@@ -118,6 +130,8 @@ def _serve(args: argparse.Namespace) -> int:
             await asyncio.sleep(0.01)
         if served.http.started:
             what = "API server only" if options.api_only else f"{options.nodes} nodes"
+            if options.faults is not None:
+                what += f", faults {_describe(options.faults)}"
             print(f"volcano serve: {what}, speed {options.speed:g}, listening on {served.url}", flush=True)
             if served.kubeconfig is not None:
                 print(f"kubeconfig: {served.kubeconfig}", flush=True)

@@ -7,6 +7,9 @@ Options:
   --serve                       with --backend kubeconfig: start a volcano serve per case, of the case's
                                 shape and scheduler configuration, and run the case against it over HTTP
   --serve-speed S               cluster seconds per wall second of those servers (default 50)
+  --wire                        with --backend kubeconfig: run each case against its own process set on
+                                loopback (volcano serve --api-only, nodes, controllers, scheduler)
+  --wire-speed S                cluster seconds per wall second of those processes (default 10)
   --time-scale S                cluster seconds per wall second of the --kubeconfig cluster (default 1;
                                 the --speed of an external volcano serve)
 
@@ -42,6 +45,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--serve", action="store_true",
                     help="with --backend kubeconfig: run each case against a volcano serve of its own shape")
     group.addoption("--serve-speed", type=float, default=50.0, help="pace of the --serve servers (default 50)")
+    group.addoption("--wire", action="store_true",
+                    help="with --backend kubeconfig: run each case against volcano serve --api-only, nodes, "
+                         "controllers and scheduler started as processes for it")
+    group.addoption("--wire-speed", type=float, default=10.0, help="pace of the --wire processes (default 10)")
     group.addoption("--time-scale", type=float, default=1.0,
                     help="cluster seconds per wall second of the --kubeconfig cluster (default 1)")
 
@@ -76,6 +83,12 @@ def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
         from volcano.conformance.backends.memory import MemoryCluster
 
         c = MemoryCluster(shape, scheduler_conf=conf_marker.args[0] if conf_marker else None)
+    elif request.config.getoption("--wire"):
+        pytest.importorskip("kubernetes", reason="the kubeconfig backend needs the 'kubernetes' package")
+        from volcano.conformance.backends.wire import WireKubeCluster
+
+        c = WireKubeCluster(shape, speed=request.config.getoption("--wire-speed"),
+                            scheduler_conf=conf_marker.args[0] if conf_marker else None)
     elif request.config.getoption("--serve"):
         pytest.importorskip("kubernetes", reason="the kubeconfig backend needs the 'kubernetes' package")
         from volcano.conformance.backends.served import ServedKubeCluster

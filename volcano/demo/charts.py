@@ -9,11 +9,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 if TYPE_CHECKING:
     from volcano.demo.runner import RunResult
 
-__all__ = ["running_series", "timeline_chart"]
+__all__ = ["job_colours", "running_series", "timeline_chart", "timeline_figure"]
 
 
 def running_series(result: RunResult) -> tuple[list[float], dict[str, list[int]]]:
@@ -40,22 +42,49 @@ def running_series(result: RunResult) -> tuple[list[float], dict[str, list[int]]
     return [t / 60 for t in grid], series
 
 
+def job_colours(jobs: list[str]) -> dict[str, tuple[float, float, float, float]]:
+    """One colour per job, assigned in sorted name order from a qualitative palette, so a job has
+    the same colour in both panels of a chart (and in every chart where it appears)."""
+    names = sorted(set(jobs))
+    palette = plt.get_cmap("tab10" if len(names) <= 10 else "tab20")
+    return {job: palette(i % palette.N) for i, job in enumerate(names)}
+
+
 def timeline_chart(pair: tuple[RunResult, RunResult], path: Path) -> Path:
-    """Write a two-panel PNG (default scheduler, Volcano) and return its path."""
-    fig, axes = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
-    for ax, result in zip(axes, pair, strict=True):
-        xs, series = running_series(result)
+    """Write ``timeline_figure(pair)`` as a PNG and return its path."""
+    fig = timeline_figure(pair)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def timeline_figure(pair: tuple[RunResult, RunResult]) -> Figure:
+    """The two-panel chart of a scenario: default scheduler above, Volcano below.
+
+    Both panels share the x and y axes; each job keeps one colour and one stacking position in
+    both panels (a job absent from a run stacks as zero there), and the legend sits outside the
+    plotting area, so it never covers a bar."""
+    runs = [running_series(result) for result in pair]
+    jobs = sorted({job for _, series in runs for job in series})
+    colours = job_colours(jobs)
+    fig, axes = plt.subplots(2, 1, figsize=(11, 6), sharex=True, sharey=True, layout="constrained")
+    for ax, result, (xs, series) in zip(axes, pair, runs, strict=True):
         if series:
-            ax.stackplot(xs, *series.values(), labels=list(series), step="post", alpha=0.85)
+            ax.stackplot(xs, *[series.get(job, [0] * len(xs)) for job in jobs], labels=jobs,
+                         colors=[colours[job] for job in jobs], step="post", alpha=0.85)
         outcome = "deadlocked: no job can progress" if result.deadlocked else "all done"
         ax.set_title(f"{result.scheduler}: {result.finished}/{len(result.jobs)} jobs finished ({outcome})")
         ax.set_ylabel("running pods")
         ax.grid(alpha=0.3)
-        if len(series) <= 10:
-            ax.legend(loc="upper right", fontsize="small", ncol=2)
+    peak = max((sum(levels) for _, series in runs for levels in zip(*series.values(), strict=True)), default=0)
+    axes[0].set_ylim(0, max(1, peak) * 1.05)  # shared: both panels on one scale
+    axes[0].set_xlim(0, max(result.end for result in pair) / 60)
     axes[-1].set_xlabel("simulated minutes")
+    if jobs:
+        handles, labels = axes[0].get_legend_handles_labels()
+        if not handles:
+            handles, labels = axes[1].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside right upper", fontsize="small", title="job")
+    axes[0].yaxis.set_major_locator(MaxNLocator(integer=True))
     fig.suptitle(pair[0].scenario.title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return fig

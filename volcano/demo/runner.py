@@ -66,7 +66,8 @@ def run_scenario(scenario: Scenario, scheduler: str, *, seed: int = 0, out: Text
     history = PodHistory()
     cluster.client.watch("Pod", lambda ev: history.observe(cluster.now, ev.type, ev.object))
     expected = scenario.submit(cluster, scheduler)
-    last_report, last_progress, deadlocked = -1.0, 0.0, False
+    tty = out is not None and out.isatty()
+    last_report, last_progress, deadlocked, finished = -1.0, 0.0, False, 0
     while cluster.now < scenario.horizon_s:
         cluster.run(STEP_S)
         if history.progressing():
@@ -74,15 +75,20 @@ def run_scenario(scenario: Scenario, scheduler: str, *, seed: int = 0, out: Text
         done = job_metrics(history, cluster.now, expected)
         finished = sum(1 for j in done if j.finished_at is not None)
         deadlocked = finished < len(expected) and cluster.now - last_progress >= STALL_S
-        if out is not None and (cluster.now - last_report >= 900 or finished == len(expected) or deadlocked):
+        over = finished == len(expected) or deadlocked
+        if out is not None and (over or (tty and cluster.now - last_report >= 900)):
+            # On a terminal the line is rewritten in place; in a log only the final line is written.
             last_report = cluster.now
             running = sum(1 for lf in history.pods.values() if lf.running_since is not None)
-            out.write(f"\r  {scenario.key:<12} {scheduler:<18} t={cluster.now / 60:6.0f} min  "
+            out.write(f"{chr(13) if tty else ''}  {scenario.key:<12} {scheduler:<18} t={cluster.now / 60:6.0f} min  "
                       f"running pods {running:3d}  jobs finished {finished}/{len(expected)}   ")
             out.flush()
-        if finished == len(expected) or deadlocked:
+        if over:
             break
     if out is not None:
+        if last_report < 0:  # the horizon passed before the last step's report
+            out.write(f"  {scenario.key:<12} {scheduler:<18} stopped at t={cluster.now / 60:.0f} min  "
+                      f"jobs finished {finished}/{len(expected)}")
         out.write("  DEADLOCKED: no job can progress\n" if deadlocked else "\n")
     history.close(cluster.now)
     return RunResult(scenario, scheduler, cluster.now, job_metrics(history, cluster.now, expected), history,

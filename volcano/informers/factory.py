@@ -37,6 +37,11 @@ class InformerFactory:
         """Kind keys of the informers created so far, sorted."""
         return sorted(self._informers)
 
+    def resync(self) -> None:
+        """Resync every informer (``Informer.resync``), in kind order."""
+        for key in sorted(self._informers):
+            self._informers[key].resync()
+
     def stop(self) -> None:
         """Stop every informer's watch."""
         for key in sorted(self._informers):

@@ -101,6 +101,17 @@ class Informer:
         self.resource_version = obj["metadata"]["resourceVersion"]
         self._apply(event.type, obj, self._cache.get(_key(obj)))
 
+    def resync(self) -> None:
+        """Deliver every cached object to the handlers again as ``MODIFIED`` with ``old`` the same
+        object (client-go's periodic resync: level-triggered handlers reconcile everything again)."""
+        for key in sorted(self._cache):
+            obj = self._cache[key]
+            for slot in list(self._handlers):
+                if slot.pending is not None:
+                    slot.pending.append(("MODIFIED", obj, obj))
+                else:
+                    self._call(slot.fn, "MODIFIED", obj, obj)
+
     def stop(self) -> None:
         """Stop watching (the cache stays as it is)."""
         if self._watch is not None:

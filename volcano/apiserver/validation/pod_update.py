@@ -14,7 +14,8 @@ A Pod's spec is immutable once created, except:
   toleration can not be modified except its tolerationSeconds``);
 * ``spec.schedulingGates``: deletions only (``only deletion is allowed, but
   found new scheduling gate 'x'``); while the pod is gated its
-  ``nodeSelector`` takes additions;
+  ``nodeSelector`` takes additions and its required node affinity may narrow
+  (each term keeps its requirements and adds more; preferred terms are free);
 * ``spec.terminationGracePeriodSeconds``: only to 1 when it was negative.
 
 Any other change is ``spec: Forbidden: pod updates may not change fields other
@@ -37,7 +38,7 @@ from typing import Any
 from volcano.api.frozen import thaw
 from volcano.api.quantity import to_milli
 from volcano.apiserver.validation.defaults import default_pod
-from volcano.apiserver.validation.field import FieldError, forbidden, go_value, invalid, required
+from volcano.apiserver.validation.field import FieldError, Shown, forbidden, go_value, invalid, required
 
 __all__ = ["UPDATABLE_POD_SPEC_FIELDS", "pod_update_errors", "semantic"]
 
@@ -168,10 +169,57 @@ def _munge(new_spec: Mapping[str, Any], old_spec: Mapping[str, Any]) -> tuple[di
         new_sel, old_sel = _mapping(munged.get("nodeSelector")), _mapping(old_spec.get("nodeSelector"))
         if semantic(new_sel) != semantic(old_sel):
             if any(new_sel.get(k) != v for k, v in old_sel.items()):
-                errs.append(invalid("spec.nodeSelector", dict(new_sel), "only additions to spec.nodeSelector are "
-                                                                       "allowed (no mutations or deletions)"))
+                shown = Shown("map[string]string{" + ", ".join(f"{go_value(str(k))}:{go_value(str(v))}"
+                                                               for k, v in sorted(new_sel.items())) + "}")
+                errs.append(invalid("spec.nodeSelector", shown, "only additions to spec.nodeSelector are allowed "
+                                                                "(no mutations or deletions)"))
             munged["nodeSelector"] = old_spec.get("nodeSelector")
+        errs.extend(_gated_node_affinity(munged, old_spec))
     return munged, errs
+
+
+def _node_affinity(spec: Mapping[str, Any]) -> Any:
+    return _mapping(spec.get("affinity")).get("nodeAffinity")
+
+
+def _only_additions(new_term: Any, old_term: Any) -> bool:
+    """Whether ``new_term`` keeps ``old_term``'s requirements, in order, and only adds after them."""
+    for key in ("matchExpressions", "matchFields"):
+        old, new = _items(_mapping(old_term).get(key)), _items(_mapping(new_term).get(key))
+        if len(old) > len(new) or semantic(new[:len(old)]) != semantic(old):
+            return False
+    return True
+
+
+def _gated_node_affinity(munged: dict[str, Any], old_spec: Mapping[str, Any]) -> list[FieldError]:
+    """A gated pod's required node affinity may only narrow: each existing term keeps its requirements and
+    adds more; no term is added or removed (preferred terms may change freely). ``munged`` gets the old
+    node affinity back."""
+    old_na, new_na = _node_affinity(old_spec), _node_affinity(munged)
+    if semantic(old_na) == semantic(new_na):
+        return []
+    errs: list[FieldError] = []
+    old_terms = _items(_mapping(_mapping(old_na).get("requiredDuringSchedulingIgnoredDuringExecution"))
+                       .get("nodeSelectorTerms"))
+    new_terms = _items(_mapping(_mapping(new_na).get("requiredDuringSchedulingIgnoredDuringExecution"))
+                       .get("nodeSelectorTerms"))
+    path = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+    if old_terms and len(old_terms) != len(new_terms):
+        errs.append(invalid(path, new_terms, "no additions/deletions to non-empty NodeSelectorTerms list are "
+                                             "allowed"))
+    elif old_terms:
+        errs.extend(invalid(f"{path}[{i}]", new_terms[i], "only additions are allowed (no mutations or deletions)")
+                    for i in range(len(old_terms)) if not _only_additions(new_terms[i], old_terms[i]))
+    affinity = munged.get("affinity")
+    old_affinity = old_spec.get("affinity")
+    if not isinstance(affinity, Mapping):
+        if old_na is not None:
+            munged["affinity"] = {"nodeAffinity": old_na}
+    elif old_affinity is None and not affinity.get("podAffinity") and not affinity.get("podAntiAffinity"):
+        munged.pop("affinity", None)
+    else:
+        munged["affinity"] = {**affinity, "nodeAffinity": old_na}
+    return errs
 
 
 def _defaulted(pod: Mapping[str, Any]) -> Mapping[str, Any]:

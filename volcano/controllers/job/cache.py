@@ -7,15 +7,18 @@ informer's copy and the remembered one has the higher (integer)
 resourceVersion, so consecutive requests never act on a status older than
 the controller's own last write.
 
-Pods are indexed by ``<namespace>/<job name>`` for pods whose controller
-ownerReference is a Volcano Job and that carry the job-name, job-version
-(integer) and task-spec annotations, as Volcano filters them.
+Pods are kept per Job (``<namespace>/<job name>``) by ``index.JobPodIndex`` for
+pods whose controller ownerReference is a Volcano Job and that carry the job-name,
+job-version (integer) and task-spec annotations, as Volcano filters them; the
+index is fed by the pod handler (``observe_pod``) and keeps each Job's counters
+up to date per event, so no read walks a Job's pods.
 
 The controller's own pod and PodGroup writes (creations, out-of-sync marks,
-deletions) are laid over the informers (``overlay.WriteOverlay``) until the
-informers deliver them: a pod the controller just deleted reads as terminating
-or gone, a PodGroup it just deleted reads as absent, one it just created reads
-as present, even for a request processed in the same instant.
+deletions) are laid over the informers (the pod index, and
+``overlay.WriteOverlay`` for PodGroups) until the informers deliver them: a pod
+the controller just deleted reads as terminating or gone, a PodGroup it just
+deleted reads as absent, one it just created reads as present, even for a
+request processed in the same instant.
 """
 
 from __future__ import annotations
@@ -23,15 +26,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from volcano.api.accessors import controller_of
-from volcano.api.well_known import JOB_NAME, TASK_SPEC
 from volcano.apiserver.client import Obj
-from volcano.controllers.job.constants import ANN_JOB_VERSION, JOB_API_VERSION, JOB_KIND
+from volcano.controllers.job.index import JobPodIndex, JobPods, PodInformer, job_pod_keys
 from volcano.controllers.job.overlay import WriteOverlay
 
-__all__ = ["POD_INDEX", "InformerLike", "JobCache", "job_pod_keys", "rv_int"]
-
-POD_INDEX = "volcano-job"
+__all__ = ["InformerLike", "JobCache", "job_pod_keys", "rv_int"]
 
 
 class InformerLike(Protocol):
@@ -43,9 +42,6 @@ class InformerLike(Protocol):
         """Cached object or None."""
         ...
 
-    def by_index(self, name: str, value: str) -> list[Obj]:
-        """Objects whose index ``name`` yields ``value``."""
-        ...
 
 
 def rv_int(obj: Mapping[str, Any] | None) -> int:
@@ -58,34 +54,16 @@ def rv_int(obj: Mapping[str, Any] | None) -> int:
         return -1
 
 
-def job_pod_keys(pod: Mapping[str, Any]) -> list[str]:
-    """Index function: ``[<ns>/<job>]`` for a pod the Job controller manages, else ``[]``."""
-    ref = controller_of(pod)
-    if ref is None or ref.get("apiVersion") != JOB_API_VERSION or ref.get("kind") != JOB_KIND:
-        return []
-    meta = pod.get("metadata") or {}
-    ann = meta.get("annotations") or {}
-    if JOB_NAME not in ann or TASK_SPEC not in ann:
-        return []
-    try:
-        int(ann.get(ANN_JOB_VERSION, ""))
-    except (TypeError, ValueError):
-        return []
-    return [f"{meta.get('namespace', '')}/{ann[JOB_NAME]}"]
-
-
 class JobCache:
     """See the module docstring."""
 
-    def __init__(self, jobs: InformerLike, pods: InformerLike, podgroups: InformerLike, queues: InformerLike,
+    def __init__(self, jobs: InformerLike, pods: PodInformer, podgroups: InformerLike, queues: InformerLike,
                  priority_classes: InformerLike) -> None:
         self._jobs = jobs
-        self._pods = pods
-        self._podgroups = podgroups
         self._queues = queues
         self._pcs = priority_classes
         self._written: dict[str, Obj] = {}
-        self._pod_writes = WriteOverlay(pods)
+        self._pod_index = JobPodIndex(pods)
         self._pg_writes = WriteOverlay(podgroups)
 
     def job(self, namespace: str, name: str) -> Obj | None:
@@ -107,46 +85,33 @@ class JobCache:
     def forget(self, key: str) -> None:
         """Drop what is remembered about a deleted Job."""
         self._written.pop(key, None)
-        self._pod_writes.forget_group(key)
+        self._pod_index.forget_job(key)
         self._pg_writes.forget_group(key)
 
-    def pods(self, namespace: str, name: str) -> dict[str, dict[str, Obj]]:
-        """The Job's pods as the controller knows them: task name -> pod name -> pod (names sorted).
+    def observe_pod(self, etype: str, pod: Obj) -> None:
+        """A pod watch event (call first from the pod handler)."""
+        self._pod_index.observe(etype, pod)
 
-        The informer's pods with the controller's not yet delivered pod writes laid over them."""
-        group = f"{namespace}/{name}"
-        found: dict[str, Obj] = {}
-        for pod in self._pods.by_index(POD_INDEX, group):
-            found[pod["metadata"]["name"]] = pod
-        for pod_name in self._pod_writes.group_names(group):
-            mine = self._pod_writes.resolve(namespace, pod_name, found.get(pod_name) or
-                                            self._pods.get(pod_name, namespace))
-            if mine is None or job_pod_keys(mine) != [group]:
-                found.pop(pod_name, None)
-            else:
-                found[pod_name] = mine
-        out: dict[str, dict[str, Obj]] = {}
-        for pod_name in sorted(found):
-            pod = found[pod_name]
-            out.setdefault(pod["metadata"]["annotations"][TASK_SPEC], {})[pod_name] = pod
-        return out
+    def job_pods(self, namespace: str, name: str) -> JobPods:
+        """The Job's pods and counters as the controller knows them (informer copies with the
+        controller's not yet delivered pod writes laid over them)."""
+        return self._pod_index.job(f"{namespace}/{name}")
+
+    def pods(self, namespace: str, name: str) -> dict[str, dict[str, Obj]]:
+        """The Job's pods: task name -> pod name -> pod (names sorted). O(pods): for tests and tools."""
+        return self.job_pods(namespace, name).by_task()
 
     def pod(self, namespace: str, name: str) -> Obj | None:
         """One pod as the controller knows it."""
-        return self._pod_writes.get(name, namespace)
+        return self._pod_index.get(namespace, name)
 
     def pod_written(self, pod: Obj) -> None:
         """Record a pod as the store returned it after one of the controller's writes."""
-        self._pod_writes.wrote(pod, self._pod_group(pod))
+        self._pod_index.wrote(pod)
 
     def pod_removed(self, pod: Obj) -> None:
         """Record that the store removed ``pod`` after the controller deleted it."""
-        self._pod_writes.removed(pod, self._pod_group(pod))
-
-    @staticmethod
-    def _pod_group(pod: Obj) -> str:
-        keys = job_pod_keys(pod)
-        return keys[0] if keys else ""
+        self._pod_index.removed(pod)
 
     def podgroup(self, namespace: str, name: str) -> Obj | None:
         """A PodGroup as the controller knows it (informer copy, or the controller's newer write)."""

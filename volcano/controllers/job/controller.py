@@ -37,7 +37,7 @@ from volcano.api.well_known import JOB_NAME, TASK_SPEC
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.controllers.job.actions import EventSink, JobActions, JobSyncError, Target, format_go_duration
-from volcano.controllers.job.cache import POD_INDEX, JobCache, job_pod_keys
+from volcano.controllers.job.cache import JobCache, job_pod_keys
 from volcano.controllers.job.constants import (
     ACTION_ABORT_JOB,
     ACTION_COMPLETE_JOB,
@@ -127,7 +127,6 @@ class JobController:
         inf = self.informers
         jobs, pods, pgs = inf.informer("Job"), inf.informer("Pod"), inf.informer("PodGroup")
         queues, pcs, commands = inf.informer("Queue"), inf.informer("PriorityClass"), inf.informer("Command")
-        pods.add_index(POD_INDEX, job_pod_keys)
         self.cache = JobCache(jobs, pods, pgs, queues, pcs)
         self.actions = JobActions(self.client, self.cache, self.clock, self.recorder, self.streams, self.trace)
         self._queue: WorkQueue[Request] = WorkQueue(self.clock, self._process, name=COMPONENT_NAME,
@@ -179,6 +178,8 @@ class JobController:
                        event=event, exit_code=exit_code, job_version=int(ann[ANN_JOB_VERSION]))
 
     def _on_pod(self, etype: str, pod: Obj, old: Obj | None) -> None:
+        assert self.cache is not None
+        self.cache.observe_pod(etype, pod)
         if not job_pod_keys(pod):
             return
         req: Request | None
@@ -221,12 +222,6 @@ class JobController:
                 event = EVENT_POD_RUNNING if phase == "Running" else EVENT_POD_PENDING
         return event
 
-    def _task_pods(self, ns: str, job_name: str, task: str, current: Obj) -> list[Obj]:
-        assert self.cache is not None
-        pods = dict(self.cache.pods(ns, job_name).get(task, {}))
-        pods[current["metadata"]["name"]] = current
-        return [pods[k] for k in sorted(pods)]
-
     def _task_spec(self, ns: str, job_name: str, task: str) -> Mapping[str, Any] | None:
         assert self.cache is not None
         job = self.cache.job(ns, job_name)
@@ -235,14 +230,17 @@ class JobController:
         return next((t for t in (job.get("spec") or {}).get("tasks") or [] if t.get("name") == task), None)
 
     def _task_completed(self, ns: str, job_name: str, task: str, current: Obj) -> bool:
+        """Every replica of the task succeeded (counting ``current`` as it is now); O(1) from the pod index."""
+        assert self.cache is not None
         spec = self._task_spec(ns, job_name, task)
         replicas = int((spec or {}).get("replicas") or 0)
         if replicas <= 0:
             return False
-        done = sum(1 for p in self._task_pods(ns, job_name, task, current) if _phase(p) == "Succeeded")
-        return done >= replicas
+        return self.cache.job_pods(ns, job_name).task(task).succeeded_with(current) >= replicas
 
     def _task_failed(self, ns: str, job_name: str, task: str, current: Obj) -> bool:
+        """The task's Running/Pending pods restarted ``maxRetry`` times in all (default 3, -1 never)."""
+        assert self.cache is not None
         spec = self._task_spec(ns, job_name, task)
         if spec is None:
             return False
@@ -251,14 +249,7 @@ class JobController:
             return False
         if max_retry == 0:
             max_retry = 3
-        restarts = 0
-        for pod in self._task_pods(ns, job_name, task, current):
-            if _phase(pod) not in ("Running", "Pending"):
-                continue
-            status = pod.get("status") or {}
-            for cs in list(status.get("initContainerStatuses") or []) + list(status.get("containerStatuses") or []):
-                restarts += int(cs.get("restartCount") or 0)
-        return restarts >= max_retry
+        return self.cache.job_pods(ns, job_name).task(task).restarts_with(current) >= max_retry
 
     def _on_podgroup(self, etype: str, pg: Obj, old: Obj | None) -> None:
         if etype != "MODIFIED" or old is None or _phase(pg) == _phase(old):

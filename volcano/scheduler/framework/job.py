@@ -69,6 +69,8 @@ class JobInfo:
     __slots__ = (
         "_be_pending",
         "_ready",
+        "_role_be_pending",
+        "_role_status",
         "allocated",
         "conditions",
         "creation",
@@ -112,6 +114,8 @@ class JobInfo:
         self.status_counts: Counter[TaskStatus] = Counter()
         self._be_pending = 0
         self._ready = 0
+        self._role_status: Counter[tuple[str, TaskStatus]] = Counter()
+        self._role_be_pending: Counter[str] = Counter()
         self.allocated = space.zeros()
         self.fit_errors: dict[str, FitErrors] = {}
         self.job_fit_errors = ""
@@ -122,8 +126,10 @@ class JobInfo:
         task.job = self
         self.tasks[task.uid] = task
         self.status_counts[task.status] += 1
+        self._role_status[task.spec.role, task.status] += 1
         if task.status == S.Pending and task.spec.best_effort:
             self._be_pending += 1
+            self._role_be_pending[task.spec.role] += 1
         if task.status in READY_STATUSES:
             self._ready += 1
         if task.status in ALLOCATED_STATUSES:
@@ -136,8 +142,12 @@ class JobInfo:
             return
         self.status_counts[old] -= 1
         self.status_counts[status] += 1
+        role = task.spec.role
+        self._role_status[role, old] -= 1
+        self._role_status[role, status] += 1
         if task.spec.best_effort:
             self._be_pending += (status == S.Pending) - (old == S.Pending)
+            self._role_be_pending[role] += (status == S.Pending) - (old == S.Pending)
         self._ready += (status in READY_STATUSES) - (old in READY_STATUSES)
         was, now = old in ALLOCATED_STATUSES, status in ALLOCATED_STATUSES
         if was and not now:
@@ -188,21 +198,22 @@ class JobInfo:
         """Waiting + Ready < minAvailable."""
         return self.waiting_task_num() + self.ready_task_num() < self.min_available
 
-    def _role_counts(self, statuses: frozenset[TaskStatus], pending_be: bool) -> Counter[str]:
-        out: Counter[str] = Counter()
-        for t in self.tasks.values():
-            if t.status in statuses or (pending_be and t.status == S.Pending and t.best_effort):
-                out[t.spec.role] += 1
-        return out
+    def _role_count(self, role: str, statuses: frozenset[TaskStatus], pending_be: bool) -> int:
+        """Tasks of ``role`` in ``statuses`` (plus, with ``pending_be``, its pending best-effort
+        tasks): O(statuses) from counts kept by ``add_task`` / ``set_status``."""
+        counts = self._role_status
+        total = sum(counts[role, s] for s in statuses)
+        if pending_be and S.Pending not in statuses:
+            total += self._role_be_pending[role]
+        return total
 
     def _check_roles(self, statuses: frozenset[TaskStatus], pending_be: bool, skip_zero: bool) -> bool:
         if not self.min_task_member or self.min_available < sum(self.min_task_member.values()):
             return True
-        counts = self._role_counts(statuses, pending_be)
         for role, minimum in sorted(self.min_task_member.items()):
             if skip_zero and minimum == 0:
                 continue
-            if counts[role] < minimum:
+            if self._role_count(role, statuses, pending_be) < minimum:
                 return False
         return True
 
