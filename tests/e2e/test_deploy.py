@@ -105,12 +105,15 @@ def test_side_by_side_report(tmp_path: Path) -> None:
     (tmp_path / "e2e" / "this" / "bench.json").parent.mkdir(parents=True)
     (tmp_path / "e2e" / "this" / "bench.json").write_text(json.dumps(
         {"jobs": 2, "replicas": 3, "nodes": 5, "bound": 6, "pods": 6, "seconds": 2.0, "pods_per_second": 3.0}))
-    text = e2e_report.report(tmp_path / "e2e", memory)
+    text = e2e_report.report(tmp_path / "e2e", {"memory": memory, "wire": tmp_path / "absent.xml"})
     assert "| case | memory | upstream |" in text
     assert "| `test_x::b` | pass | FAIL |" in text and "| `test_x::c` | skip | - |" in text
     assert "| **passed** | 2 of 3 | 1 of 2 |" in text and "2 of 3 cases differ" in text
     assert "| this | 2 gang jobs x 3 pods | 5 | 6 of 6 | 2.0 | 3.0 |" in text
-    assert "No results yet" in e2e_report.report(tmp_path / "none", None)
+    assert "No results yet" in e2e_report.report(tmp_path / "none")
+    out = tmp_path / "side.md"
+    assert e2e_report.main([str(tmp_path / "e2e"), "--column", f"memory={memory}", "--out", str(out)]) == 0
+    assert out.read_text() == text
 
 
 def test_bench_binds_every_pod_on_volcano_serve(tmp_path: Path) -> None:
