@@ -4,8 +4,8 @@ Reads the JUnit XML of every implementation run so far (``<root>/<impl>/junit.xm
 ``scripts/e2e-kind.sh`` writes them) and of the local runs named with ``--column NAME=PATH`` (the
 in-memory run of ``make conformance``, ``make conformance-http``, ``make conformance-wire``; a file
 not there yet is left out); writes one Markdown table with a row per case and a column per
-implementation (``pass``, ``FAIL``, ``error``, ``skip``, ``-`` when the case did not run there), the totals, and the benchmark results
-(``<root>/<impl>/bench.json``) with their workload shape.
+implementation (``pass``, ``FAIL``, ``error``, ``skip``, ``-`` when the case did not run there),
+the totals, and the benchmark results (``<root>/<impl>/bench.json``) with their workload shape.
 
     python scripts/e2e_report.py out/e2e --column memory=out/conformance/junit.xml --out out/e2e/side-by-side.md
 """
