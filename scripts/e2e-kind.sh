@@ -16,7 +16,8 @@
 #   E2E_PYTHON             Python that runs the suite and the benchmark (default .venv/bin/python)
 #   KEEP_CLUSTER=1         keep the kind cluster afterwards
 # Results: out/e2e/<impl>/junit.xml, report.md, bench.json; out/e2e/side-by-side.md puts every
-# implementation run so far (and the in-memory run of `make conformance`) side by side.
+# implementation run so far side by side, with the local runs of `make conformance`,
+# `make conformance-http` and `make conformance-wire` when their results exist.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -77,7 +78,8 @@ else
   # Volcano's CRDs, from its chart, applied server-side (the jobs CRD is too large for the
   # last-applied annotation of a client-side apply).
   helm pull "$chart" "${chart_version[@]}" --untar --untardir "$work/chart"
-  crds=$(find "$work/chart" -path '*crd*' -name '*.yaml' | sort)
+  # crd/bases holds the apiextensions.k8s.io/v1 CRDs (crd/v1beta1 the legacy ones, not applied).
+  crds=$(find "$work/chart" -path '*/crd/bases/*.yaml' | sort)
   if [[ -z "$crds" ]]; then echo "e2e: no CRDs found in the chart $chart" >&2; exit 1; fi
   for crd in $crds; do kubectl apply --server-side --force-conflicts -f "$crd"; done
   kubectl wait --for=condition=Established crd --all --timeout=120s
@@ -110,5 +112,7 @@ if [[ "$mode" != conformance ]]; then
     --jobs "${E2E_BENCH_JOBS:-20}" --replicas "${E2E_BENCH_REPLICAS:-10}" --nodes "$nodes" \
     --out "$out/bench.json" || status=$?
 fi
-"$python" scripts/e2e_report.py out/e2e --memory out/conformance/junit.xml --out out/e2e/side-by-side.md
+"$python" scripts/e2e_report.py out/e2e --column memory=out/conformance/junit.xml \
+  --column http=out/conformance-http/junit.xml --column wire=out/conformance-wire/junit.xml \
+  --out out/e2e/side-by-side.md
 exit "$status"

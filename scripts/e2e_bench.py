@@ -1,7 +1,8 @@
 """The e2e benchmark: the same gang workload on whichever Volcano the kubeconfig points at.
 
 Creates ``--jobs`` Volcano Jobs of ``--replicas`` pods each (``minAvailable`` = replicas, 10m CPU,
-the pause image) in a fresh namespace, waits until every pod is bound to a node (or ``--timeout``
+the pause image; with ``--nodes`` > 0, on the simulated nodes, labelled ``type: simulated``) in a
+fresh namespace, waits until every pod is bound to a node (or ``--timeout``
 wall seconds pass), deletes the namespace, and writes the workload shape, the pods bound and the
 pods bound per wall second to ``--out`` (JSON). Scheduling throughput is what is measured: binding,
 not running, so simulated nodes and real ones count alike.
@@ -21,15 +22,23 @@ from typing import Any
 JOBS = ("batch.volcano.sh", "v1alpha1")
 
 
-def job(name: str, replicas: int) -> dict[str, Any]:
-    """One gang job of the workload."""
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": name},
-            "spec": {"minAvailable": replicas, "schedulerName": "volcano", "queue": "default", "tasks": [{
-                "name": "w", "replicas": replicas, "template": {
-                    "metadata": {"labels": {"e2e-bench": "yes"}},
-                    "spec": {"restartPolicy": "Never", "containers": [{
-                        "name": "c", "image": "registry.k8s.io/pause:3.9",
-                        "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}}}]}}
+SIMULATED = {"type": "simulated"}
+"""The label ``volcano nodes`` puts on its nodes: with simulated nodes, the workload runs there."""
+
+
+def job(name: str, replicas: int, node_selector: dict[str, str] | None = None) -> dict[str, Any]:
+    """One gang job of the workload (on nodes matching ``node_selector`` when given)."""
+    pod_spec: dict[str, Any] = {"restartPolicy": "Never", "containers": [{
+        "name": "c", "image": "registry.k8s.io/pause:3.9",
+        "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}
+    out: dict[str, Any] = {
+        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": name},
+        "spec": {"minAvailable": replicas, "schedulerName": "volcano", "queue": "default", "tasks": [{
+            "name": "w", "replicas": replicas,
+            "template": {"metadata": {"labels": {"e2e-bench": "yes"}}, "spec": pod_spec}}]}}
+    if node_selector:
+        out["spec"]["tasks"][0]["template"]["spec"]["nodeSelector"] = dict(node_selector)
+    return out
 
 
 def run(api: Any, *, impl: str, jobs: int, replicas: int, nodes: int, timeout: float, namespace: str,
@@ -44,7 +53,8 @@ def run(api: Any, *, impl: str, jobs: int, replicas: int, nodes: int, timeout: f
     bound = 0
     try:
         for i in range(jobs):
-            custom.create_namespaced_custom_object(JOBS[0], JOBS[1], namespace, "jobs", job(f"bench-{i}", replicas))
+            custom.create_namespaced_custom_object(JOBS[0], JOBS[1], namespace, "jobs",
+                                                   job(f"bench-{i}", replicas, SIMULATED if nodes else None))
         while time.monotonic() - start < timeout:
             pods = core.list_namespaced_pod(namespace, label_selector="e2e-bench=yes").items
             bound = sum(1 for p in pods if p.spec.node_name)
@@ -66,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--impl", default="unknown")
     parser.add_argument("--jobs", type=int, default=20)
     parser.add_argument("--replicas", type=int, default=10)
-    parser.add_argument("--nodes", type=int, default=0, help="simulated nodes added (reported only)")
+    parser.add_argument("--nodes", type=int, default=0,
+                        help="simulated nodes added (> 0: the workload goes to them, by their label)")
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--namespace", default="e2e-bench")
     parser.add_argument("--out", type=Path, required=True)

@@ -1,12 +1,13 @@
 """The implementations side by side, case by case: ``out/e2e/side-by-side.md``.
 
 Reads the JUnit XML of every implementation run so far (``<root>/<impl>/junit.xml``, as
-``scripts/e2e-kind.sh`` writes them) and, with ``--memory``, the in-memory run of ``make conformance``;
-writes one Markdown table with a row per case and a column per implementation (``pass``, ``FAIL``,
-``error``, ``skip``, ``-`` when the case did not run there), the totals, and the benchmark results
-(``<root>/<impl>/bench.json``) with their workload shape.
+``scripts/e2e-kind.sh`` writes them) and of the local runs named with ``--column NAME=PATH`` (the
+in-memory run of ``make conformance``, ``make conformance-http``, ``make conformance-wire``; a file
+not there yet is left out); writes one Markdown table with a row per case and a column per
+implementation (``pass``, ``FAIL``, ``error``, ``skip``, ``-`` when the case did not run there),
+the totals, and the benchmark results (``<root>/<impl>/bench.json``) with their workload shape.
 
-    python scripts/e2e_report.py out/e2e --memory out/conformance/junit.xml --out out/e2e/side-by-side.md
+    python scripts/e2e_report.py out/e2e --column memory=out/conformance/junit.xml --out out/e2e/side-by-side.md
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ def outcomes(junit: Path) -> dict[str, str]:
     return found
 
 
-def report(root: Path, memory: Path | None) -> str:
-    """The Markdown report (see the module docstring)."""
+def report(root: Path, local: dict[str, Path] | None = None) -> str:
+    """The Markdown report (see the module docstring); ``local`` maps column names to JUnit files."""
     columns: dict[str, dict[str, str]] = {}
-    if memory is not None and memory.is_file():
-        columns["memory"] = outcomes(memory)
+    for name, junit in (local or {}).items():
+        if junit.is_file():
+            columns[name] = outcomes(junit)
     for impl in IMPLS:
         junit = root / impl / "junit.xml"
         if junit.is_file():
@@ -73,11 +75,18 @@ def main(argv: list[str] | None = None) -> int:
     """Write the report; print where."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=Path)
-    parser.add_argument("--memory", type=Path, default=None)
+    parser.add_argument("--column", action="append", default=[], metavar="NAME=PATH",
+                        help="a local run's JUnit XML as a column (repeatable)")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report(args.root, args.memory))
+    local = {}
+    for spec in args.column:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            parser.error(f"--column {spec}: expected NAME=PATH")
+        local[name] = Path(path)
+    args.out.write_text(report(args.root, local))
     print(f"e2e: side-by-side report in {args.out}")
     return 0
 

@@ -105,12 +105,15 @@ def test_side_by_side_report(tmp_path: Path) -> None:
     (tmp_path / "e2e" / "this" / "bench.json").parent.mkdir(parents=True)
     (tmp_path / "e2e" / "this" / "bench.json").write_text(json.dumps(
         {"jobs": 2, "replicas": 3, "nodes": 5, "bound": 6, "pods": 6, "seconds": 2.0, "pods_per_second": 3.0}))
-    text = e2e_report.report(tmp_path / "e2e", memory)
+    text = e2e_report.report(tmp_path / "e2e", {"memory": memory, "wire": tmp_path / "absent.xml"})
     assert "| case | memory | upstream |" in text
     assert "| `test_x::b` | pass | FAIL |" in text and "| `test_x::c` | skip | - |" in text
     assert "| **passed** | 2 of 3 | 1 of 2 |" in text and "2 of 3 cases differ" in text
     assert "| this | 2 gang jobs x 3 pods | 5 | 6 of 6 | 2.0 | 3.0 |" in text
-    assert "No results yet" in e2e_report.report(tmp_path / "none", None)
+    assert "No results yet" in e2e_report.report(tmp_path / "none")
+    out = tmp_path / "side.md"
+    assert e2e_report.main([str(tmp_path / "e2e"), "--column", f"memory={memory}", "--out", str(out)]) == 0
+    assert out.read_text() == text
 
 
 def test_bench_binds_every_pod_on_volcano_serve(tmp_path: Path) -> None:
@@ -120,7 +123,7 @@ def test_bench_binds_every_pod_on_volcano_serve(tmp_path: Path) -> None:
     served.start_background()
     try:
         api = kubernetes.config.new_client_from_config(config_file=str(kc))
-        result = e2e_bench.run(api, impl="memory-served", jobs=3, replicas=4, nodes=3, timeout=120,
+        result = e2e_bench.run(api, impl="memory-served", jobs=3, replicas=4, nodes=0, timeout=120,
                                namespace="bench", poll=0.2)
     finally:
         served.close()
@@ -134,3 +137,40 @@ def test_the_scheduler_configuration_loads() -> None:
     (cm,) = [o for o in all_objects() if o["kind"] == "ConfigMap"]
     conf = load_scheduler_conf(yaml.safe_load(cm["data"]["volcano-scheduler.conf"]))
     assert conf is not None
+
+
+def _triples(role: dict[str, Any]) -> set[tuple[str, str, str]]:
+    return {(g, r, v) for rule in role.get("rules") or [] for g in rule["apiGroups"] for r in rule["resources"]
+            for v in rule["verbs"]}
+
+
+def test_each_role_grants_what_docs_components_says_the_component_needs() -> None:
+    """docs/components.md lists each component's permissions; deploy/ grants at least those (the rules
+    needed only with --builtin-controllers left out: kind has kube-controller-manager)."""
+    import re
+
+    text = (ROOT / "docs" / "components.md").read_text()
+    needed = {}
+    for block in re.findall(r"```yaml\n(.*?)```", text, flags=re.S):
+        role = yaml.safe_load(block.split("# only with --builtin-controllers")[0])
+        if isinstance(role, dict) and role.get("kind") == "ClusterRole":
+            needed[role["metadata"]["name"]] = _triples(role)
+    assert sorted(needed) == ["volcano-controllers", "volcano-nodes", "volcano-scheduler"]
+    ours = {o["metadata"]["name"]: _triples(o) for o in all_objects() if o["kind"] == "ClusterRole"}
+    for name, triples in needed.items():
+        missing = sorted(triples - ours[name.replace("volcano-", "volcano-py-")])
+        assert not missing, f"{name}: deploy/ does not grant {missing}"
+
+
+def test_every_deployment_parses_with_its_volcano_command() -> None:
+    for dep in (o for o in all_objects() if o["kind"] == "Deployment"):
+        args = [a.replace("$(NODE_COUNT)", "3") for a in dep["spec"]["template"]["spec"]["containers"][0]["args"]]
+        parsed = build_parser().parse_args(args)
+        assert parsed.command == args[0]
+
+
+def test_bench_jobs_go_to_simulated_nodes_when_there_are_some() -> None:
+    plain, placed = e2e_bench.job("j", 2), e2e_bench.job("j", 2, e2e_bench.SIMULATED)
+    assert "nodeSelector" not in plain["spec"]["tasks"][0]["template"]["spec"]
+    assert placed["spec"]["tasks"][0]["template"]["spec"]["nodeSelector"] == {"type": "simulated"}
+    assert placed["spec"]["minAvailable"] == placed["spec"]["tasks"][0]["replicas"] == 2

@@ -32,6 +32,8 @@ HELM_EXTRA = """if [[ "$1" == pull ]]; then
   mkdir -p "$dir/volcano/crd/bases"
   echo "kind: CustomResourceDefinition" > "$dir/volcano/crd/bases/batch.volcano.sh_jobs.yaml"
   echo "kind: CustomResourceDefinition" > "$dir/volcano/crd/bases/scheduling.volcano.sh_queues.yaml"
+  mkdir -p "$dir/volcano/crd/v1beta1"
+  echo "apiVersion: apiextensions.k8s.io/v1beta1" > "$dir/volcano/crd/v1beta1/batch.volcano.sh_jobs.yaml"
 fi"""
 
 DOCKER_DOWN = """if [[ "$1" == info ]]; then exit 1; fi"""

@@ -265,3 +265,15 @@ def test_webhook_configurations_print_as_kubectl_shows_them(env: tuple[ServedClu
                             headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
     assert code == 200 and [c["name"] for c in table["columnDefinitions"]] == ["Name", "Webhooks", "Age"]
     assert table["rows"][0]["cells"][:2] == ["v", 1]
+
+
+def test_webhook_configurations_are_exempt_so_a_broken_webhook_can_be_removed(
+        env: tuple[ServedCluster, Http, Hooks]) -> None:
+    _served, http, hooks = env
+    everything = [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"]}]
+    register(http, config("Validating", "broken", rules=everything))  # unreachable, failurePolicy Fail
+    assert http.json("POST", CM, cm("a"))[0] == 500
+    path = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/broken"
+    assert http.json("DELETE", path)[0] == 200
+    assert http.json("POST", CM, cm("a"))[0] == 201
+    assert [n for n, _r in hooks.requests] == ["broken"]

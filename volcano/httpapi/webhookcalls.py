@@ -24,7 +24,8 @@ server's chain (``"*"``, every operation) mark where the passes stop:
 DELETE (and each item of a ``deletecollection``) is recorded without stopping: its webhooks are
 called with the stored object as ``oldObject`` and may only deny. ``pods/eviction`` is shown to
 webhooks as a CREATE of an ``Eviction`` on the ``eviction`` subresource, as kube-apiserver shows it.
-``pods/binding`` passes no admission in this server and calls no webhook.
+``pods/binding`` passes no admission in this server and calls no webhook; writes of webhook
+configurations call none either (kube-apiserver exempts them, so a broken webhook can be removed).
 
 **Answers.** A denial is the error kube-apiserver returns (403 by default, the webhook's own code
 when it gives one: ``<resource> "<name>" is forbidden: admission webhook "<webhook>" denied the
@@ -178,7 +179,11 @@ class ExternalAdmission:
 
     # -- a write ----------------------------------------------------------------------------------------
     def applies(self, target: Target) -> bool:
-        """Whether some registered webhook could be called for a write to ``target``'s resource."""
+        """Whether some registered webhook could be called for a write to ``target``'s resource (never for
+        the webhook configurations themselves, as kube-apiserver exempts them: a broken webhook can always
+        be removed)."""
+        if target.info.group == "admissionregistration.k8s.io":
+            return False
         sub = target.subresource or ""
         return any(h.could_match(target.info, sub) for mutating in (True, False)
                    for h in webhooks(self.server, mutating))
