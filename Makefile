@@ -17,10 +17,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The benchmarks run once each at their fast sizes as a smoke test (every pod bound; no timing asserted).
-# TEST_WORKERS: pytest-xdist processes (default: one per CPU; 0 runs in this process).
+# TEST_WORKERS: pytest-xdist processes (default: one per CPU; 0 runs in this process). A file's tests
+# stay on one worker, in order (some share a module-scoped cluster).
 TEST_WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest tests volcano/conformance benchmarks --benchmark-disable -n $(TEST_WORKERS)
+	$(BIN)/python -m pytest tests volcano/conformance benchmarks --benchmark-disable -n $(TEST_WORKERS) --dist loadfile
 
 demo: $(STAMP)
 	$(BIN)/volcano demo

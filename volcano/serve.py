@@ -25,7 +25,6 @@ thread, touch the cluster only through ``call(fn)``, ``run(seconds)`` and
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from volcano.apiserver import ApiError, ApiServer
 from volcano.apiserver.faults import FaultPlan, FaultyClient
 from volcano.httpapi import ApiApp, ExternalAdmission, HttpServer, Limits, new_event_loop, write_kubeconfig
 from volcano.sim import RandomStreams, SimClock
-from volcano.sim.realtime import RealtimeDriver, wall_epoch
+from volcano.sim.realtime import RealtimeDriver, call_on_loop, wall_epoch
 from volcano.testbed import FakeCluster
 
 __all__ = ["ServeOptions", "ServedCluster"]
@@ -201,19 +200,7 @@ class ServedCluster:
                 return fn()
             finally:
                 self.app.settle()
-        future: concurrent.futures.Future[T] = concurrent.futures.Future()
-
-        def run() -> None:
-            try:
-                self.driver.catch_up()
-                future.set_result(fn())
-            except BaseException as exc:
-                future.set_exception(exc)
-            finally:
-                self.app.settle()
-
-        loop.call_soon_threadsafe(run)
-        return future.result(timeout)
+        return call_on_loop(loop, fn, before=self.driver.catch_up, after=self.app.settle, timeout=timeout)
 
     def _on_owner(self) -> bool:
         try:

@@ -142,7 +142,9 @@ def test_shared_informer_keeps_a_cache(kube_api: ServedCluster) -> None:
     from kubernetes.informer import SharedInformer
 
     v1 = client.CoreV1Api(_api(kube_api))
-    informer = SharedInformer(v1.list_namespaced_pod, namespace="default")
+    # A resync period makes the informer's watch carry timeoutSeconds: stop() joins the watch thread,
+    # which otherwise waits for the next event of a quiet stream.
+    informer = SharedInformer(v1.list_namespaced_pod, namespace="default", resync_period=1)
     added = threading.Event()
     informer.add_event_handler("ADDED", lambda obj: added.set())
     informer.start()

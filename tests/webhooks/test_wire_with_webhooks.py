@@ -69,12 +69,24 @@ def _create(custom: Any, job: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         return int(exc.status), json.loads(exc.body)
 
 
+def _wait_default_queue_open(custom: Any) -> None:
+    """Wait until the scheduler has made the ``default`` queue and the queue controller opened it."""
+    def state() -> str | None:
+        try:
+            queue = custom.get_cluster_custom_object("scheduling.volcano.sh", "v1beta1", "queues", "default")
+        except client.exceptions.ApiException as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return (queue.get("status") or {}).get("state")
+    wait_for(lambda: state() == "Open", 90, "queue default Open")
+
+
 def test_a_gang_job_admitted_by_the_webhooks_is_scheduled_and_runs(processes: WireProcesses) -> None:
     api = config.new_client_from_config(config_file=str(processes.kubeconfig))
     core, custom = client.CoreV1Api(api), client.CustomObjectsApi(api)
     # the scheduler's queues passed /queues/mutate and /queues/validate; the queue controller opened default
-    wait_for(lambda: (custom.get_cluster_custom_object("scheduling.volcano.sh", "v1beta1", "queues", "default")
-                      .get("status") or {}).get("state") == "Open", 60, "queue default Open")
+    _wait_default_queue_open(custom)
     code, created = _create(custom, JOB)
     assert code == 201, created
     spec = created["spec"]  # defaulted by mutatejob.volcano.sh: the server's own admission is off
@@ -96,6 +108,7 @@ def test_an_invalid_job_is_denied_by_the_webhook(processes: WireProcesses) -> No
     bad = copy.deepcopy(JOB)
     bad["metadata"]["name"] = "too-big"
     bad["spec"]["minAvailable"] = 5
+    _wait_default_queue_open(custom)  # else validatejob also names the queue's state
     code, status = _create(custom, bad)
     assert code == 403
     assert status["message"] == ('jobs.batch.volcano.sh "too-big" is forbidden: admission webhook '

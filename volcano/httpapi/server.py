@@ -27,7 +27,7 @@ import uvicorn
 
 from volcano.httpapi.app import ApiApp
 
-__all__ = ["HttpServer", "new_event_loop"]
+__all__ = ["HttpServer", "QuietServer", "listening_socket", "new_event_loop"]
 
 try:  # the C parser; uvicorn's pure-Python h11 protocol otherwise
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _BaseProtocol
@@ -85,12 +85,28 @@ def _protocol_class(header_timeout: float) -> type:
     return Protocol
 
 
-class _Server(uvicorn.Server):
+class QuietServer(uvicorn.Server):
     """uvicorn's server without its signal handlers (the owner of the process installs its own)."""
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
+        """Install nothing: SIGINT and SIGTERM belong to the process owner."""
         yield
+
+
+def listening_socket(address: str, port: int, *, backlog: int = 1024) -> socket.socket:
+    """A non-blocking TCP socket bound to ``address:port`` (0: a free port) and listening.
+
+    It is made with ``IPPROTO_TCP`` so that asyncio sets ``TCP_NODELAY`` on the connections it
+    accepts (it does so only for sockets that say they are TCP); without it, a response's header and
+    body writes wait on delayed ACKs, about 40 ms per request on the plain asyncio loop."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((address, port))
+    sock.listen(backlog)
+    sock.setblocking(False)
+    return sock
 
 
 class HttpServer:
@@ -99,18 +115,13 @@ class HttpServer:
     def __init__(self, app: ApiApp, *, address: str = "127.0.0.1", port: int = 0) -> None:
         self.app = app
         self.address = address
-        family = socket.AF_INET6 if ":" in address else socket.AF_INET
-        self.socket = socket.socket(family, socket.SOCK_STREAM)
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.socket.bind((address, port))
-        self.socket.listen(1024)
-        self.socket.setblocking(False)
+        self.socket = listening_socket(address, port)
         self.port: int = self.socket.getsockname()[1]
         limits = app.limits
         config = uvicorn.Config(app, http=_protocol_class(limits.header_timeout), loop="none", lifespan="on",
                                 log_level="warning", access_log=False, server_header=False, date_header=False,
                                 timeout_keep_alive=limits.idle_timeout, timeout_graceful_shutdown=2, backlog=1024)
-        self._server = _Server(config)
+        self._server = QuietServer(config)
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property

@@ -26,7 +26,6 @@ provides that thread for a process that talks to a real API server:
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
 import signal
 import threading
@@ -35,7 +34,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from volcano.sim.clock import Priority, SimClock
-from volcano.sim.realtime import RealtimeDriver
+from volcano.sim.realtime import RealtimeDriver, call_on_loop
 
 __all__ = ["GuardedClock", "Runtime"]
 
@@ -112,19 +111,7 @@ class Runtime:
 
     def call(self, fn: Callable[[], T], timeout: float = 60.0) -> T:
         """Run ``fn()`` on the owner loop (from another thread) and return its result."""
-        future: concurrent.futures.Future[T] = concurrent.futures.Future()
-
-        def run() -> None:
-            try:
-                self.driver.catch_up()
-                future.set_result(fn())
-            except BaseException as exc:
-                future.set_exception(exc)
-            finally:
-                self.driver.settle()
-
-        self.loop.call_soon_threadsafe(run)
-        return future.result(timeout)
+        return call_on_loop(self.loop, fn, before=self.driver.catch_up, after=self.driver.settle, timeout=timeout)
 
     # -- the owner loop ----------------------------------------------------------------------------------
     def on_stop(self, fn: Callable[[], None]) -> None:

@@ -26,13 +26,17 @@ requests, so the store and the clock have one owner and need no lock:
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from volcano.sim.clock import SimClock
 
-__all__ = ["RealtimeDriver", "wall_epoch"]
+__all__ = ["RealtimeDriver", "call_on_loop", "wall_epoch"]
+
+T = TypeVar("T")
 
 
 class RealtimeDriver:
@@ -188,3 +192,24 @@ def wall_epoch() -> datetime:
     """The current wall-clock instant, whole seconds, UTC: the epoch of a clock paced in real time
     (so object timestamps are real times and kubectl's ages agree with the server's)."""
     return datetime.now(UTC).replace(microsecond=0)
+
+
+def call_on_loop(loop: asyncio.AbstractEventLoop, fn: Callable[[], T], *, before: Callable[[], object],
+                 after: Callable[[], object], timeout: float) -> T:
+    """Run ``before()``, ``fn()`` and, whatever happens, ``after()`` on ``loop`` (the thread that owns
+    the store and the clock), from another thread; return ``fn``'s result or raise its exception.
+    ``before`` is where the owner catches the clock up to the wall clock, ``after`` where it runs the
+    callbacks the call made due. ``TimeoutError`` when the loop does not answer within ``timeout``."""
+    future: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def run() -> None:
+        try:
+            before()
+            future.set_result(fn())
+        except BaseException as exc:
+            future.set_exception(exc)
+        finally:
+            after()
+
+    loop.call_soon_threadsafe(run)
+    return future.result(timeout)

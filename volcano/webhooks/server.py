@@ -16,13 +16,13 @@ import asyncio
 import contextlib
 import json
 import logging
-import socket
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 
+from volcano.httpapi.server import QuietServer, listening_socket
 from volcano.webhooks.review import Reviewer, ReviewError
 
 __all__ = ["MAX_BODY", "WebhookApp", "WebhookServer"]
@@ -98,14 +98,6 @@ class WebhookApp:
         return 200, json.dumps(answer, separators=(",", ":")).encode()
 
 
-class _Server(uvicorn.Server):
-    """uvicorn's server without its signal handlers (the process owner installs its own)."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
 class WebhookServer:
     """Serves ``app`` over HTTPS on ``address:port`` (see the module docstring)."""
 
@@ -113,20 +105,12 @@ class WebhookServer:
                  port: int = 8443) -> None:
         self.app = app
         self.address = address
-        family = socket.AF_INET6 if ":" in address else socket.AF_INET
-        # IPPROTO_TCP, so that asyncio sets TCP_NODELAY on accepted connections (it does so only for
-        # sockets that say they are TCP): without it, a response's header and body writes wait on
-        # delayed ACKs, 40 ms per review.
-        self.socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.socket.bind((address, port))
-        self.socket.listen(256)
-        self.socket.setblocking(False)
+        self.socket = listening_socket(address, port, backlog=256)  # TCP_NODELAY: see listening_socket
         self.port: int = self.socket.getsockname()[1]
         config = uvicorn.Config(app, loop="none", lifespan="on", log_level="warning", access_log=False,
                                 server_header=False, ssl_certfile=str(certfile), ssl_keyfile=str(keyfile),
                                 timeout_graceful_shutdown=5)
-        self._server = _Server(config)
+        self._server = QuietServer(config)
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
