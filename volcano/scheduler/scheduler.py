@@ -10,6 +10,19 @@ Normal ``Evict`` on the PodGroup, then a graceful delete), PodGroup status
 when changed, events, pod ``PodScheduled=False`` conditions and nominated
 nodes, and queue ``status.allocated``. Write conflicts are skipped: the next
 cycle recomputes everything.
+
+**Idle cycles.** A cycle that binds, evicts, writes, records and reports
+nothing (no event, trace row, counter increment or gauge change) is a no-op;
+when the scheduler cache has not changed since such a cycle
+(``SchedulerCache.generation``), the next cycle is the same no-op. The
+scheduler then tells the clock so (``idle``, ``volcano.sim.clock.IdlePeriodic``)
+and the clock skips those cycles instead of running them (``skip``). A skipped
+cycle still counts: ``cycles`` (and the session numbering it drives) advances,
+and ``e2e_scheduling_latency_milliseconds`` and each action's
+``action_scheduling_latency_milliseconds`` get their 0 ms observation, as a run
+cycle takes no simulated time. Gauges keep the values the no-op cycle set.
+``last_session``/``last_outcome`` are those of the last cycle actually run;
+``skipped_cycles`` counts the others.
 """
 
 from __future__ import annotations
@@ -25,6 +38,7 @@ from volcano.scheduler.cache import SchedulerCache
 from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF
 from volcano.scheduler.framework.action import ActionRegistry
 from volcano.scheduler.framework.conf import SchedulerConf
+from volcano.scheduler.framework.metrics import MetricsSink
 from volcano.scheduler.framework.model import TaskInfo
 from volcano.scheduler.framework.plugin import Arguments, PluginRegistry
 from volcano.scheduler.framework.session import Session
@@ -38,6 +52,64 @@ from volcano.sim.trace import Trace
 __all__ = ["Scheduler"]
 
 Obj = dict[str, Any]
+
+
+def observe_zeros(histogram: Any, runs: int) -> None:
+    """``runs`` observations of 0 (what a skipped cycle's latency is), in O(1) where the
+    Prometheus client's histogram layout is known, else one by one."""
+    buckets, bounds = getattr(histogram, "_buckets", None), getattr(histogram, "_upper_bounds", None)
+    if not isinstance(buckets, list) or not isinstance(bounds, list) or len(buckets) != len(bounds):
+        for _ in range(runs):
+            histogram.observe(0)
+        return
+    histogram.observe(0)  # the public path once (it also checks the histogram is observable)
+    if runs > 1:
+        buckets[next(i for i, bound in enumerate(bounds) if bound >= 0)].inc(runs - 1)
+
+
+class _WatchedMetrics(MetricsSink):
+    """The session's metrics sink: forwards every report and notes whether one changed anything
+    (a counter incremented, a gauge set to a value other than its last one)."""
+
+    def __init__(self, sink: MetricsSink, gauges: dict[tuple[str, ...], int]) -> None:
+        self.sink = sink
+        self.gauges = gauges
+        self.changed = False
+
+    def _gauge(self, key: tuple[str, ...], n: int) -> None:
+        if self.gauges.get(key) != n:
+            self.gauges[key] = n
+            self.changed = True
+
+    def count_preemption_attempts(self, n: int) -> None:
+        """Forwarded; a change when ``n`` > 0."""
+        self.changed = self.changed or n != 0
+        self.sink.count_preemption_attempts(n)
+
+    def set_preemption_victims(self, n: int) -> None:
+        """Forwarded; a change when the value moves."""
+        self._gauge(("victims",), n)
+        self.sink.set_preemption_victims(n)
+
+    def count_eviction_transaction(self, action: str) -> None:
+        """Forwarded; always a change."""
+        self.changed = True
+        self.sink.count_eviction_transaction(action)
+
+    def set_unschedulable_tasks(self, job: str, n: int) -> None:
+        """Forwarded; a change when the value moves."""
+        self._gauge(("tasks", job), n)
+        self.sink.set_unschedulable_tasks(job, n)
+
+    def set_unschedulable_jobs(self, n: int) -> None:
+        """Forwarded; a change when the value moves."""
+        self._gauge(("jobs",), n)
+        self.sink.set_unschedulable_jobs(n)
+
+    def count_job_retry(self, job: str) -> None:
+        """Forwarded; always a change."""
+        self.changed = True
+        self.sink.count_job_retry(job)
 
 
 class Scheduler:
@@ -61,9 +133,13 @@ class Scheduler:
         self.cache = SchedulerCache(informers, scheduler_names=(scheduler_name,), default_queue=default_queue)
         self.metrics = SchedulerMetrics()
         self.cycles = 0
+        self.skipped_cycles = 0
+        """Cycles the clock skipped as proven no-ops (included in ``cycles``)."""
         self.last_session: Session | None = None
         self.last_outcome: SessionOutcome | None = None
         self._timer: TimerHandle | None = None
+        self._idle_at: int | None = None  # cache generation after the last no-op cycle
+        self._gauges: dict[tuple[str, ...], int] = {}
 
     def start(self) -> None:
         """Create the root/default queues if missing and run a cycle every period."""
@@ -77,6 +153,7 @@ class Scheduler:
                                     "metadata": {"name": name}, "spec": {"weight": 1, "reclaimable": reclaimable}})
         if self._timer is None:
             self._timer = self.clock.call_every(self.period_ms, self.run_once, priority=Priority.SCHEDULER)
+            self._timer.idle = self
 
     def stop(self) -> None:
         """Stop the periodic cycle."""
@@ -92,12 +169,28 @@ class Scheduler:
         if self.recorder is not None and obj is not None:
             self.recorder.event(obj, etype, reason, message)
 
+    def idle(self) -> bool:
+        """The next cycle is a proven no-op: the last one was, and the cache has not changed since."""
+        return self._idle_at is not None and self._idle_at == self.cache.generation
+
+    def skip(self, runs: int) -> None:
+        """Account for ``runs`` no-op cycles the clock skipped (see the module docstring)."""
+        self.cycles += runs
+        self.skipped_cycles += runs
+        observe_zeros(self.metrics.e2e_latency, runs)
+        for name in self.conf.actions:
+            observe_zeros(self.metrics.action_latency.labels(name), runs)
+
     def run_once(self) -> SessionOutcome:
         """One scheduling cycle; returns what the session close asked to write."""
         self.cycles += 1
         start = self.clock.now_ms
+        trace_len = len(self.trace) if self.trace is not None else 0
+        skipped = self.cache.informers.unusable.skipped
+        generation = self.cache.generation
+        sink = _WatchedMetrics(self.metrics, self._gauges)
         ssn = Session(self.cache.snapshot(), self.conf, self.registry, uid=f"{self.name}-session-{self.cycles}",
-                      now_ms=start, trace=self.trace, component=self.name, clock=self.clock, metrics=self.metrics)
+                      now_ms=start, trace=self.trace, component=self.name, clock=self.clock, metrics=sink)
         for pg, exc in ssn.unusable:
             self.cache.informers.unusable.handle(self.name, dict(pg), exc)
         for name in self.conf.actions:
@@ -111,6 +204,11 @@ class Scheduler:
         self._apply(ssn, outcome)
         self.metrics.e2e_latency.observe(self.clock.now_ms - start)
         self.last_session, self.last_outcome = ssn, outcome
+        noop = not (ssn.binds or ssn.evictions or ssn.unusable or outcome.podgroups or outcome.events
+                    or outcome.pod_conditions or outcome.queues or sink.changed) \
+            and (self.trace is None or len(self.trace) == trace_len) \
+            and self.cache.informers.unusable.skipped == skipped and self.cache.generation == generation
+        self._idle_at = self.cache.generation if noop else None
         return outcome
 
     # -- writes -------------------------------------------------------------------------------
@@ -184,6 +282,7 @@ class Scheduler:
             self._record("BindFailed", key, f"{node} {exc.reason}")
             return
         self.cache.binding[key] = node
+        self.cache.generation += 1
         self._event(self._pod(task), "Normal", "Scheduled", f"Successfully assigned {key} to {node}")
 
     def _evict(self, ssn: Session, task: TaskInfo, reason: str) -> None:
@@ -212,3 +311,4 @@ class Scheduler:
             self._record("EvictFailed", task.key, exc.reason)
             return
         self.cache.releasing.add(task.key)
+        self.cache.generation += 1
