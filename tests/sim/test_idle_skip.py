@@ -72,3 +72,26 @@ def test_a_change_ends_the_skipping_at_once() -> None:
              "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "image": "busybox"}]}})
     c.run(5)
     assert c.get("Pod", "p")["spec"].get("nodeName") == "node-0"
+
+
+def _waiting_gang(fast_forward: bool) -> FakeCluster:
+    c = FakeCluster(seed=0, clock=SimClock(fast_forward=fast_forward))
+    c.add_nodes(2, cpu="2")
+    c.apply({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": {"name": "g"},
+             "spec": {"minMember": 3}})
+    for i in range(3):
+        c.apply({"apiVersion": "v1", "kind": "Pod",
+                 "metadata": {"name": f"p{i}", "annotations": {"scheduling.k8s.io/group-name": "g"}},
+                 "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "image": "busybox",
+                                                                      "resources": {"requests": {"cpu": "2"}}}]}})
+    c.run(600)
+    return c
+
+
+def test_a_waiting_gang_replays_its_cycles_with_the_same_events_and_trace() -> None:
+    fast, slow = _waiting_gang(True), _waiting_gang(False)
+    assert fast.scheduler.replayed_cycles > 500 and slow.scheduler.replayed_cycles == 0
+    assert [(e["reason"], e.get("count"), e.get("lastTimestamp")) for e in fast.events("PodGroup", "g")] == \
+        [(e["reason"], e.get("count"), e.get("lastTimestamp")) for e in slow.events("PodGroup", "g")]
+    assert fast.trace.lines() == slow.trace.lines()
+    assert max(e.get("count") or 0 for e in fast.events("PodGroup", "g")) > 500
