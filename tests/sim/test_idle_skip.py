@@ -39,10 +39,10 @@ def _maker(fast_forward: bool) -> Callable[[int], FakeCluster]:
     return lambda seed: FakeCluster(seed=seed, clock=SimClock(fast_forward=fast_forward))
 
 
-@settings(max_examples=10, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate))
+@settings(max_examples=8, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate))
 @given(st.integers(0, 100_000), st.sampled_from([_by_run, _by_step, _by_run_until]))
 def test_skipping_idle_cycles_is_invisible(seed: int, advance: Advance) -> None:
-    scenario = random_scenario(random.Random(seed), horizon_ms=900_000)
+    scenario = random_scenario(random.Random(seed), horizon_ms=600_000)
     fast = run_scenario(scenario, _maker(True), advance)
     slow = run_scenario(scenario, _maker(False), advance)
     assert fast.trace == slow.trace
