@@ -40,7 +40,7 @@ from volcano.kube.events import AsyncEventRecorder
 from volcano.kube.leader import LeaderElector, LeaderOptions
 from volcano.kube.nodes import SimNodes
 from volcano.kube.runtime import Runtime
-from volcano.scheduler import Scheduler, SchedulerConf
+from volcano.scheduler import DefaultScheduler, Scheduler, SchedulerConf
 from volcano.sim.clock import Priority
 from volcano.sim.rand import RandomStreams
 from volcano.sim.trace import Trace
@@ -102,15 +102,26 @@ def _lead(runtime: Runtime, client: KubeClient, leader: LeaderOptions, start: Ca
 
 def start_scheduler(runtime: Runtime, client: KubeClient, *, conf: SchedulerConf | None, scheduler_name: str,
                     period_ms: int, default_queue: str, leader: LeaderOptions, seed: int = 0,
-                    resync_ms: int = 0) -> Scheduler:
-    """Volcano's scheduler on ``client`` (see the module docstring)."""
+                    resync_ms: int = 0, default_scheduler: bool = False) -> Scheduler:
+    """Volcano's scheduler on ``client`` (see the module docstring); with ``default_scheduler`` also the
+    kube-scheduler-like baseline for pods of ``default-scheduler`` (an API server without kube-scheduler)."""
     recorder = _recorder(client, runtime, scheduler_name)
     informers = _informers(client, runtime, recorder, resync_ms)
     scheduler = Scheduler(client, informers, runtime.clock, conf=conf, streams=RandomStreams(seed),
                           trace=Trace(enabled=False), recorder=recorder, scheduler_name=scheduler_name,
                           period_ms=period_ms, default_queue=default_queue)
     runtime.on_stop(scheduler.stop)
-    _lead(runtime, client, leader, scheduler.start)
+    starts = [scheduler.start]
+    if default_scheduler:
+        baseline = DefaultScheduler(client, informers, runtime.clock, trace=Trace(enabled=False),
+                                    recorder=_recorder(client, runtime, "default-scheduler"))
+        runtime.on_stop(baseline.stop)
+        starts.append(baseline.start)
+    def start_all() -> None:
+        for start in starts:
+            start()
+
+    _lead(runtime, client, leader, start_all)
     return scheduler
 
 
