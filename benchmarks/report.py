@@ -1,6 +1,15 @@
-"""Turns pytest-benchmark JSON into the Markdown report and the scaling chart.
+"""Turns pytest-benchmark JSON into the Markdown report, ``figures.json`` and the charts.
 
 Usage: ``python -m benchmarks.report out/bench/benchmark.json out/bench``.
+
+The report opens with one row per workload: its headline figure, its target
+and pass/fail (``workloads.Target``), plus the BigJob cost-per-pod flatness
+check. Figures are also shown normalised by the calibration workload
+(``test_throughput.calibrate``, a fixed pure-Python loop timed in the same run):
+pods per calibration unit = pods per CPU second x calibration CPU seconds, which
+compares across machines. Charts: throughput and memory against node count
+(``scaling.png``), CPU per pod against job size (``jobsize.png``) and CPU against
+simulated time on an idle cluster (``simtime.png``).
 """
 
 from __future__ import annotations
@@ -10,13 +19,75 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.workloads import ANCHORS
+from benchmarks.workloads import ANCHORS, WORKLOADS
 
-__all__ = ["scaling_slope", "write_report"]
+__all__ = ["figures", "scaling_slope", "write_report"]
+
+_HEADLINE = {"bigjob": ("running_wall_s", "s wall to Running"), "idle": ("sim_s_per_wall_s", "simulated s / wall s")}
+_FLATNESS = 1.5
+"""BigJob: the largest CPU per pod over the smallest, at most this."""
 
 
 def _rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [b["extra_info"] for b in data.get("benchmarks", []) if b.get("extra_info", {}).get("workload")]
+
+
+def _calibration(data: dict[str, Any]) -> float | None:
+    infos = [b["extra_info"] for b in data.get("benchmarks", []) if b.get("extra_info", {}).get("calibration")]
+    return float(infos[0]["cpu_s"]) if infos else None
+
+
+def figures(data: dict[str, Any]) -> dict[str, Any]:
+    """Every workload's headline figure, target and pass/fail, normalised figures, and the
+    BigJob flatness check (what ``figures.json`` holds)."""
+    calib = _calibration(data)
+    by_name = {w.name: w for w in WORKLOADS}
+    out: list[dict[str, Any]] = []
+    for r in _rows(data):
+        w = by_name.get(r["workload"])
+        shape = w.shape if w is not None else ""
+        metric, unit = _HEADLINE.get(shape, ("pods_per_s", "pods/s"))
+        row: dict[str, Any] = {"workload": r["workload"], "size": r.get("size", ""), "metric": metric, "unit": unit,
+                               "value": r.get(metric), "cpu_s": r.get("cpu_s"), "wall_s": r.get("wall_s"),
+                               "pods_per_cpu_s": r.get("pods_per_cpu_s"), "target": None, "pass": None}
+        if w is not None and w.target is not None:
+            row.update(target=w.target.text, target_metric=w.target.metric, target_value=w.target.value,
+                       observed=r.get(w.target.metric), **{"pass": w.target.met(r)})
+        if calib:
+            if r.get("pods_per_cpu_s"):
+                row["pods_per_calibration"] = round(r["pods_per_cpu_s"] * calib, 1)
+            if r.get("sim_s_per_cpu_s"):
+                row["sim_s_per_calibration"] = round(r["sim_s_per_cpu_s"] * calib, 1)
+        out.append(row)
+    big = [r for r in _rows(data) if r["workload"].startswith("BigJob-") and r.get("cpu_us_per_pod")]
+    flat: dict[str, Any] | None = None
+    if len(big) >= 2:
+        costs = [r["cpu_us_per_pod"] for r in big]
+        ratio = max(costs) / min(costs)
+        flat = {"sizes": [r["measured_pods"] for r in big], "cpu_us_per_pod": costs, "ratio": round(ratio, 2),
+                "target": f"max / min CPU per pod <= {_FLATNESS}", "pass": ratio <= _FLATNESS}
+    return {"calibration_cpu_s": calib, "workloads": out, "bigjob_flatness": flat}
+
+
+def _verdict(ok: bool | None) -> str:
+    return "-" if ok is None else ("pass" if ok else "FAIL")
+
+
+def _targets_section(figs: dict[str, Any]) -> list[str]:
+    lines = ["## Figures and targets", "",
+             f"Calibration: {figs['calibration_cpu_s']} CPU s for the fixed pure-Python workload "
+             "(normalised = per CPU second x calibration CPU seconds).", "",
+             "| workload | size | figure | target | observed | result | CPU s | wall s | normalised |",
+             "|---|---|---:|---|---:|---|---:|---:|---:|"]
+    for r in figs["workloads"]:
+        norm = r.get("pods_per_calibration", r.get("sim_s_per_calibration", "-"))
+        lines.append(f"| {r['workload']} | {r['size']} | {r['value']} {r['unit']} | {r['target'] or '-'} | "
+                     f"{r.get('observed', '-')} | {_verdict(r['pass'])} | {r['cpu_s']} | {r['wall_s']} | {norm} |")
+    flat = figs.get("bigjob_flatness")
+    if flat:
+        lines += ["", f"BigJob cost per pod (CPU µs) at {flat['sizes']} replicas: {flat['cpu_us_per_pod']}; "
+                      f"max / min {flat['ratio']} ({flat['target']}): {_verdict(flat['pass'])}."]
+    return [*lines, ""]
 
 
 def scaling_slope(rows: list[dict[str, Any]]) -> float | None:
@@ -40,10 +111,12 @@ def write_report(data: dict[str, Any], out: Path) -> Path:
     """Write ``report.md`` (and ``scaling.png`` when matplotlib is present) into ``out``."""
     rows = _rows(data)
     machine = data.get("machine_info", {})
+    figs = figures(data)
     lines = ["# Scheduling throughput", "",
              f"Machine: {machine.get('cpu', {}).get('brand_raw', machine.get('processor', '?'))}, "
              f"Python {machine.get('python_version', '?')}. Whole fake cluster in one process "
              "(API server, admission, controllers, Volcano scheduler, simulated kubelet), wall clock.", "",
+             *_targets_section(figs),
              "| workload | size | nodes | measured pods | bound | pods/s (avg) | pods per CPU s | p50 | p90 | p99 | "
              "wall s | CPU s | cycles | sim s / wall s | RSS MiB | KiB per node+pod | KiB per node | KiB per pod |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -77,7 +150,9 @@ def write_report(data: dict[str, Any], out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n")
+    (out / "figures.json").write_text(json.dumps(figs, indent=2) + "\n")
     _chart(rows, out)
+    _cost_charts(rows, out)
     return path
 
 
@@ -136,6 +211,47 @@ def _chart(rows: list[dict[str, Any]], out: Path) -> None:
     fig.tight_layout()
     fig.savefig(out / "scaling.png", dpi=90)
     plt.close(fig)
+
+
+def _cost_charts(rows: list[dict[str, Any]], out: Path) -> None:
+    """``jobsize.png`` (CPU per pod against BigJob replicas) and ``simtime.png`` (CPU against
+    simulated time on the idle cluster), when there are rows for them and matplotlib is present."""
+    big = sorted((r for r in rows if r["workload"].startswith("BigJob-") and r.get("cpu_us_per_pod")),
+                 key=lambda r: r["measured_pods"])
+    idle = [r for r in rows if r.get("curve")]
+    if not big and not idle:
+        return
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    if big:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.plot([r["measured_pods"] for r in big], [r["cpu_us_per_pod"] for r in big], "o-", label="CPU µs per pod")
+        ax.set_xscale("log")
+        ax.set_xlabel("replicas of the one Volcano Job")
+        ax.set_ylabel("CPU µs per pod (creation to Running)")
+        ax.set_ylim(bottom=0)
+        ax.set_title("Cost per pod against job size")
+        fig.tight_layout()
+        fig.savefig(out / "jobsize.png", dpi=90)
+        plt.close(fig)
+    if idle:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for r in idle:
+            curve = r["curve"]
+            ax.plot([p[0] / 3600 for p in curve], [p[1] for p in curve], ".-",
+                    label=f"{r['workload']} ({r['nodes']} nodes)")
+        ax.set_xlabel("simulated hours")
+        ax.set_ylabel("CPU seconds")
+        ax.set_title("Cost against simulated time (idle, steady-state cluster)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(out / "simtime.png", dpi=90)
+        plt.close(fig)
 
 
 def main(argv: list[str]) -> int:

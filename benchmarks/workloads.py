@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["ANCHORS", "WORKLOADS", "Size", "Workload", "size_of"]
+__all__ = ["ANCHORS", "WORKLOADS", "Size", "Target", "Workload", "size_of"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,23 @@ class Size:
 
 
 @dataclass(frozen=True)
+class Target:
+    """A workload's target: ``metric`` (a key of the result's figures) ``op`` (``>=`` or ``<=``) ``value``."""
+
+    metric: str
+    op: str
+    value: float
+    text: str
+
+    def met(self, figures: dict[str, float]) -> bool | None:
+        """Whether the figures meet the target (None when the metric is missing)."""
+        got = figures.get(self.metric)
+        if got is None:
+            return None
+        return got >= self.value if self.op == ">=" else got <= self.value
+
+
+@dataclass(frozen=True)
 class Workload:
     """One benchmark workload.
 
@@ -30,7 +47,9 @@ class Workload:
     ``gang_size`` pods, minMember = gang size), ``jobs`` (Volcano Jobs of one pod,
     through admission and the Job controller), ``bigjob`` (one Volcano Job whose
     task has ``measured`` replicas, minAvailable = replicas; measured until the Job
-    is Running), ``preempt`` (low-priority pods fill
+    is Running), ``facade`` (``pods`` created through one ``FakeCluster.apply`` of
+    every PodGroup and pod), ``idle`` (``initial`` pods bound and running, then
+    ``measured`` simulated seconds with nothing to do), ``preempt`` (low-priority pods fill
     the cluster, then high-priority pods preempt them), ``reclaim`` (four weighted
     queues, jobs arriving faster than they finish). ``Memory`` is ``pods`` at the
     size of the memory target (5,000 nodes and 50,000 pods bound).
@@ -54,10 +73,18 @@ class Workload:
     are not masked by memory earlier workloads freed (and the process kept)."""
     smoke: Size | None = None
     """The size ``make test`` runs (benchmarks disabled), when smaller than ``fast``."""
+    target: Target | None = None
+    """What the report checks (pass/fail)."""
 
 
 WORKLOADS: tuple[Workload, ...] = (
-    Workload("SchedulingBasic", "pods", fast=Size(5000, 1000, 10000), full=Size(5000, 1000, 10000)),
+    Workload("SchedulingBasic", "pods", fast=Size(5000, 1000, 10000), full=Size(5000, 1000, 10000),
+             target=Target("pods_per_s", ">=", 680.0, ">= 680 pods/s (kube-scheduler CI floor)")),
+    Workload("Facade", "facade", fast=Size(5000, 0, 10000), full=Size(5000, 0, 10000), smoke=Size(50, 0, 200),
+             target=Target("pods_per_s", ">=", 2000.0, ">= 2,000 pods/s, one FakeCluster.apply")),
+    Workload("Idle-1000", "idle", fast=Size(1000, 1000, 86400), full=Size(1000, 1000, 7 * 86400),
+             smoke=Size(20, 20, 3600),
+             target=Target("sim_s_per_wall_s", ">=", 100_000.0, ">= 100,000 simulated s per wall s")),
     Workload("Gang", "gang", fast=Size(5000, 0, 10000), full=Size(5000, 0, 10000), gang_size=10),
     Workload("Jobs", "jobs", fast=Size(1000, 0, 2000), full=Size(5000, 0, 10000)),
     Workload("Preemption", "preempt", fast=Size(1000, 4000, 1000), full=Size(5000, 20000, 5000),
@@ -69,9 +96,11 @@ WORKLOADS: tuple[Workload, ...] = (
     Workload("Scaling-2000", "pods", fast=Size(2000, 100, 2000), full=Size(2000, 1000, 10000)),
     Workload("Scaling-5000", "pods", fast=Size(5000, 100, 2000), full=Size(5000, 1000, 10000)),
     Workload("Scaling-10000", "pods", fast=Size(10000, 100, 2000), full=Size(10000, 1000, 10000)),
-    Workload("Memory", "pods", fast=Size(5000, 0, 50000), full=Size(5000, 0, 50000), isolated=True),
+    Workload("Memory", "pods", fast=Size(5000, 0, 50000), full=Size(5000, 0, 50000), isolated=True,
+             target=Target("rss_mib", "<=", 1024.0, "< 1 GiB RSS")),
     Workload("BigJob-500", "bigjob", fast=Size(1000, 0, 500), full=Size(1000, 0, 500), smoke=Size(20, 0, 100)),
-    Workload("BigJob-2000", "bigjob", fast=Size(1000, 0, 2000), full=Size(1000, 0, 2000), smoke=Size(20, 0, 100)),
+    Workload("BigJob-2000", "bigjob", fast=Size(1000, 0, 2000), full=Size(1000, 0, 2000), smoke=Size(20, 0, 100),
+             target=Target("running_wall_s", "<=", 5.0, "Running in <= 5 s wall")),
     Workload("BigJob-10000", "bigjob", fast=Size(1000, 0, 10000), full=Size(1000, 0, 10000),
              smoke=Size(20, 0, 100)),
 )

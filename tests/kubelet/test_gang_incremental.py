@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.sim.scenarios import random_scenario, run_scenario
@@ -23,7 +23,7 @@ def _always_full(self: PodStages, gkey: str, changed: PodState | None = None, *,
             self._sync_progress(st)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate))
 @given(st.integers(0, 10_000))
 def test_incremental_gang_progress_matches_full_reevaluation(seed: int) -> None:
     scenario = random_scenario(random.Random(seed))

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from prometheus_client import generate_latest
+
 from volcano.api.kinds import KINDS
 from volcano.conformance.lib.builders import Task, job, pod, pod_group, queue
 from volcano.testbed import FakeCluster
@@ -49,11 +51,15 @@ class Scenario:
 
 @dataclass
 class Outcome:
-    """What a run leaves behind: the trace lines and every stored object (as sorted JSON)."""
+    """What a run leaves behind: the trace lines, every stored object (as sorted JSON), the
+    scheduler's metrics (Prometheus text), both schedulers' cycle counts and the runs the clock skipped."""
 
     trace: list[str]
     store: dict[str, list[str]]
     now_ms: int
+    metrics: str = ""
+    cycles: tuple[int, int] = (0, 0)
+    skipped: int = 0
 
 
 _POLICIES: tuple[list[Obj] | None, ...] = (
@@ -137,6 +143,12 @@ def _dump(cluster: FakeCluster) -> dict[str, list[str]]:
     return out
 
 
+def _metrics(cluster: FakeCluster) -> str:
+    """The scheduler's metrics as Prometheus text, without the ``_created`` samples (wall time)."""
+    text = generate_latest(cluster.scheduler.metrics.registry).decode()
+    return "\n".join(line for line in text.splitlines() if "_created" not in line)
+
+
 def run_scenario(sc: Scenario, make: Callable[[int], FakeCluster] | None = None,
                  run: Callable[[FakeCluster, int], None] | None = None) -> Outcome:
     """Play ``sc`` on ``make(seed)`` (default ``FakeCluster(seed)``), advancing time with
@@ -163,4 +175,6 @@ def run_scenario(sc: Scenario, make: Callable[[int], FakeCluster] | None = None,
         except Exception as exc:  # a refused step is part of the outcome
             notes.append(f"{cluster.clock.now_ms} step {step.kind} failed: {type(exc).__name__}: {exc}")
     advance(cluster, sc.horizon_ms)
-    return Outcome(cluster.trace.lines() + notes, _dump(cluster), cluster.clock.now_ms)
+    return Outcome(cluster.trace.lines() + notes, _dump(cluster), cluster.clock.now_ms,
+                   _metrics(cluster),
+                   (cluster.scheduler.cycles, cluster.default_scheduler.cycles), cluster.clock.skipped_runs)

@@ -32,6 +32,9 @@ def register(sub: Any) -> None:
     p.add_argument("--schedule-period", type=duration_ms, default=1000, metavar="DURATION",
                    help="period between scheduling cycles (default 1s)")
     p.add_argument("--default-queue", default="default", help="queue of PodGroups naming none (default default)")
+    p.add_argument("--default-scheduler", action="store_true",
+                   help="also schedule pods of schedulerName default-scheduler with the kube-scheduler-like baseline "
+                        "(for an API server without kube-scheduler, such as volcano serve --api-only)")
     add_resync_flag(p)
     add_leader_flags(p, name="vc-scheduler")
     p.set_defaults(handler=_scheduler)
@@ -58,7 +61,7 @@ def _scheduler(args: argparse.Namespace) -> int:
     def start(runtime: Any, client: Any) -> str:
         start_scheduler(runtime, client, conf=conf, scheduler_name=args.scheduler_name,
                         period_ms=args.schedule_period, default_queue=args.default_queue, leader=leader,
-                        resync_ms=args.resync_period)
+                        resync_ms=args.resync_period, default_scheduler=args.default_scheduler)
         lease = f"Lease {leader.namespace}/{leader.name}" if leader.enabled else "no leader election"
         return f"scheduler {args.scheduler_name!r}, period {args.schedule_period} ms, {lease}"
 

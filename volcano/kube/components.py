@@ -26,7 +26,6 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
-from volcano.apiserver.events import EventRecorder
 from volcano.controllers import (
     CONTROLLERS,
     GarbageCollector,
@@ -37,10 +36,11 @@ from volcano.controllers import (
 from volcano.informers import InformerFactory
 from volcano.kube.client import KubeClient
 from volcano.kube.config import api_client
+from volcano.kube.events import AsyncEventRecorder
 from volcano.kube.leader import LeaderElector, LeaderOptions
 from volcano.kube.nodes import SimNodes
 from volcano.kube.runtime import Runtime
-from volcano.scheduler import Scheduler, SchedulerConf
+from volcano.scheduler import DefaultScheduler, Scheduler, SchedulerConf
 from volcano.sim.clock import Priority
 from volcano.sim.rand import RandomStreams
 from volcano.sim.trace import Trace
@@ -65,7 +65,15 @@ def connect(runtime: Runtime, kubeconfig: str | None, *, qps: float, burst: int,
     return client
 
 
-def _informers(client: KubeClient, runtime: Runtime, recorder: EventRecorder, resync_ms: int = 0) -> InformerFactory:
+def _recorder(client: KubeClient, runtime: Runtime, component: str) -> AsyncEventRecorder:
+    """An event recorder sending off the owner thread (client-go's spam filter and queue)."""
+    recorder = AsyncEventRecorder(client, runtime.clock, component)
+    runtime.on_stop(recorder.close)
+    return recorder
+
+
+def _informers(client: KubeClient, runtime: Runtime, recorder: AsyncEventRecorder,
+               resync_ms: int = 0) -> InformerFactory:
     """The shared informers of a component; with ``resync_ms`` > 0 every cached object is delivered to
     the handlers again at that period (client-go's ``--resync-period``)."""
     informers = InformerFactory(client, runtime.clock)
@@ -94,15 +102,26 @@ def _lead(runtime: Runtime, client: KubeClient, leader: LeaderOptions, start: Ca
 
 def start_scheduler(runtime: Runtime, client: KubeClient, *, conf: SchedulerConf | None, scheduler_name: str,
                     period_ms: int, default_queue: str, leader: LeaderOptions, seed: int = 0,
-                    resync_ms: int = 0) -> Scheduler:
-    """Volcano's scheduler on ``client`` (see the module docstring)."""
-    recorder = EventRecorder(client, runtime.clock, scheduler_name)
+                    resync_ms: int = 0, default_scheduler: bool = False) -> Scheduler:
+    """Volcano's scheduler on ``client`` (see the module docstring); with ``default_scheduler`` also the
+    kube-scheduler-like baseline for pods of ``default-scheduler`` (an API server without kube-scheduler)."""
+    recorder = _recorder(client, runtime, scheduler_name)
     informers = _informers(client, runtime, recorder, resync_ms)
     scheduler = Scheduler(client, informers, runtime.clock, conf=conf, streams=RandomStreams(seed),
                           trace=Trace(enabled=False), recorder=recorder, scheduler_name=scheduler_name,
                           period_ms=period_ms, default_queue=default_queue)
     runtime.on_stop(scheduler.stop)
-    _lead(runtime, client, leader, scheduler.start)
+    starts = [scheduler.start]
+    if default_scheduler:
+        baseline = DefaultScheduler(client, informers, runtime.clock, trace=Trace(enabled=False),
+                                    recorder=_recorder(client, runtime, "default-scheduler"))
+        runtime.on_stop(baseline.stop)
+        starts.append(baseline.start)
+    def start_all() -> None:
+        for start in starts:
+            start()
+
+    _lead(runtime, client, leader, start_all)
     return scheduler
 
 
@@ -110,11 +129,11 @@ def start_controllers(runtime: Runtime, client: KubeClient, *, builtin: bool, le
                       seed: int = 0, resync_ms: int = 0) -> list[Any]:
     """The controllers on ``client`` (Volcano's; with ``builtin`` Kubernetes' too), started when leading."""
     streams = RandomStreams(seed)
-    recorders: dict[str, EventRecorder] = {}
+    recorders: dict[str, AsyncEventRecorder] = {}
 
-    def recorder_for(component: str) -> EventRecorder:
+    def recorder_for(component: str) -> AsyncEventRecorder:
         if component not in recorders:
-            recorders[component] = EventRecorder(client, runtime.clock, component)
+            recorders[component] = _recorder(client, runtime, component)
         return recorders[component]
 
     informers = _informers(client, runtime, recorder_for("vc-controller-manager"), resync_ms)
@@ -132,7 +151,7 @@ def start_controllers(runtime: Runtime, client: KubeClient, *, builtin: bool, le
 
 def start_nodes(runtime: Runtime, client: KubeClient, **options: Any) -> SimNodes:
     """``SimNodes(client, clock, **options)``, started; its heartbeats stop with the runtime."""
-    nodes = SimNodes(client, runtime.clock, **options)
+    nodes = SimNodes(client, runtime.clock, recorder=_recorder(client, runtime, "kubelet"), **options)
     runtime.on_stop(nodes.stop)
     nodes.start()
     return nodes

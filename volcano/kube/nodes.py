@@ -116,13 +116,16 @@ class NodeGroupClient:
 
 
 class SimNodes:
-    """``count`` simulated nodes and their kubelet on ``client`` (see the module docstring)."""
+    """``count`` simulated nodes and their kubelet on ``client`` (see the module docstring).
+
+    ``recorder`` receives the kubelet's events (default: an ``EventRecorder`` writing at once;
+    ``volcano nodes`` passes an ``AsyncEventRecorder``)."""
 
     def __init__(self, client: Client, clock: Clock, *, count: int, prefix: str = "sim-node-", cpu: str = "8",
                  memory: str = "32Gi", gpu: int = 0, pods: int = 110, seed: int = 0,
                  kubelet: KubeletConfig | None = None, lease_renew_ms: int = 10_000,
                  status_report_ms: int = 300_000, labels: Mapping[str, str] | None = None,
-                 taints: Sequence[Mapping[str, Any]] = ()) -> None:
+                 taints: Sequence[Mapping[str, Any]] = (), recorder: Any = None) -> None:
         self.check(count=count, prefix=prefix, cpu=cpu, memory=memory, gpu=gpu)
         self.client, self.clock = client, clock
         self.count, self.prefix, self.cpu, self.memory, self.gpu, self.pods = count, prefix, cpu, memory, gpu, pods
@@ -133,7 +136,7 @@ class SimNodes:
         self.names = [f"{prefix}{i}" for i in range(count)]
         self.scoped = NodeGroupClient(client, f"{GROUP_LABEL}={self.group}")
         self.informers = InformerFactory(self.scoped, clock)
-        self.recorder = EventRecorder(client, clock, "kubelet")
+        self.recorder = recorder if recorder is not None else EventRecorder(client, clock, "kubelet")
         self.informers.unusable.reporter = lambda component, obj, message: self.recorder.event(
             dict(obj), "Warning", "InvalidObject", message)
         self.kubelet = SimKubelet(self.scoped, self.informers, clock, RandomStreams(seed), None,

@@ -10,10 +10,11 @@ provides that thread for a process that talks to a real API server:
   schedule callbacks through the ``Clock`` protocol exactly as in a
   simulation, and their timestamps are real times. This module and the driver
   are where wall time enters a component process.
-* **The hand-off.** Watch threads call ``dispatch(fn, *args)``; it queues the
-  call on the loop (``call_soon_threadsafe``, first in first out), which then
-  runs ``fn(*args)`` as a clock callback at ``Priority.WATCH`` and settles the
-  clock (the same-instant reactions of components run at once).
+* **The hand-off.** Watch threads call ``dispatch(fn, *args)``; it appends the
+  call to a queue (first in first out) and wakes the loop, which moves every
+  queued call onto the clock as a callback at ``Priority.WATCH`` and settles
+  the clock: the events of a burst are all delivered before the components'
+  work queues react, once, as in memory (not one reconcile per event).
 * **Errors.** A callback that raises is logged with its traceback and the
   loop goes on (``GuardedClock``), as a Go component logs a failed sync and
   carries on; the periodic callbacks (the scheduler's cycle) keep running.
@@ -83,17 +84,30 @@ class Runtime:
         self._thread: threading.Thread | None = None
         self.dispatched = 0
         """Calls handed over through ``dispatch``."""
+        self._lock = threading.Lock()
+        self._pending: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
+        self._drain_scheduled = False
         self.stopping = threading.Event()
         """Set as soon as a stop is asked for (a signal included), even while the owner thread is busy:
         blocking waits on the owner thread (a client's retry) watch it to give up at once."""
 
     # -- any thread --------------------------------------------------------------------------------------
     def dispatch(self, fn: Callable[..., Any], *args: Any) -> None:
-        """Run ``fn(*args)`` on the owner loop as a clock callback at ``Priority.WATCH``, in call order."""
+        """Run ``fn(*args)`` on the owner loop as a clock callback at ``Priority.WATCH``, in call order.
+
+        Calls that arrive together are delivered together: every call queued since the owner last
+        looked runs at ``Priority.WATCH`` before the components react (their work queues run at lower
+        priorities), so a burst of watch events is one batch of work, as in memory, not one
+        reconcile per event."""
         if self._closed:
             return
+        with self._lock:
+            self._pending.append((fn, args))
+            if self._drain_scheduled:
+                return
+            self._drain_scheduled = True
         try:
-            self.loop.call_soon_threadsafe(self._enter, fn, args)
+            self.loop.call_soon_threadsafe(self._drain)
         except RuntimeError:  # the loop closed meanwhile: nothing runs after shutdown
             return
 
@@ -118,12 +132,16 @@ class Runtime:
         """Run ``fn()`` on the owner thread when the loop stops (cleanups run in reverse order)."""
         self._cleanups.append(fn)
 
-    def _enter(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    def _drain(self) -> None:
+        with self._lock:
+            batch, self._pending = self._pending, []
+            self._drain_scheduled = False
         if self._closed:
             return
-        self.dispatched += 1
         self.driver.catch_up()
-        self.clock.call_later(0, fn, *args, priority=Priority.WATCH)
+        for fn, args in batch:
+            self.dispatched += 1
+            self.clock.call_later(0, fn, *args, priority=Priority.WATCH)
         self.driver.settle()
 
     def _setup(self, setup: Callable[[], None]) -> None:

@@ -10,6 +10,11 @@ non-terminated pod); score least-allocated (mean over cpu and memory of free
 fraction after placement); ties go to the first node by name. PodGroups are
 ignored, which is exactly what lets gangs deadlock. An unplaceable pod gets
 ``PodScheduled=False`` reason ``Unschedulable`` (``0/<n> nodes are available``).
+
+A cycle that binds and writes nothing is a no-op; while no Pod or Node event
+arrives after one, the next cycle is the same no-op, and the scheduler lets the
+clock skip it (``idle``/``skip``, as ``volcano.scheduler.scheduler`` does);
+``cycles`` counts run and skipped cycles alike.
 """
 
 from __future__ import annotations
@@ -51,6 +56,11 @@ class DefaultScheduler:
         self._timer: TimerHandle | None = None
         self._arrival: dict[str, int] = {}
         self._arrivals = 0
+        self.cycles = 0
+        """Cycles run or skipped."""
+        self.skipped_cycles = 0
+        self._writes = 0
+        self._idle_at: tuple[str, str] | None = None
         self._pods.add_handler(self._on_pod)
 
     def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
@@ -63,7 +73,9 @@ class DefaultScheduler:
 
     def start(self) -> None:
         """Run a cycle every period (idempotent)."""
-        self._timer = self._timer or self.clock.call_every(self.period_ms, self.run_once, priority=Priority.SCHEDULER)
+        if self._timer is None:
+            self._timer = self.clock.call_every(self.period_ms, self.run_once, priority=Priority.SCHEDULER)
+            self._timer.idle = self
 
     def stop(self) -> None:
         """Stop cycling (idempotent)."""
@@ -71,8 +83,30 @@ class DefaultScheduler:
         if timer is not None:
             timer.cancel()
 
+    def _inputs(self) -> tuple[str, str]:
+        return self._pods.resource_version, self._nodes.resource_version
+
+    def idle(self) -> bool:
+        """The next cycle is a proven no-op: the last one was, and no Pod or Node changed since."""
+        return self._idle_at is not None and self._idle_at == self._inputs()
+
+    def skip(self, runs: int) -> None:
+        """Account for ``runs`` no-op cycles the clock skipped."""
+        self.cycles += runs
+        self.skipped_cycles += runs
+
     def run_once(self) -> int:
         """Place what fits; returns the number of pods bound."""
+        self.cycles += 1
+        writes, skipped = self._writes, self.informers.unusable.skipped
+        trace_len = len(self.trace) if self.trace is not None else 0
+        bound = self._cycle()
+        noop = bound == 0 and writes == self._writes and skipped == self.informers.unusable.skipped \
+            and (self.trace is None or len(self.trace) == trace_len)
+        self._idle_at = self._inputs() if noop else None
+        return bound
+
+    def _cycle(self) -> int:
         nodes: list[Obj] = []
         free: dict[str, Resources] = {}
         specs = []
@@ -110,6 +144,7 @@ class DefaultScheduler:
             if node is None:
                 self._unschedulable(pod, len(specs))
                 continue
+            self._writes += 1
             try:
                 self.client.bind(meta["name"], meta.get("namespace") or "default", node)
             except ApiError:
@@ -156,6 +191,7 @@ class DefaultScheduler:
         others = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
         others.append({"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg})
         meta = pod["metadata"]
+        self._writes += 1
         try:
             self.client.patch("Pod", meta["name"], {"status": {"conditions": others}},
                               meta.get("namespace") or "default", subresource="status")

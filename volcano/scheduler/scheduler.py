@@ -10,10 +10,31 @@ Normal ``Evict`` on the PodGroup, then a graceful delete), PodGroup status
 when changed, events, pod ``PodScheduled=False`` conditions and nominated
 nodes, and queue ``status.allocated``. Write conflicts are skipped: the next
 cycle recomputes everything.
+
+**Idle cycles.** A cycle that binds, evicts, writes, records and reports
+nothing (no event, trace row, counter increment or gauge change) is a no-op;
+when the scheduler cache has not changed since such a cycle
+(``SchedulerCache.generation``), the next cycle is the same no-op. The
+scheduler then tells the clock so (``idle``, ``volcano.sim.clock.IdlePeriodic``)
+and the clock skips those cycles instead of running them (``skip``). A skipped
+cycle still counts: ``cycles`` (and the session numbering it drives) advances,
+and ``e2e_scheduling_latency_milliseconds`` and each action's
+``action_scheduling_latency_milliseconds`` get their 0 ms observation, as a run
+cycle takes no simulated time. Gauges keep the values the no-op cycle set.
+``last_session``/``last_outcome`` are those of the last cycle actually run;
+``skipped_cycles`` counts the others.
+
+**Repeated cycles.** A cycle whose only effects are events, trace rows and
+counter increments (a gang waiting for resources it cannot get: the same
+``Unschedulable`` event every cycle) is repeated exactly by the next cycle
+while the cache does not change. The scheduler then replays those effects, in
+order, at the new cycle's time instead of recomputing the session
+(``replayed_cycles``); with the clock's ``fast_forward`` off it recomputes.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from volcano.api.frozen import thaw
@@ -25,10 +46,11 @@ from volcano.scheduler.cache import SchedulerCache
 from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF
 from volcano.scheduler.framework.action import ActionRegistry
 from volcano.scheduler.framework.conf import SchedulerConf
+from volcano.scheduler.framework.metrics import MetricsSink
 from volcano.scheduler.framework.model import TaskInfo
 from volcano.scheduler.framework.plugin import Arguments, PluginRegistry
 from volcano.scheduler.framework.session import Session
-from volcano.scheduler.framework.status import SessionOutcome, close_session
+from volcano.scheduler.framework.status import Event, SessionOutcome, close_session
 from volcano.scheduler.metrics import SchedulerMetrics
 from volcano.scheduler.plugins import default_registry
 from volcano.sim.clock import Clock, Priority, TimerHandle
@@ -38,6 +60,81 @@ from volcano.sim.trace import Trace
 __all__ = ["Scheduler"]
 
 Obj = dict[str, Any]
+
+
+def observe_zeros(histogram: Any, runs: int) -> None:
+    """``runs`` observations of 0 (what a skipped cycle's latency is), in O(1) where the
+    Prometheus client's histogram layout is known, else one by one."""
+    buckets, bounds = getattr(histogram, "_buckets", None), getattr(histogram, "_upper_bounds", None)
+    if not isinstance(buckets, list) or not isinstance(bounds, list) or len(buckets) != len(bounds):
+        for _ in range(runs):
+            histogram.observe(0)
+        return
+    histogram.observe(0)  # the public path once (it also checks the histogram is observable)
+    if runs > 1:
+        buckets[next(i for i, bound in enumerate(bounds) if bound >= 0)].inc(runs - 1)
+
+
+class _WatchedMetrics(MetricsSink):
+    """The session's metrics sink: forwards every report and notes whether one changed anything
+    (a counter incremented, a gauge set to a value other than its last one)."""
+
+    def __init__(self, sink: MetricsSink, gauges: dict[tuple[str, ...], int]) -> None:
+        self.sink = sink
+        self.gauges = gauges
+        self.changed = False
+        self.gauge_changed = False
+        self.counts: list[tuple[str, Any]] = []
+        """Counter reports, in order (``preempt``/n, ``evict``/action, ``retry``/job)."""
+
+    def _gauge(self, key: tuple[str, ...], n: int) -> None:
+        if self.gauges.get(key) != n:
+            self.gauges[key] = n
+            self.changed = self.gauge_changed = True
+
+    def count_preemption_attempts(self, n: int) -> None:
+        """Forwarded; a change when ``n`` > 0."""
+        if n:
+            self.changed = True
+            self.counts.append(("preempt", n))
+        self.sink.count_preemption_attempts(n)
+
+    def set_preemption_victims(self, n: int) -> None:
+        """Forwarded; a change when the value moves."""
+        self._gauge(("victims",), n)
+        self.sink.set_preemption_victims(n)
+
+    def count_eviction_transaction(self, action: str) -> None:
+        """Forwarded; always a change."""
+        self.changed = True
+        self.counts.append(("evict", action))
+        self.sink.count_eviction_transaction(action)
+
+    def set_unschedulable_tasks(self, job: str, n: int) -> None:
+        """Forwarded; a change when the value moves."""
+        self._gauge(("tasks", job), n)
+        self.sink.set_unschedulable_tasks(job, n)
+
+    def set_unschedulable_jobs(self, n: int) -> None:
+        """Forwarded; a change when the value moves."""
+        self._gauge(("jobs",), n)
+        self.sink.set_unschedulable_jobs(n)
+
+    def count_job_retry(self, job: str) -> None:
+        """Forwarded; always a change."""
+        self.changed = True
+        self.counts.append(("retry", job))
+        self.sink.count_job_retry(job)
+
+
+@dataclass(frozen=True)
+class _Replay:
+    """What a cycle that only recorded did, to be done again while the cache stays at ``generation``."""
+
+    generation: int
+    rows: list[tuple[str, str, str, str]]
+    counts: list[tuple[str, Any]]
+    events: list[Event]
 
 
 class Scheduler:
@@ -61,9 +158,16 @@ class Scheduler:
         self.cache = SchedulerCache(informers, scheduler_names=(scheduler_name,), default_queue=default_queue)
         self.metrics = SchedulerMetrics()
         self.cycles = 0
+        self.skipped_cycles = 0
+        """Cycles the clock skipped as proven no-ops (included in ``cycles``)."""
         self.last_session: Session | None = None
         self.last_outcome: SessionOutcome | None = None
         self._timer: TimerHandle | None = None
+        self._idle_at: int | None = None  # cache generation after the last no-op cycle
+        self._replay: _Replay | None = None
+        self.replayed_cycles = 0
+        """Cycles whose recorded effects were replayed instead of recomputed (included in ``cycles``)."""
+        self._gauges: dict[tuple[str, ...], int] = {}
 
     def start(self) -> None:
         """Create the root/default queues if missing and run a cycle every period."""
@@ -77,6 +181,7 @@ class Scheduler:
                                     "metadata": {"name": name}, "spec": {"weight": 1, "reclaimable": reclaimable}})
         if self._timer is None:
             self._timer = self.clock.call_every(self.period_ms, self.run_once, priority=Priority.SCHEDULER)
+            self._timer.idle = self
 
     def stop(self) -> None:
         """Stop the periodic cycle."""
@@ -92,12 +197,33 @@ class Scheduler:
         if self.recorder is not None and obj is not None:
             self.recorder.event(obj, etype, reason, message)
 
+    def idle(self) -> bool:
+        """The next cycle is a proven no-op: the last one was, and the cache has not changed since."""
+        return self._idle_at is not None and self._idle_at == self.cache.generation
+
+    def skip(self, runs: int) -> None:
+        """Account for ``runs`` no-op cycles the clock skipped (see the module docstring)."""
+        self.cycles += runs
+        self.skipped_cycles += runs
+        observe_zeros(self.metrics.e2e_latency, runs)
+        for name in self.conf.actions:
+            observe_zeros(self.metrics.action_latency.labels(name), runs)
+
     def run_once(self) -> SessionOutcome:
         """One scheduling cycle; returns what the session close asked to write."""
+        replay = self._replay
+        if replay is not None and replay.generation == self.cache.generation \
+                and getattr(self.clock, "fast_forward", False) and self.last_outcome is not None:
+            self._replay_cycle(replay)
+            return self.last_outcome
         self.cycles += 1
         start = self.clock.now_ms
+        trace_len = len(self.trace) if self.trace is not None else 0
+        skipped = self.cache.informers.unusable.skipped
+        generation = self.cache.generation
+        sink = _WatchedMetrics(self.metrics, self._gauges)
         ssn = Session(self.cache.snapshot(), self.conf, self.registry, uid=f"{self.name}-session-{self.cycles}",
-                      now_ms=start, trace=self.trace, component=self.name, clock=self.clock, metrics=self.metrics)
+                      now_ms=start, trace=self.trace, component=self.name, clock=self.clock, metrics=sink)
         for pg, exc in ssn.unusable:
             self.cache.informers.unusable.handle(self.name, dict(pg), exc)
         for name in self.conf.actions:
@@ -111,7 +237,39 @@ class Scheduler:
         self._apply(ssn, outcome)
         self.metrics.e2e_latency.observe(self.clock.now_ms - start)
         self.last_session, self.last_outcome = ssn, outcome
+        noop = not (ssn.binds or ssn.evictions or ssn.unusable or outcome.podgroups or outcome.events
+                    or outcome.pod_conditions or outcome.queues or sink.changed) \
+            and (self.trace is None or len(self.trace) == trace_len) \
+            and self.cache.informers.unusable.skipped == skipped and self.cache.generation == generation
+        self._idle_at = self.cache.generation if noop else None
+        self._replay = None
+        if not noop and not (ssn.binds or ssn.evictions or ssn.unusable or outcome.podgroups
+                             or outcome.pod_conditions or outcome.queues or sink.gauge_changed) \
+                and self.cache.informers.unusable.skipped == skipped and self.cache.generation == generation:
+            rows = [(r.component, r.event, r.object, r.detail) for r in self.trace.since(trace_len)] \
+                if self.trace is not None else []
+            self._replay = _Replay(generation, rows, list(sink.counts), list(outcome.events))
         return outcome
+
+    def _replay_cycle(self, replay: _Replay) -> None:
+        """Do again what the last cycle did (see the module docstring), at this cycle's time."""
+        self.cycles += 1
+        self.replayed_cycles += 1
+        now = self.clock.now_ms
+        if self.trace is not None:
+            for component, event, obj, detail in replay.rows:
+                self.trace.record(now, component, event, obj, detail)
+        for name in self.conf.actions:
+            self.metrics.action_latency.labels(name).observe(0)
+        for kind, arg in replay.counts:
+            if kind == "preempt":
+                self.metrics.count_preemption_attempts(arg)
+            elif kind == "evict":
+                self.metrics.count_eviction_transaction(arg)
+            else:
+                self.metrics.count_job_retry(arg)
+        self._emit(replay.events)
+        self.metrics.e2e_latency.observe(0)
 
     # -- writes -------------------------------------------------------------------------------
     def _pod(self, task: TaskInfo) -> Obj | None:
@@ -139,12 +297,7 @@ class Scheduler:
                 # A conflict means a newer PodGroup exists; the next cycle writes status from it.
                 self._record("PodGroupStatusUpdateFailed", f"{job.namespace}/{job.name}", exc.reason)
                 continue
-        pods = self.cache.informers.informer("Pod")
-        for ev in out.events:
-            if ev.kind == "PodGroup":
-                self._event(pg_informer.get(ev.name, ev.namespace), ev.type, ev.reason, ev.message)
-            else:
-                self._event(pods.get(ev.name, ev.namespace), ev.type, ev.reason, ev.message)
+        self._emit(out.events)
         for task, cond, nominated in out.pod_conditions:
             self._set_pod_condition(task, cond, nominated)
         for name, allocated in sorted(out.queues.items()):
@@ -153,6 +306,15 @@ class Scheduler:
             except ApiError as exc:
                 self._record("QueueStatusUpdateFailed", name, exc.reason)
                 continue
+
+    def _emit(self, events: list[Event]) -> None:
+        pg_informer = self.cache.informers.informer("PodGroup")
+        pods = self.cache.informers.informer("Pod")
+        for ev in events:
+            if ev.kind == "PodGroup":
+                self._event(pg_informer.get(ev.name, ev.namespace), ev.type, ev.reason, ev.message)
+            else:
+                self._event(pods.get(ev.name, ev.namespace), ev.type, ev.reason, ev.message)
 
     def _set_pod_condition(self, task: TaskInfo, cond: Obj, nominated: str = "") -> None:
         pod = self._pod(task)
@@ -184,6 +346,7 @@ class Scheduler:
             self._record("BindFailed", key, f"{node} {exc.reason}")
             return
         self.cache.binding[key] = node
+        self.cache.generation += 1
         self._event(self._pod(task), "Normal", "Scheduled", f"Successfully assigned {key} to {node}")
 
     def _evict(self, ssn: Session, task: TaskInfo, reason: str) -> None:
@@ -212,3 +375,4 @@ class Scheduler:
             self._record("EvictFailed", task.key, exc.reason)
             return
         self.cache.releasing.add(task.key)
+        self.cache.generation += 1

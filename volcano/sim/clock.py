@@ -12,6 +12,15 @@ timestamps through it, and never drive it. Whoever owns the clock drives it:
 ``FakeCluster.run`` in simulated time, or a real-time driver that paces the same
 ``SimClock`` against the wall clock (the only place wall time enters).
 
+**Idle periodic work.** A repeating callback (``call_every``) may carry an
+``IdlePeriodic`` on its handle (``handle.idle = owner``): ``owner.idle()``
+says its next run is a proven no-op (nothing it reads has changed since a run
+that had no effect), and ``owner.skip(runs)`` accounts for runs not made.
+``SimClock.run`` (and ``step``) then skips such runs instead of making them,
+up to the next other callback or the end of the run: time moves on as if they
+had run, and the skipped runs keep their order relative to everything else.
+``SimClock(fast_forward=False)`` makes every run, for comparison.
+
 Each clock maps its milliseconds onto wall-clock instants through its
 ``epoch`` (the instant of ``now_ms == 0``): ``2024-01-01T00:00:00Z`` for a
 simulation, the start time for a real-time run. Object timestamps are RFC 3339
@@ -29,7 +38,7 @@ from datetime import UTC, datetime, timedelta
 from enum import IntEnum
 from typing import Any, Protocol
 
-__all__ = ["SIM_EPOCH", "Clock", "Priority", "SimClock", "TimerHandle"]
+__all__ = ["SIM_EPOCH", "Clock", "IdlePeriodic", "Priority", "SimClock", "TimerHandle"]
 
 SIM_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 """The wall-clock instant of simulated time 0 (a simulation's default epoch)."""
@@ -50,10 +59,23 @@ class Priority(IntEnum):
     USER = 90
 
 
+class IdlePeriodic(Protocol):
+    """The owner of a repeating callback that can prove its next runs are no-ops."""
+
+    def idle(self) -> bool:
+        """True when the next run would change nothing, and so would every later run until
+        another callback runs (cheap, and no side effect)."""
+        ...
+
+    def skip(self, runs: int) -> None:
+        """Account for ``runs`` runs that were skipped as no-ops (counters, metrics)."""
+        ...
+
+
 @dataclass(order=True, slots=True)
 class TimerHandle:
     """A scheduled callback. ``cancel()`` stops it (and, for a repeating
-    callback, every later repetition)."""
+    callback, every later repetition). ``idle``: see ``IdlePeriodic``."""
 
     when: int
     priority: int
@@ -62,6 +84,7 @@ class TimerHandle:
     args: tuple[Any, ...] = field(compare=False, default=())
     period: int = field(compare=False, default=0)
     cancelled: bool = field(compare=False, default=False)
+    idle: IdlePeriodic | None = field(compare=False, default=None)
 
     def cancel(self) -> None:
         """Prevent this callback (and its repetitions) from running."""
@@ -125,11 +148,15 @@ class SimClock:
     executes them in ``(time, priority, sequence)`` order. A callback may
     schedule more callbacks, including at the current time. ``epoch`` is the
     wall-clock instant of time 0, used only to format and parse timestamps.
+    ``fast_forward`` (default on) skips the runs of idle periodic callbacks
+    (see the module docstring); ``skipped_runs`` counts them.
     """
 
-    def __init__(self, start_ms: int = 0, *, epoch: datetime = SIM_EPOCH) -> None:
+    def __init__(self, start_ms: int = 0, *, epoch: datetime = SIM_EPOCH, fast_forward: bool = True) -> None:
         if epoch.tzinfo is None:
             raise ValueError(f"epoch must be timezone-aware, got {epoch!r}")
+        self.fast_forward = fast_forward
+        self.skipped_runs = 0
         self._now = start_ms
         self._heap: list[TimerHandle] = []
         self._seq = 0
@@ -220,7 +247,8 @@ class SimClock:
         return self._heap[0].when if self._heap else None
 
     def step(self) -> bool:
-        """Run the next due callback; return False when nothing is scheduled."""
+        """Run the next due callback (an idle periodic one is skipped, counting as run);
+        return False when nothing is scheduled."""
         heap = self._heap
         while heap:
             handle = heapq.heappop(heap)
@@ -233,9 +261,76 @@ class SimClock:
                 handle.when += handle.period
                 handle.seq = self._seq
                 heapq.heappush(heap, handle)
+                if handle.idle is not None and self.fast_forward and handle.idle.idle():
+                    self.skipped_runs += 1
+                    handle.idle.skip(1)
+                    return True
             handle.fn(*handle.args)
             return True
         return False
+
+    def _skip_idle(self, until_ms: int | None) -> bool:
+        """Skip the runs of the idle periodic callbacks at the head of the heap that fall before
+        the next other callback (and at or before ``until_ms``); True when any was skipped.
+
+        Each skipped callback is re-armed after its last skipped run with a fresh sequence
+        number, in the order those last runs would have happened, which is where running
+        them would have left it relative to every other callback."""
+        heap = self._heap
+        idle: list[TimerHandle] = []
+        while heap:
+            head = heap[0]
+            if head.cancelled:
+                heapq.heappop(heap)
+            elif head.period and head.idle is not None and head.idle.idle():
+                idle.append(heapq.heappop(heap))
+            else:
+                break
+        limit = until_ms
+        if heap:
+            limit = heap[0].when - 1 if limit is None else min(limit, heap[0].when - 1)
+        if limit is None or not idle:  # nothing else ever happens: leave run(None) as it was
+            for handle in idle:
+                heapq.heappush(heap, handle)
+            return False
+        if len({h.period for h in idle}) > 1:
+            skipped = self._skip_mixed(idle, limit)
+        else:
+            skipped = self._skip_uniform(idle, limit)
+        for handle in idle:
+            heapq.heappush(heap, handle)
+        return skipped
+
+    def _skip_uniform(self, idle: list[TimerHandle], limit: int) -> bool:
+        last: list[tuple[int, int, int, TimerHandle]] = []
+        for h in idle:
+            if h.when <= limit:
+                runs = (limit - h.when) // h.period + 1
+                last.append((h.when + (runs - 1) * h.period, h.priority, h.seq, h))
+                h.when += runs * h.period
+                self.skipped_runs += runs
+                assert h.idle is not None
+                h.idle.skip(runs)
+        for *_, h in sorted(last, key=lambda item: item[:3]):
+            self._seq += 1
+            h.seq = self._seq
+        return bool(last)
+
+    def _skip_mixed(self, idle: list[TimerHandle], limit: int) -> bool:
+        pending = list(idle)
+        heapq.heapify(pending)
+        skipped = False
+        while pending and pending[0].when <= limit:
+            h = heapq.heappop(pending)
+            self._seq += 1
+            h.when += h.period
+            h.seq = self._seq
+            self.skipped_runs += 1
+            assert h.idle is not None
+            h.idle.skip(1)
+            heapq.heappush(pending, h)
+            skipped = True
+        return skipped
 
     def run(self, until_ms: int | None = None) -> int:
         """Run callbacks due at or before ``until_ms`` and leave the clock there.
@@ -251,6 +346,8 @@ class SimClock:
                 continue
             if until_ms is not None and head.when > until_ms:
                 break
+            if head.idle is not None and self.fast_forward and self._skip_idle(until_ms):
+                continue
             self.step()
         if until_ms is not None and until_ms > self._now:
             self._now = until_ms

@@ -44,6 +44,10 @@ class Trace:
     def __len__(self) -> int:
         return len(self._records)
 
+    def since(self, start: int) -> list[TraceRecord]:
+        """The records appended after the first ``start`` ones."""
+        return self._records[start:]
+
     def records(self, component: str | None = None, event: str | None = None,
                 obj: str | None = None) -> list[TraceRecord]:
         """Records matching every given field."""

@@ -8,8 +8,10 @@ as a user would start it:
 * a tainted ``control-plane`` Node (registered through the API, as kind's
   control plane is; no kubelet runs pods there);
 * ``volcano nodes``: the case's workers (``worker-0`` ...) with their shape and labels;
-* ``volcano controllers --builtin-controllers`` and ``volcano scheduler`` (with
-  the case's scheduler configuration), leader election off.
+* ``volcano controllers --builtin-controllers`` and ``volcano scheduler
+  --default-scheduler`` (with the case's scheduler configuration; the baseline
+  schedules ``default-scheduler`` pods, as kube-scheduler does on kind),
+  leader election off.
 
 Every process runs its clock at ``speed`` cluster seconds per wall second, and
 the case runs through ``KubeCluster`` (the official-client code that runs
@@ -161,7 +163,7 @@ class WireKubeCluster(KubeCluster):
                 args += ["--label", f"{key}={value}"]
             procs.start("nodes", *args, timeout=0)
         procs.start("controllers", "--builtin-controllers", "--leader-elect=false", timeout=0)
-        args = ["--leader-elect=false"]
+        args = ["--leader-elect=false", "--default-scheduler"]
         if scheduler_conf:
             conf = root / "scheduler.conf"
             conf.write_text(scheduler_conf)

@@ -7,6 +7,10 @@ order, so a per-cycle ``snapshot()`` is a cheap assembly of already-parsed
 parts (incremental: only changed objects are re-parsed). Binds in flight and
 evictions sent are remembered as overrides until the informer shows their
 effect, as Volcano's cache ignores stale pod updates during a bind.
+
+``generation`` counts every change of what a snapshot is made of (each informer
+delivery, each bind or eviction remembered): a scheduler whose last cycle did
+nothing and sees the same generation knows its next cycle would do nothing too.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ class SchedulerCache:
         self.priority_classes: dict[str, Obj] = {}
         self.binding: dict[str, str] = {}
         self.releasing: set[str] = set()
+        self.generation = 0
+        """Bumped by every change a snapshot could see (see the module docstring)."""
         self._shared: dict[Any, Any] = {}
         self.informers = informers
         informers.informer("Pod").add_handler(self._on_pod)
@@ -54,6 +60,7 @@ class SchedulerCache:
         informers.informer("PriorityClass").add_handler(self._on_pc)
 
     def _on_pod(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        self.generation += 1
         key = _key(obj)
         spec = obj.get("spec") or {}
         if etype == "DELETED":
@@ -73,6 +80,7 @@ class SchedulerCache:
         self.pods[key] = task
 
     def _on_node(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        self.generation += 1
         name = _key(obj)
         self._shared = {}
         if etype == "DELETED":
@@ -83,18 +91,21 @@ class SchedulerCache:
         self.nodes[name] = spec
 
     def _on_podgroup(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        self.generation += 1
         if etype == "DELETED":
             self.podgroups.pop(_key(obj), None)
         else:
             self.podgroups[_key(obj)] = obj
 
     def _on_queue(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        self.generation += 1
         if etype == "DELETED":
             self.queues.pop(_key(obj), None)
         else:
             self.queues[_key(obj)] = QueueInfo(obj)
 
     def _on_pc(self, etype: str, obj: Obj, old: Obj | None) -> None:
+        self.generation += 1
         if etype == "DELETED":
             self.priority_classes.pop(_key(obj), None)
         else:
