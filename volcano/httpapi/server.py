@@ -27,7 +27,7 @@ import uvicorn
 
 from volcano.httpapi.app import ApiApp
 
-__all__ = ["HttpServer", "QuietServer", "listening_socket", "new_event_loop"]
+__all__ = ["HttpServer", "QuietServer", "SocketServer", "listening_socket", "new_event_loop"]
 
 try:  # the C parser; uvicorn's pure-Python h11 protocol otherwise
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _BaseProtocol
@@ -109,26 +109,24 @@ def listening_socket(address: str, port: int, *, backlog: int = 1024) -> socket.
     return sock
 
 
-class HttpServer:
-    """Serves ``app`` on ``address:port`` (see the module docstring)."""
+class SocketServer:
+    """A uvicorn server on a socket bound at construction (so ``url`` is known before serving), run on
+    the caller's event loop by ``serve`` and stopped from any thread by ``stop``."""
 
-    def __init__(self, app: ApiApp, *, address: str = "127.0.0.1", port: int = 0) -> None:
-        self.app = app
+    scheme = "http"
+
+    def __init__(self, config: uvicorn.Config, *, address: str, port: int, backlog: int = 1024) -> None:
         self.address = address
-        self.socket = listening_socket(address, port)
+        self.socket = listening_socket(address, port, backlog=backlog)
         self.port: int = self.socket.getsockname()[1]
-        limits = app.limits
-        config = uvicorn.Config(app, http=_protocol_class(limits.header_timeout), loop="none", lifespan="on",
-                                log_level="warning", access_log=False, server_header=False, date_header=False,
-                                timeout_keep_alive=limits.idle_timeout, timeout_graceful_shutdown=2, backlog=1024)
         self._server = QuietServer(config)
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def url(self) -> str:
-        """``http://address:port``."""
+        """``<scheme>://address:port`` (IPv6 addresses in brackets)."""
         host = f"[{self.address}]" if ":" in self.address else self.address
-        return f"http://{host}:{self.port}"
+        return f"{self.scheme}://{host}:{self.port}"
 
     @property
     def started(self) -> bool:
@@ -136,19 +134,22 @@ class HttpServer:
         return bool(self._server.started)
 
     async def serve(self) -> None:
-        """Serve until ``stop``; return after open connections and watches have been closed."""
+        """Serve until ``stop``; return after open connections have been closed."""
         self._loop = asyncio.get_running_loop()
         await self._server.serve(sockets=[self.socket])
 
+    def on_stop(self) -> None:
+        """Run on the serving loop when a stop is asked, before connections close (a hook)."""
+
     def stop(self) -> None:
-        """Ask the server to stop (any thread): watches end, then connections close."""
+        """Ask the server to stop (any thread): ``on_stop``, then connections close."""
         loop = self._loop
         if loop is None or loop.is_closed():
             self._server.should_exit = True
             return
 
         def _stop() -> None:
-            self.app.stopping.set()
+            self.on_stop()
             self._server.should_exit = True
 
         if _on_loop(loop):
@@ -156,6 +157,22 @@ class HttpServer:
         else:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(_stop)
+
+
+class HttpServer(SocketServer):
+    """Serves ``app`` on ``address:port`` (see the module docstring)."""
+
+    def __init__(self, app: ApiApp, *, address: str = "127.0.0.1", port: int = 0) -> None:
+        self.app = app
+        limits = app.limits
+        config = uvicorn.Config(app, http=_protocol_class(limits.header_timeout), loop="none", lifespan="on",
+                                log_level="warning", access_log=False, server_header=False, date_header=False,
+                                timeout_keep_alive=limits.idle_timeout, timeout_graceful_shutdown=2, backlog=1024)
+        super().__init__(config, address=address, port=port)
+
+    def on_stop(self) -> None:
+        """Watches end first: they would hold their connections open."""
+        self.app.stopping.set()
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:

@@ -13,7 +13,6 @@ the caller's loop; ``stop`` may be called from any thread; signal handling is th
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -22,7 +21,7 @@ from typing import Any
 
 import uvicorn
 
-from volcano.httpapi.server import QuietServer, listening_socket
+from volcano.httpapi.server import SocketServer
 from volcano.webhooks.review import Reviewer, ReviewError
 
 __all__ = ["MAX_BODY", "WebhookApp", "WebhookServer"]
@@ -98,42 +97,16 @@ class WebhookApp:
         return 200, json.dumps(answer, separators=(",", ":")).encode()
 
 
-class WebhookServer:
+class WebhookServer(SocketServer):
     """Serves ``app`` over HTTPS on ``address:port`` (see the module docstring)."""
+
+    scheme = "https"
 
     def __init__(self, app: WebhookApp, *, certfile: Path, keyfile: Path, address: str = "127.0.0.1",
                  port: int = 8443) -> None:
         self.app = app
-        self.address = address
-        self.socket = listening_socket(address, port, backlog=256)  # TCP_NODELAY: see listening_socket
-        self.port: int = self.socket.getsockname()[1]
         config = uvicorn.Config(app, loop="none", lifespan="on", log_level="warning", access_log=False,
                                 server_header=False, ssl_certfile=str(certfile), ssl_keyfile=str(keyfile),
                                 timeout_graceful_shutdown=5)
-        self._server = QuietServer(config)
-        self._loop: asyncio.AbstractEventLoop | None = None
+        super().__init__(config, address=address, port=port, backlog=256)
 
-    @property
-    def url(self) -> str:
-        """``https://address:port``."""
-        host = f"[{self.address}]" if ":" in self.address else self.address
-        return f"https://{host}:{self.port}"
-
-    @property
-    def started(self) -> bool:
-        """Whether the server accepts connections."""
-        return bool(self._server.started)
-
-    async def serve(self) -> None:
-        """Serve until ``stop``."""
-        self._loop = asyncio.get_running_loop()
-        await self._server.serve(sockets=[self.socket])
-
-    def stop(self) -> None:
-        """Ask the server to stop (any thread)."""
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            self._server.should_exit = True
-            return
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(setattr, self._server, "should_exit", True)
