@@ -88,7 +88,7 @@ def test_the_synthetic_shape_poisson_arrivals_heavy_tails_weighted_queues() -> N
     assert set(np.unique(gangs)) <= {2 ** k for k in range(10)} and gangs.max() <= 1000
     assert np.mean(gangs == 1) > 0.5 and gangs.max() >= 128  # mostly single pods, a long tail
     durations = np.array([j.duration_s for j in jobs])
-    assert abs(np.median(durations) - 600) < 30 and durations.max() > 50 * np.median(durations)
+    assert abs(np.median(durations) - 480) < 25 and durations.max() > 50 * np.median(durations)
     assert all(j.gpu == 8 for j in jobs if j.gang_size >= 8)
     share = {q: sum(j.queue == q for j in jobs) / len(jobs) for q, _ in spec.queues}
     for queue, weight in spec.queues:

@@ -7,10 +7,10 @@ the result becomes a report (``build_report``): simulated seconds per wall
 second, jobs completed, queueing delays and GPU utilisation over time.
 
 >>> from volcano.replay import ReplayConfig, SyntheticSpec, build_report, replay, synthetic_trace
->>> trace = synthetic_trace(seed=1, spec=SyntheticSpec(nodes=4, hours=0.5, jobs=10))
->>> result = replay(trace, ReplayConfig(nodes=4, seed=1, seconds=4 * 3600))
+>>> trace = synthetic_trace(seed=1, spec=SyntheticSpec(nodes=4, hours=0.1, jobs=6))
+>>> result = replay(trace, ReplayConfig(nodes=4, seed=1, seconds=3600))
 >>> report = build_report(result)
->>> report["jobs"]["completed"] == report["jobs"]["submitted"] == 10
+>>> report["jobs"]["completed"] == report["jobs"]["submitted"] == 6
 True
 """
 

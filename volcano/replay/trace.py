@@ -194,7 +194,7 @@ class SyntheticSpec:
     hours: float = 24.0
     jobs: int = 20000
     gang_tail: float = 0.45
-    duration_median_s: float = 600.0
+    duration_median_s: float = 480.0
     duration_sigma: float = 1.5
     queues: tuple[tuple[str, int], ...] = DEFAULT_QUEUES
 
