@@ -63,7 +63,9 @@ def test_a_missing_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
 @pytest.mark.parametrize(("argv", "message"), [
     (["--nodes", "0"], "argument --nodes: expected a value > 0, got '0'"),
     (["--queue", "prod"], "argument --queue: expected NAME=WEIGHT with a whole weight >= 1, got 'prod'"),
-    (["--hours", "-1"], "argument --hours: expected a number of seconds > 0, got '-1'"),
+    (["--hours", "-1"], "argument --hours: expected a number of hours > 0, got '-1'"),
+    (["--hours", "inf"], "argument --hours: expected a number of hours > 0, got 'inf'"),
+    (["--queue", "Prod=2"], "argument --queue: expected NAME=WEIGHT with a whole weight >= 1, got 'Prod=2'"),
     (["--mode", "deployment"], "argument --mode: invalid choice: 'deployment'"),
 ])
 def test_a_malformed_flag_exits_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,9 @@ from typing import Any
 from volcano.cli import args as types
 from volcano.cli.args import CliError
 
-__all__ = ["queue_weight", "register"]
+__all__ = ["hours", "queue_weight", "register"]
+
+_QUEUE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 _EPILOG = """\
 examples:
@@ -41,9 +45,20 @@ error: <file>: line N, column C: <message>."""
 def queue_weight(text: str) -> tuple[str, int]:
     """Argument type of ``--queue``: ``NAME=WEIGHT`` with a whole weight >= 1."""
     name, sep, weight = text.partition("=")
-    if not sep or not name or not weight.isdigit() or int(weight) < 1:
+    if not sep or not _QUEUE_NAME.match(name) or not weight.isdigit() or int(weight) < 1:
         raise argparse.ArgumentTypeError(f"expected NAME=WEIGHT with a whole weight >= 1, got {text!r}")
     return name, int(weight)
+
+
+def hours(text: str) -> float:
+    """Argument type of ``--hours``: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of hours > 0, got {text!r}")
+    return value
 
 
 def _positive(kind: Any) -> Any:
@@ -70,7 +85,7 @@ def register(sub: Any) -> None:
     p.add_argument("--gpus-per-node", type=types.count, default=8, help="GPUs per node (default: %(default)s)")
     p.add_argument("--cpu", type=types.quantity, default="96", help="CPUs per node (default: %(default)s)")
     p.add_argument("--memory", type=types.quantity, default="768Gi", help="memory per node (default: %(default)s)")
-    p.add_argument("--hours", type=types.seconds, default=24.0,
+    p.add_argument("--hours", type=hours, default=24.0,
                    help="synthetic trace: simulated hours of arrivals (default: %(default)g)")
     p.add_argument("--jobs", type=types.count, default=20000, help="synthetic trace: number of jobs "
                    "(default: %(default)s)")
