@@ -88,7 +88,7 @@ def test_utilisation_series_is_time_weighted_per_bin() -> None:
 def test_the_synthetic_replay_completes_jobs_and_reports_every_figure(synthetic: dict[str, Any]) -> None:
     assert synthetic["workload"]["jobs"] == 12 and synthetic["workload"]["total_gpus"] == 32
     jobs = synthetic["jobs"]
-    assert jobs["submitted"] == 12 and jobs["completed"] >= 6
+    assert jobs["submitted"] == 12 and jobs["completed"] >= 4
     assert jobs["completed"] + jobs["running"] + jobs["queued"] == jobs["submitted"]
     assert 0 < synthetic["gpu_utilisation"]["mean"] <= 1
     assert all(0 <= v <= 1 for _, v in synthetic["gpu_utilisation"]["series"])
