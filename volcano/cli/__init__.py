@@ -29,7 +29,7 @@ from volcano.cli.args import CliError
 
 __all__ = ["CliError", "VolcanoArgumentParser", "build_parser", "main"]
 
-_COMMANDS = ("demo", "run", "serve", "scheduler", "controllers", "nodes", "webhooks",
+_COMMANDS = ("demo", "run", "replay", "serve", "scheduler", "controllers", "nodes", "webhooks",
              "conformance")
 """Sub-command modules of this package, in the order ``--help`` lists them."""
 
