@@ -107,26 +107,15 @@ class DefaultScheduler:
         return bound
 
     def _cycle(self) -> int:
-        nodes: list[Obj] = []
-        free: dict[str, Resources] = {}
-        specs = []
-        for n in sorted(self._nodes.list(), key=lambda n: n["metadata"]["name"]):
-            try:
-                allocatable, spec_n = node_allocatable(n), NodeSpec(n)
-            except DATA_ERRORS as exc:  # a node this scheduler cannot read is left out
-                self.informers.unusable.handle("default-scheduler", dict(n), exc)
-                continue
-            nodes.append(n)
-            free[n["metadata"]["name"]] = allocatable
-            specs.append(spec_n)
         pending: list[Obj] = []
+        used: list[tuple[str, Resources]] = []  # (node, requests) of every bound, unfinished pod
         for pod in self._pods.list():
             try:
                 spec = pod.get("spec") or {}
                 phase = accessors.phase(pod)
                 if spec.get("nodeName"):
-                    if phase not in ("Succeeded", "Failed") and spec["nodeName"] in free:
-                        free[spec["nodeName"]] = free[spec["nodeName"]] - _requests(pod)
+                    if phase not in ("Succeeded", "Failed"):
+                        used.append((spec["nodeName"], _requests(pod)))
                 elif (spec.get("schedulerName") or "default-scheduler") == "default-scheduler" and \
                         not accessors.meta(pod).get("deletionTimestamp"):
                     int(spec.get("priority") or 0)
@@ -134,6 +123,21 @@ class DefaultScheduler:
                     pending.append(pod)
             except DATA_ERRORS as exc:  # a pod this scheduler cannot read is left out
                 self.informers.unusable.handle("default-scheduler", dict(pod), exc)
+        if not pending:
+            return 0  # nothing to place: the node table is read only for placing, so it is not built
+        specs: list[NodeSpec] = []
+        free: dict[str, Resources] = {}
+        for n in sorted(self._nodes.list(), key=lambda n: n["metadata"]["name"]):
+            try:
+                allocatable, spec_n = node_allocatable(n), NodeSpec(n)
+            except DATA_ERRORS as exc:  # a node this scheduler cannot read is left out
+                self.informers.unusable.handle("default-scheduler", dict(n), exc)
+                continue
+            free[n["metadata"]["name"]] = allocatable
+            specs.append(spec_n)
+        for node_name, requests in used:
+            if node_name in free:
+                free[node_name] = free[node_name] - requests
         arrival = self._arrival
         pending.sort(key=lambda p: (-int((p.get("spec") or {}).get("priority") or 0),
                                     arrival.get(p["metadata"].get("uid", ""), 0)))
