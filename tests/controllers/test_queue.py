@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.controllers.env import ControllerEnv
 from volcano.apiserver import ApiError
@@ -204,3 +206,36 @@ def test_failing_request_is_dropped_with_a_warning_after_max_requeue() -> None:
     assert len(warnings) == 1
     assert "Open the parent queue first" in warnings[0]["message"]
     assert warnings[0]["message"].startswith("OpenQueue queue failed for Failed to open queue child")
+
+
+_PHASES = ("Pending", "Inqueue", "Running", "Unknown", "Completed")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(("create", "phase", "delete")), st.integers(0, 5),
+                          st.sampled_from(("default", "q1")), st.sampled_from(_PHASES)), max_size=30))
+def test_podgroup_counts_kept_per_event_equal_a_recount(ops: list[tuple[str, int, str, str]]) -> None:
+    """The per-queue phase counts are updated per PodGroup event (O(1)), never by rescanning the queue;
+    after any mix of creates, phase changes and deletions they equal a count over the stored PodGroups."""
+    env = _Env()
+    env.queue("q1")
+    env.settle()
+    for op, i, queue, phase in ops:
+        name = f"pg{i}"
+        exists = any(pg["metadata"]["name"] == name for pg in env.server.list("PodGroup", "default")["items"])
+        if op == "create" and not exists:
+            env.podgroup(name, queue, phase)
+        elif op == "phase" and exists:
+            # PodGroup has no status subresource: a plain update writes its status
+            env.server.update({**env.server.get("PodGroup", name, "default"), "status": {"phase": phase}})
+        elif op == "delete" and exists:
+            env.server.delete("PodGroup", name, "default")
+        env.settle()
+    for queue in ("default", "q1"):
+        env.ctrl.queue.add((queue, "SyncQueue"))
+        env.settle()
+        stored = [pg for pg in env.server.list("PodGroup", "default")["items"] if pg["spec"]["queue"] == queue]
+        expected = {p: sum(1 for pg in stored if pg["status"]["phase"] == p)
+                    for p in ("Pending", "Inqueue", "Running", "Unknown", "Completed")}
+        got = env.ctrl.podgroup_counts(queue)
+        assert {p: got.get(p, 0) for p in expected} == expected

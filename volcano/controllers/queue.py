@@ -155,6 +155,10 @@ class QueueController(Controller[tuple[str, str]]):
         self.command_queue: WorkQueue[tuple[str, str]] = WorkQueue(
             clock, self._process_command, name=COMPONENT + "-commands", priority=Priority.CONTROLLER)
         self._podgroups: dict[str, set[str]] = {}
+        self._pg_phase: dict[str, tuple[str, str]] = {}
+        """PodGroup key -> (queue, phase), as the last event showed it."""
+        self._phase_counts: dict[str, dict[str, int]] = {}
+        """Queue -> phase -> PodGroups: kept per event, so a sync costs O(1) however many PodGroups."""
         self._pg_counts: dict[str, dict[str, int]] = {}
         self._commands: dict[tuple[str, str], Obj] = {}
         self._failures: dict[tuple[str, str], int] = {}
@@ -174,7 +178,8 @@ class QueueController(Controller[tuple[str, str]]):
         if event == "ADDED" or (event == "MODIFIED" and old is not None and _parent(old) != _parent(queue)):
             self._enqueue(name, SYNC_QUEUE)
         elif event == "DELETED":
-            self._podgroups.pop(name, None)
+            for key in sorted(self._podgroups.pop(name, set())):
+                self._count_phase(key, None, "")
             self._pg_counts.pop(name, None)
 
     def _on_podgroup(self, event: str, pg: Obj, old: Obj | None) -> None:
@@ -182,12 +187,29 @@ class QueueController(Controller[tuple[str, str]]):
         key = f"{accessors.meta(pg).get('namespace', '')}/{accessors.meta(pg).get('name', '')}"
         if event == "DELETED":
             self._podgroups.get(queue, set()).discard(key)
+            self._count_phase(key, None, "")
         elif event == "MODIFIED" and old is not None and \
                 accessors.phase(old) == accessors.phase(pg):
             return
         else:
             self._podgroups.setdefault(queue, set()).add(key)
+            self._count_phase(key, queue, accessors.phase(pg))
         self._enqueue(queue, SYNC_QUEUE)
+
+    def _count_phase(self, key: str, queue: str | None, phase: str) -> None:
+        """Move PodGroup ``key`` to ``phase`` of ``queue`` in the per-queue counts (``None``: deleted)."""
+        before = self._pg_phase.pop(key, None)
+        if before is not None:
+            counts = self._phase_counts.get(before[0], {})
+            left = counts.get(before[1], 0) - 1
+            if left > 0:
+                counts[before[1]] = left
+            else:
+                counts.pop(before[1], None)
+        if queue is not None:
+            self._pg_phase[key] = (queue, phase)
+            counts = self._phase_counts.setdefault(queue, {})
+            counts[phase] = counts.get(phase, 0) + 1
 
     def _on_command(self, event: str, cmd: Obj, old: Obj | None) -> None:
         if event != "ADDED":
@@ -269,18 +291,9 @@ class QueueController(Controller[tuple[str, str]]):
         else:
             self._sync(queue, fn)
 
-    def _queue_podgroups(self, name: str, prune: bool) -> list[str]:
-        keys = sorted(self._podgroups.get(name, set()))
-        if not prune:
-            return keys
-        alive = []
-        for key in keys:
-            namespace, _, pg_name = key.partition("/")
-            if self.informer("PodGroup").get(pg_name, namespace) is None:
-                self._podgroups[name].discard(key)
-            else:
-                alive.append(key)
-        return alive
+    def _podgroup_count(self, name: str) -> int:
+        """PodGroups whose ``spec.queue`` names queue ``name``, in any phase."""
+        return len(self._podgroups.get(name, ()))
 
     def _write_state(self, queue: Obj, state: str) -> Obj:
         name = accessors.meta(queue)["name"]
@@ -292,16 +305,9 @@ class QueueController(Controller[tuple[str, str]]):
         name = str(accessors.meta(queue)["name"])
         if name != "root" and not _parent(queue):
             queue = self.client.patch("Queue", name, {"spec": {"parent": "root"}})
-        pgs = self._queue_podgroups(name, prune=True)
-        counts = dict.fromkeys(_PG_PHASES, 0)
-        for key in pgs:
-            namespace, _, pg_name = key.partition("/")
-            pg = self.informer("PodGroup").get(pg_name, namespace)
-            phase = accessors.phase(pg) if pg is not None else ""
-            if phase in counts:
-                counts[phase] += 1
-        self._pg_counts[name] = counts
-        state = fn(_state(queue), len(pgs))
+        live = self._phase_counts.get(name, {})
+        self._pg_counts[name] = {phase: live.get(phase, 0) for phase in _PG_PHASES}
+        state = fn(_state(queue), self._podgroup_count(name))
         if state != _state(queue):
             queue = self._write_state(queue, state)
         self._sync_hierarchy(queue)
@@ -368,7 +374,7 @@ class QueueController(Controller[tuple[str, str]]):
                 if _state(child) not in _CLOSED:
                     self._annotate(child, "true")
                     self._enqueue(str(accessors.meta(child)["name"]), CLOSE_QUEUE)
-        state = fn(current, len(self._queue_podgroups(name, prune=False)))
+        state = fn(current, self._podgroup_count(name))
         if state != current:
             try:
                 updated = self._write_state(queue, state)
