@@ -51,48 +51,28 @@ def volume_name(job_name: str, random_suffix: Callable[[], str]) -> str:
     return f"{job_name}-{random_suffix()}"
 
 
-def build_pod(job: Mapping[str, Any], task: Mapping[str, Any], index: int, *,
-              job_forwarding: bool = False,
-              random_suffix: Callable[[], str] | None = None) -> dict[str, Any]:
-    """A new plain-dict pod for replica ``index`` of ``task`` (before plugins run).
+def _mount_volumes(job_name: str, volumes: list[Any], pod_spec: dict[str, Any],
+                   random_suffix: Callable[[], str] | None) -> None:
+    """Add one PVC volume per distinct claim of the Job's ``volumes``, mounted in every container."""
+    seen: set[str] = set()
+    pod_volumes = pod_spec.setdefault("volumes", [])
+    for vol in volumes:
+        claim = str(vol.get("volumeClaimName") or "")
+        if not claim or claim in seen:
+            continue
+        seen.add(claim)
+        vname = volume_name(job_name, random_suffix or (lambda: "0" * 12))
+        pod_volumes.append({"name": vname, "persistentVolumeClaim": {"claimName": claim}})
+        for c in pod_spec.get("containers") or []:
+            c.setdefault("volumeMounts", []).append({"name": vname, "mountPath": vol.get("mountPath", "")})
 
-    ``random_suffix`` yields the 12-character suffix of generated volume names
-    (only used when the Job has volumes).
-    """
-    meta = job["metadata"]
-    spec = job.get("spec") or {}
-    status = job.get("status") or {}
-    job_name = str(meta["name"])
-    namespace = str(meta.get("namespace") or "default")
-    task_name = str(task.get("name") or "")
-    template = thaw(task.get("template") or {})
-    tmeta = template.get("metadata") or {}
-    pod_spec: dict[str, Any] = template.get("spec") or {}
-    name = pod_name(job_name, task_name, index)
-    labels: dict[str, str] = dict(tmeta.get("labels") or {})
-    annotations: dict[str, str] = dict(tmeta.get("annotations") or {})
 
-    if not pod_spec.get("schedulerName") and spec.get("schedulerName"):
-        pod_spec["schedulerName"] = spec["schedulerName"]
-    if not pod_spec.get("priorityClassName") and spec.get("priorityClassName"):
-        pod_spec["priorityClassName"] = spec["priorityClassName"]
-
-    volumes = spec.get("volumes") or []
-    if volumes:
-        seen: set[str] = set()
-        pod_volumes = pod_spec.setdefault("volumes", [])
-        for vol in volumes:
-            claim = str(vol.get("volumeClaimName") or "")
-            if not claim or claim in seen:
-                continue
-            seen.add(claim)
-            vname = volume_name(job_name, random_suffix or (lambda: "0" * 12))
-            pod_volumes.append({"name": vname, "persistentVolumeClaim": {"claimName": claim}})
-            for c in pod_spec.get("containers") or []:
-                c.setdefault("volumeMounts", []).append({"name": vname, "mountPath": vol.get("mountPath", "")})
-
-    job_ann = meta.get("annotations") or {}
-    job_labels = meta.get("labels") or {}
+def _pod_annotations(job: Mapping[str, Any], task: Mapping[str, Any], index: int,
+                     template_annotations: Mapping[str, str]) -> dict[str, str]:
+    """The template's annotations plus what the Job controller stamps on each pod (upstream's createJobPod)."""
+    meta, spec, status = job["metadata"], job.get("spec") or {}, job.get("status") or {}
+    job_name, task_name = str(meta["name"]), str(task.get("name") or "")
+    annotations = dict(template_annotations)
     annotations.update({
         ANN_TASK_INDEX: str(index),
         TASK_SPEC: task_name,
@@ -105,6 +85,7 @@ def build_pod(job: Mapping[str, Any], task: Mapping[str, Any], index: int, *,
     })
     if task.get("topologyPolicy"):
         annotations[ANN_NUMA_POLICY] = str(task["topologyPolicy"])
+    job_ann = meta.get("annotations") or {}
     for key in (PREEMPTABLE, ANN_COOLDOWN_TIME, ANN_REVOCABLE_ZONE):
         if key in job_ann:
             annotations[key] = job_ann[key]
@@ -112,24 +93,64 @@ def build_pod(job: Mapping[str, Any], task: Mapping[str, Any], index: int, *,
         annotations[ANN_JDB_MIN_AVAILABLE] = job_ann[ANN_JDB_MIN_AVAILABLE]
     elif ANN_JDB_MAX_UNAVAILABLE in job_ann:
         annotations[ANN_JDB_MAX_UNAVAILABLE] = job_ann[ANN_JDB_MAX_UNAVAILABLE]
+    return annotations
 
+
+def _pod_labels(job: Mapping[str, Any], task: Mapping[str, Any], index: int,
+                template_labels: Mapping[str, str], job_forwarding: bool) -> dict[str, str]:
+    """The template's labels plus the Job controller's (index, job, task, namespace, queue, forwarding,
+    partition)."""
+    meta, spec = job["metadata"], job.get("spec") or {}
+    labels = dict(template_labels)
     labels.update({
         ANN_TASK_INDEX: str(index),
-        JOB_NAME: job_name,
-        TASK_SPEC: task_name,
-        LABEL_JOB_NAMESPACE: namespace,
+        JOB_NAME: str(meta["name"]),
+        TASK_SPEC: str(task.get("name") or ""),
+        LABEL_JOB_NAMESPACE: str(meta.get("namespace") or "default"),
         QUEUE_NAME: str(spec.get("queue") or ""),
     })
+    job_labels = meta.get("labels") or {}
     for key in (PREEMPTABLE, ANN_COOLDOWN_TIME):
         if key in job_labels:
             labels[key] = job_labels[key]
     if job_forwarding:
-        annotations[ANN_JOB_FORWARDING] = "true"
         labels[ANN_JOB_FORWARDING] = "true"
     partition = task.get("partitionPolicy")
     if partition:
         size = int(partition.get("partitionSize") or 0)
         labels[LABEL_PARTITION_ID] = str(index // size if size > 0 else 0)
+    return labels
+
+
+def build_pod(job: Mapping[str, Any], task: Mapping[str, Any], index: int, *,
+              job_forwarding: bool = False,
+              random_suffix: Callable[[], str] | None = None) -> dict[str, Any]:
+    """A new plain-dict pod for replica ``index`` of ``task`` (before plugins run).
+
+    ``random_suffix`` yields the 12-character suffix of generated volume names
+    (only used when the Job has volumes).
+    """
+    meta = job["metadata"]
+    spec = job.get("spec") or {}
+    job_name = str(meta["name"])
+    namespace = str(meta.get("namespace") or "default")
+    task_name = str(task.get("name") or "")
+    template = thaw(task.get("template") or {})
+    tmeta = template.get("metadata") or {}
+    pod_spec: dict[str, Any] = template.get("spec") or {}
+    name = pod_name(job_name, task_name, index)
+
+    if not pod_spec.get("schedulerName") and spec.get("schedulerName"):
+        pod_spec["schedulerName"] = spec["schedulerName"]
+    if not pod_spec.get("priorityClassName") and spec.get("priorityClassName"):
+        pod_spec["priorityClassName"] = spec["priorityClassName"]
+    volumes = spec.get("volumes") or []
+    if volumes:
+        _mount_volumes(job_name, volumes, pod_spec, random_suffix)
+    annotations = _pod_annotations(job, task, index, tmeta.get("annotations") or {})
+    if job_forwarding:
+        annotations[ANN_JOB_FORWARDING] = "true"
+    labels = _pod_labels(job, task, index, tmeta.get("labels") or {}, job_forwarding)
 
     return {
         "apiVersion": "v1",
