@@ -44,7 +44,7 @@ from volcano.api.frozen import thaw
 from volcano.api.jsonpath import wait_check
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object, resolve_kind
 from volcano.api.manifest import load_manifests
-from volcano.api.quantity import parse_quantity
+from volcano.api.nodes import simulated_node
 from volcano.api.selectors import label_selector_from_dict
 from volcano.apiserver import ApiError, ApiServer, EventRecorder
 from volcano.apiserver.faults import FaultPlan, FaultyClient
@@ -68,47 +68,10 @@ __all__ = ["FakeCluster"]
 
 _Objects = list[dict[str, Any]]
 
-_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-
-
 def _ms(seconds: float, what: str) -> int:
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds != seconds or seconds < 0:
         raise ValueError(f"{what} must be a number of seconds >= 0, got {seconds!r}")
     return round(seconds * 1000)
-
-
-def _parse_taint(taint: Any, index: int) -> dict[str, Any]:
-    """A taint from a dict (``key``, ``value``, ``effect``) or ``key[=value]:Effect``."""
-    where = f"taints[{index}]"
-    if isinstance(taint, str):
-        head, sep, effect = taint.rpartition(":")
-        if not sep or not head:
-            raise ValueError(f"{where}: invalid taint {taint!r}: expected 'key[=value]:Effect'")
-        key, _, value = head.partition("=")
-        out: dict[str, Any] = {"key": key, "effect": effect}
-        if value:
-            out["value"] = value
-    elif isinstance(taint, Mapping):
-        out = {k: v for k, v in taint.items()}
-    else:
-        raise ValueError(f"{where}: invalid taint {taint!r}: expected a mapping or 'key[=value]:Effect'")
-    if not out.get("key") or not isinstance(out["key"], str):
-        raise ValueError(f"{where}.key: required, got {out.get('key')!r}")
-    if out.get("effect") not in _TAINT_EFFECTS:
-        raise ValueError(f"{where}.effect: invalid value {out.get('effect')!r}: expected one of "
-                         f"{', '.join(_TAINT_EFFECTS)}")
-    return out
-
-
-def _quantity_text(value: Any, what: str) -> str:
-    if isinstance(value, bool):
-        raise ValueError(f"{what}: invalid quantity {value!r}")
-    try:
-        if parse_quantity(value) < 0:
-            raise ValueError(f"{what}: must not be negative, got {value!r}")
-    except ValueError as err:
-        raise ValueError(f"{what}: {err}") from None
-    return str(value)
 
 
 def _predicate_name(predicate: Callable[..., Any]) -> str:
@@ -230,51 +193,8 @@ class FakeCluster:
         ``ephemeral-storage``, None leaves it out). ``labels`` add to
         ``kubernetes.io/hostname`` and friends; ``taints`` are dicts or
         ``key[=value]:Effect`` strings. Returns the node."""
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"name: a node needs a non-empty name, got {name!r}")
-        capacity = {"cpu": _quantity_text(cpu, "cpu"), "memory": _quantity_text(memory, "memory")}
-        if isinstance(pods, bool) or not isinstance(pods, int) or pods < 0:
-            raise ValueError(f"pods: must be an integer >= 0, got {pods!r}")
-        capacity["pods"] = str(pods)
-        if isinstance(gpu, bool) or not isinstance(gpu, int) or gpu < 0:
-            raise ValueError(f"gpu: must be an integer >= 0, got {gpu!r}")
-        if gpu:
-            capacity["nvidia.com/gpu"] = str(gpu)
-        if ephemeral_storage is not None:
-            capacity["ephemeral-storage"] = _quantity_text(ephemeral_storage, "ephemeral_storage")
-        node_labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
-        for key, value in (labels or {}).items():
-            if not isinstance(key, str) or not isinstance(value, str):
-                raise ValueError(f"labels: keys and values must be strings, got {key!r}: {value!r}")
-            node_labels[key] = value
-        spec: dict[str, Any] = {}
-        seq = self._node_seq
-        if seq < 48 * 256:
-            spec["podCIDR"] = f"10.{64 + seq // 256}.{seq % 256}.0/24"
-            spec["podCIDRs"] = [spec["podCIDR"]]
-        node_taints = [_parse_taint(t, i) for i, t in enumerate(taints or ())]
-        if node_taints:
-            spec["taints"] = node_taints
-        now = self.server.timestamp()
-        host_ip = f"172.{18 + (seq + 2) // 65536}.{((seq + 2) // 256) % 256}.{(seq + 2) % 256}"
-        node = {
-            "apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": node_labels},
-            "spec": spec,
-            "status": {
-                "capacity": dict(capacity),
-                "allocatable": dict(capacity),
-                "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                                "message": "kubelet is posting ready status",
-                                "lastHeartbeatTime": now, "lastTransitionTime": now}],
-                "addresses": [{"type": "InternalIP", "address": host_ip}, {"type": "Hostname", "address": name}],
-                "nodeInfo": {"kubeletVersion": "v1.32.0", "kubeProxyVersion": "v1.32.0", "operatingSystem": "linux",
-                             "architecture": "amd64", "osImage": "volcano simulated node",
-                             "containerRuntimeVersion": "sim://1.0", "kernelVersion": "", "machineID": "",
-                             "systemUUID": "", "bootID": ""},
-                "phase": "Running",
-            },
-        }
+        node = simulated_node(name, cpu=cpu, memory=memory, pods=pods, gpu=gpu, labels=labels, taints=taints,
+                              ephemeral_storage=ephemeral_storage, seq=self._node_seq, now=self.server.timestamp())
         created = self.server.create(node)
         self._node_seq += 1
         return created
