@@ -45,12 +45,9 @@ def processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WireProcesse
         webhooks = subprocess.Popen([*VOLCANO, "webhooks", "--kubeconfig", str(procs.kubeconfig), "--port", "0"],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         Lines(webhooks).until("volcano webhooks:")
-        procs.start("nodes", "--count", "3", "--cpu", "2", "--memory", "4Gi", timeout=0)
-        procs.start("controllers", "--builtin-controllers", "--leader-elect-resource-namespace", "kube-system",
-                    timeout=0)
-        procs.start("scheduler", "--leader-elect-resource-namespace", "kube-system", timeout=0)
-        for name in ("nodes", "controllers", "scheduler"):
-            procs.wait_ready(name, timeout=90)
+        lease = ("--leader-elect-resource-namespace", "kube-system")
+        nodes = ["--count", "3", "--cpu", "2", "--memory", "4Gi"]
+        procs.start_components(nodes=nodes, controllers=lease, scheduler=lease)
         yield procs
     finally:
         codes = procs.stop()

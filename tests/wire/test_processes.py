@@ -50,12 +50,9 @@ def processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WireProcesse
     procs = WireProcesses(tmp_path_factory.mktemp("wire-processes"))
     try:
         procs.start_serve()
-        procs.start("nodes", "--count", "3", "--cpu", "2", "--memory", "4Gi", "--prefix", "wire-node-", timeout=0)
-        procs.start("controllers", "--builtin-controllers", "--leader-elect-resource-namespace", "kube-system",
-                    timeout=0)
-        procs.start("scheduler", "--leader-elect-resource-namespace", "kube-system", timeout=0)
-        for name in ("nodes", "controllers", "scheduler"):
-            procs.wait_ready(name, timeout=90)
+        lease = ("--leader-elect-resource-namespace", "kube-system")
+        nodes = ["--count", "3", "--cpu", "2", "--memory", "4Gi", "--prefix", "wire-node-"]
+        procs.start_components(nodes=nodes, controllers=lease, scheduler=lease)
         yield procs
     finally:
         procs.stop()

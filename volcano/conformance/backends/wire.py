@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -93,6 +94,18 @@ class WireProcesses:
         self._spawn(name or command, command, ["--kubeconfig", str(self.kubeconfig), "--speed", f"{self.speed:g}",
                                                *args], f"volcano {command}: ", timeout)
 
+    def start_components(self, *, nodes: Sequence[str] | None, controllers: Sequence[str] = (),
+                         scheduler: Sequence[str] = (), timeout: float = 90.0) -> None:
+        """Start ``volcano nodes <nodes>`` (None: no simulated nodes), ``volcano controllers
+        --builtin-controllers <controllers>`` and ``volcano scheduler <scheduler>`` together, then wait
+        until every process runs."""
+        if nodes is not None:
+            self.start("nodes", *nodes, timeout=0)
+        self.start("controllers", "--builtin-controllers", *controllers, timeout=0)
+        self.start("scheduler", *scheduler, timeout=0)
+        for name in list(self.procs):  # started together, waited for together
+            self.wait_ready(name, timeout)
+
     def stop(self, timeout: float = 20.0) -> dict[str, int]:
         """SIGTERM every process (the last started first) and wait; kill those that do not stop.
         Returns each process's exit code (-9: it had to be killed)."""
@@ -156,21 +169,18 @@ class WireKubeCluster(KubeCluster):
             assert body is not None
             core.create_node(body)
         node = shape.node
+        nodes: list[str] | None = None
         if shape.workers:
-            args = ["--count", str(shape.workers), "--prefix", "worker-", "--cpu", node.cpu, "--memory", node.memory,
-                    "--pods", str(node.pods), "--gpu", str(node.gpu)]
+            nodes = ["--count", str(shape.workers), "--prefix", "worker-", "--cpu", node.cpu, "--memory", node.memory,
+                     "--pods", str(node.pods), "--gpu", str(node.gpu)]
             for key, value in sorted(node.labels.items()):
-                args += ["--label", f"{key}={value}"]
-            procs.start("nodes", *args, timeout=0)
-        procs.start("controllers", "--builtin-controllers", "--leader-elect=false", timeout=0)
+                nodes += ["--label", f"{key}={value}"]
         args = ["--leader-elect=false", "--default-scheduler"]
         if scheduler_conf:
             conf = root / "scheduler.conf"
             conf.write_text(scheduler_conf)
             args += ["--scheduler-conf", str(conf)]
-        procs.start("scheduler", *args, timeout=0)
-        for name in list(procs.procs):  # started together, waited for together
-            procs.wait_ready(name)
+        procs.start_components(nodes=nodes, controllers=["--leader-elect=false"], scheduler=args)
         custom = client.CustomObjectsApi(api)
         deadline = time.monotonic() + 60
         while True:  # the scheduler creates the default queue, the queue controller opens it

@@ -83,14 +83,7 @@ def sync_job(ctx: ActionContext, job_obj: Obj, update: UpdateFn | None) -> None:
     old_status = normalize_status(job.get("status"))
     old_phase = (old_status.get("state") or {}).get("phase", "")
     if not gate_open:
-        status = thaw(old_status)
-        if update is not None:
-            update(job, status)
-        if normalize_status(status) == old_status:
-            return
-        ctx.stamp(status)
-        job["status"] = status
-        ctx.write_status(job, old_phase)
+        _write_status(ctx, job, thaw(old_status), old_status, old_phase, update)
         return
 
     plan = _plan(ctx, job, plugins, forwarding)
@@ -181,12 +174,18 @@ def _finish(ctx: ActionContext, job: dict[str, Any], plan: _Plan, update: Update
         "conditions": thaw(status.get("conditions") or []),
         "retryCount": int(status.get("retryCount") or 0),
     }
+    _write_status(ctx, job, new_status, old_status, old_phase, update)
+
+
+def _write_status(ctx: ActionContext, job: dict[str, Any], status: dict[str, Any], old_status: Mapping[str, Any],
+                  old_phase: str, update: UpdateFn | None) -> None:
+    """Apply the state's ``update`` to ``status``; write it (stamped) only when it differs from ``old_status``."""
     if update is not None:
-        update(job, new_status)
-    if normalize_status(new_status) == old_status:
+        update(job, status)
+    if normalize_status(status) == old_status:
         return
-    ctx.stamp(new_status)
-    job["status"] = new_status
+    ctx.stamp(status)
+    job["status"] = status
     ctx.write_status(job, old_phase)
 
 
