@@ -29,7 +29,7 @@ surviving mutant with its diff and, where ``scripts/mutation_reasons.yaml`` has 
 is equivalent or accepted.
 
 Usage: ``python scripts/mutation.py [--sample N] [--seed S] [--max-minutes M] [--max-children K]
-[--stage both|conformance|unit] [--report-only]``.
+[--stage both|conformance|unit] [--packages scheduler,admission,...] [--report-only]``.
 """
 
 from __future__ import annotations
@@ -314,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report-only", action="store_true", help="write the report from recorded results")
     ap.add_argument("--stage", choices=("both", *SUITES), default=os.environ.get("MUTATION_STAGE", "both"),
                     help="run one stage of the cascade only (the other is read from recorded results)")
+    ap.add_argument("--packages", default=os.environ.get("MUTATION_PACKAGES", ""),
+                    help=f"comma-separated subset of {', '.join(PACKAGES)} to sample (default: all)")
     args = ap.parse_args(argv)
     start = time.monotonic()
     deadline = start + args.max_minutes * 60
@@ -328,6 +330,10 @@ def main(argv: list[str] | None = None) -> int:
         if suite == "conformance":
             population = {pkg: sum(1 for n in codes[suite] if package_of(n) == pkg) for pkg in PACKAGES}
             sample = stratified_sample(sorted(codes[suite]), args.sample, args.seed)
+            chosen = set(filter(None, args.packages.split(","))) or set(PACKAGES)
+            if chosen - set(PACKAGES):
+                ap.error(f"--packages: unknown {', '.join(sorted(chosen - set(PACKAGES)))}")
+            sample = {pkg: names if pkg in chosen else [] for pkg, names in sample.items()}
             todo = [n for names in sample.values() for n in names if codes[suite].get(n) in UNCOUNTED]
         else:  # the unit tests only where the conformance suite left the mutant alive
             todo = [n for names in sample.values() for n in names
