@@ -28,8 +28,23 @@ _FLATNESS = 1.5
 """BigJob: the largest CPU per pod over the smallest, at most this."""
 
 
+def _infos(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b.get("extra_info", {}) for b in data.get("benchmarks", [])]
+
+
 def _rows(data: dict[str, Any]) -> list[dict[str, Any]]:
-    return [b["extra_info"] for b in data.get("benchmarks", []) if b.get("extra_info", {}).get("workload")]
+    """The pod-throughput workloads (``workloads.WORKLOADS`` run by the harness)."""
+    return [i for i in _infos(data) if i.get("workload") and "measured_pods" in i]
+
+
+def _replays(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The trace replays (``test_replay_bench``)."""
+    return [i for i in _infos(data) if i.get("workload") == "Replay"]
+
+
+def _memory(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The memory runs, each in its own interpreter (``test_memory_bench``)."""
+    return [i for i in _infos(data) if "peak_rss_mib" in i and "kib_per_pod" in i]
 
 
 def _calibration(data: dict[str, Any]) -> float | None:
@@ -59,6 +74,7 @@ def figures(data: dict[str, Any]) -> dict[str, Any]:
             if r.get("sim_s_per_cpu_s"):
                 row["sim_s_per_calibration"] = round(r["sim_s_per_cpu_s"] * calib, 1)
         out.append(row)
+    out += [_replay_row(r) for r in _replays(data)] + [_memory_row(r) for r in _memory(data)]
     big = [r for r in _rows(data) if r["workload"].startswith("BigJob-") and r.get("cpu_us_per_pod")]
     flat: dict[str, Any] | None = None
     if len(big) >= 2:
@@ -67,6 +83,25 @@ def figures(data: dict[str, Any]) -> dict[str, Any]:
         flat = {"sizes": [r["measured_pods"] for r in big], "cpu_us_per_pod": costs, "ratio": round(ratio, 2),
                 "target": f"max / min CPU per pod <= {_FLATNESS}", "pass": ratio <= _FLATNESS}
     return {"calibration_cpu_s": calib, "workloads": out, "bigjob_flatness": flat}
+
+
+def _replay_row(r: dict[str, Any]) -> dict[str, Any]:
+    """A trace replay's headline: simulated seconds per wall second; target the wall time (full day only)."""
+    target = r.get("target_wall_s")
+    return {"workload": "Replay", "size": r.get("size", ""), "metric": "sim_s_per_wall_s",
+            "unit": "simulated s / wall s", "value": r.get("sim_s_per_wall_s"),
+            "cpu_s": r.get("cpu_s"), "wall_s": r.get("wall_s"),
+            "target": None if target is None else f"simulated day in <= {target:g} s wall",
+            "target_metric": "wall_s", "target_value": target, "observed": r.get("wall_s"), "pass": r.get("passed")}
+
+
+def _memory_row(r: dict[str, Any]) -> dict[str, Any]:
+    """A memory run's headline: peak RSS; target below ``target_mib`` where one is set."""
+    target = r.get("target_mib")
+    return {"workload": f"Memory-{r['nodes']}-{r['pods']}", "size": r.get("size", ""), "metric": "peak_rss_mib",
+            "unit": "MiB peak RSS", "value": r.get("peak_rss_mib"), "cpu_s": r.get("cpu_s"), "wall_s": r.get("wall_s"),
+            "target": None if target is None else f"peak RSS < {target:g} MiB", "target_metric": "peak_rss_mib",
+            "target_value": target, "observed": r.get("peak_rss_mib"), "pass": r.get("passed")}
 
 
 def _verdict(ok: bool | None) -> str:
@@ -146,6 +181,7 @@ def write_report(data: dict[str, Any], out: Path) -> Path:
     if slope is not None:
         lines += ["", f"Scaling: wall time per pod grows by {slope * 1000:.3f} µs per 1,000 nodes "
                       "(least-squares over the Scaling-* rows)."]
+    lines += _replay_section(_replays(data)) + _memory_section(_memory(data))
     lines += _http_section(data)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "report.md"
@@ -154,6 +190,33 @@ def write_report(data: dict[str, Any], out: Path) -> Path:
     _chart(rows, out)
     _cost_charts(rows, out)
     return path
+
+
+def _replay_section(rows: list[dict[str, Any]]) -> list[str]:
+    """The "Trace replay" table (``benchmarks/test_replay_bench.py``)."""
+    if not rows:
+        return []
+    lines = ["", "## Trace replay (synthetic trace, nodes of 8 GPUs)", "",
+             "| size | nodes | jobs | simulated s | wall s | CPU s | sim s / wall s | sim s / CPU s | completed | "
+             "queueing delay mean s | p99 s | GPU utilisation |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [f"| {r.get('size', '')} | {r['nodes']} | {r['jobs']} | {r['simulated_s']} | {r['wall_s']} | "
+              f"{r['cpu_s']} | {r['sim_s_per_wall_s']} | {r.get('sim_s_per_cpu_s', '-')} | {r['jobs_completed']} | "
+              f"{r['queueing_delay_mean_s']} | {r['queueing_delay_p99_s']} | {r['gpu_utilisation']} |" for r in rows]
+    return lines
+
+
+def _memory_section(rows: list[dict[str, Any]]) -> list[str]:
+    """The "Memory" table (``benchmarks/test_memory_bench.py``): each run in a fresh interpreter."""
+    if not rows:
+        return []
+    lines = ["", "## Memory (bound pods, each run in its own interpreter)", "",
+             "| nodes | pods | bound | peak RSS MiB | RSS MiB after | base RSS MiB | KiB per node | KiB per pod | "
+             "wall s | CPU s |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [f"| {r['nodes']} | {r['pods']} | {r['bound']} | {r['peak_rss_mib']} | {r['rss_mib']} | "
+              f"{r['base_rss_mib']} | {r['kib_per_node']} | {r['kib_per_pod']} | {r['wall_s']} | {r['cpu_s']} |"
+              for r in rows]
+    return lines
 
 
 def _http_section(data: dict[str, Any]) -> list[str]:
