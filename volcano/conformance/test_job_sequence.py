@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import Task, job, pod, pod_group, priority_class, queue
+from volcano.conformance.lib.builders import Task, job, pod, pod_group, priority_class, queue, queue_command
 from volcano.conformance.lib.sizing import cluster_node_number, cluster_size
 from volcano.conformance.lib.waits import count_phase, pg_name, wait_job_phases, wait_pg_phase, wait_tasks_ready
 
@@ -329,13 +329,7 @@ def _create_queues(cluster: Cluster, parents: dict[str, str | None]) -> None:
 
 def _queue_command(cluster: Cluster, name: str, action: str) -> None:
     """Upstream ``CreateQueueCommand``: a bus Command in namespace ``default`` targeting the queue."""
-    q = cluster.get("Queue", name)
-    ref = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "name": name,
-           "uid": q["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
-    cluster.apply({"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
-                   "metadata": {"generateName": f"{name}-{action.lower()}-", "namespace": "default",
-                                "ownerReferences": [ref]},
-                   "target": ref, "action": action})
+    cluster.apply(queue_command(cluster.get("Queue", name), action))
 
 
 @pytest.mark.queue

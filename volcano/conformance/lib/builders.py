@@ -21,6 +21,7 @@ __all__ = [
     "pod_group",
     "priority_class",
     "queue",
+    "queue_command",
     "replica_set",
 ]
 
@@ -200,6 +201,19 @@ def queue(name: str, *, weight: int = 1, capability: dict[str, str] | None = Non
     if parent:
         spec["parent"] = parent
     return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
+
+
+def queue_command(stored_queue: Obj, action: str) -> Obj:
+    """A ``bus.volcano.sh`` Command ``action`` (``OpenQueue``, ``CloseQueue``) for a queue as read from the
+    cluster (its uid is the owner reference), as upstream's ``CreateQueueCommand`` and ``vcctl queue
+    operate`` make it: in namespace ``default``, owned by and targeting the queue."""
+    name = stored_queue["metadata"]["name"]
+    ref = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "name": name,
+           "uid": stored_queue["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
+    return {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
+            "metadata": {"generateName": f"{name}-{action.lower()}-", "namespace": "default",
+                         "ownerReferences": [ref]},
+            "target": ref, "action": action}
 
 
 def priority_class(name: str, value: int, *, global_default: bool = False) -> Obj:
