@@ -17,12 +17,13 @@ so every case runs unchanged against a real cluster.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from volcano.api.frozen import thaw
 from volcano.conformance.backends.base import Cluster
 
 __all__ = [
@@ -114,11 +115,7 @@ def schema_causes(d: Denial, kind: str, name: str) -> str:
 
 def plain(obj: Any) -> Any:
     """A deep, mutable copy of an object read from the cluster (plain dicts and lists)."""
-    if isinstance(obj, Mapping):
-        return {k: plain(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [plain(v) for v in obj]
-    return obj
+    return thaw(obj)
 
 
 def update(cluster: Cluster, kind: str, name: str, change: Callable[[Obj], None],
