@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from volcano.api.frozen import thaw
 from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import plain
 
 __all__ = [
     "JOB_WEBHOOK",
@@ -111,11 +111,6 @@ def schema_causes(d: Denial, kind: str, name: str) -> str:
     prefix = f'{kind} "{name}" is invalid: '
     assert d.message.startswith(prefix), f"expected message starting {prefix!r}, got {d.message!r}"
     return d.message[len(prefix):]
-
-
-def plain(obj: Any) -> Any:
-    """A deep, mutable copy of an object read from the cluster (plain dicts and lists)."""
-    return thaw(obj)
 
 
 def update(cluster: Cluster, kind: str, name: str, change: Callable[[Obj], None],

@@ -9,14 +9,13 @@ what it meant: no pod gets a node over a stable window, the pods are actually go
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from volcano.api.quantity import parse_quantity
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import Obj, Task, job
+from volcano.conformance.lib.builders import Obj, Task, job, plain
 from volcano.conformance.lib.sizing import compute_node
 from volcano.conformance.lib.waits import (
     bound,
@@ -38,11 +37,6 @@ TERMINATE_ON_FAILURE = [{"event": "PodFailed", "action": "TerminateJob"}]
 
 
 # -- helpers -----------------------------------------------------------------------------------------
-
-def _plain(obj: Any) -> Any:
-    """A plain, mutable copy of an object read from the cluster."""
-    return json.loads(json.dumps(obj))
-
 
 def _live(pods: list[Obj]) -> list[Obj]:
     return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
@@ -210,7 +204,7 @@ def _expected_hosts(spec: Obj, name: str) -> dict[str, str]:
 
 def _scale(cluster: Cluster, name: str, min_available: int, replicas: int, task_min: int | None = None) -> Obj:
     """Upstream ``UpdateJob``: the whole spec written back with new sizes."""
-    spec = _plain(cluster.get("Job", name)["spec"])
+    spec = plain(cluster.get("Job", name)["spec"])
     spec["minAvailable"] = min_available
     spec["tasks"][0]["replicas"] = replicas
     if task_min is not None:

@@ -20,6 +20,8 @@ from volcano.conformance.lib.sizing import cluster_size
 from volcano.conformance.lib.waits import bound, wait_tasks_ready
 from volcano.conformance.test_scheduling_support import (
     CI_CONF,
+    ONE_CPU,
+    PREEMPTABLE,
     conf_with,
     make_priority_classes,
     make_queues,
@@ -29,8 +31,6 @@ from volcano.conformance.test_scheduling_support import (
 
 SUITE = "schedulingaction"
 Obj = dict[str, Any]
-ONE_CPU = {"cpu": "1"}
-PREEMPTABLE = {"volcano.sh/preemptable": "true"}
 PRIORITIES = {"high-priority": 100, "low-priority": 10}
 # Upstream's case #22 meant to drop reclaim (its modifier never assigned the new list); here it is dropped,
 # so only preempt can move pods and the case is about preempt alone.

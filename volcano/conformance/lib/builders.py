@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from volcano.api.frozen import thaw
+
 __all__ = [
     "BUSYBOX",
     "NGINX",
@@ -17,6 +19,7 @@ __all__ = [
     "batch_job",
     "deployment",
     "job",
+    "plain",
     "pod",
     "pod_group",
     "priority_class",
@@ -201,6 +204,12 @@ def queue(name: str, *, weight: int = 1, capability: dict[str, str] | None = Non
     if parent:
         spec["parent"] = parent
     return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
+
+
+def plain(obj: Any) -> Any:
+    """A deep, mutable copy (plain dicts and lists) of an object read from the cluster, to change
+    and write back."""
+    return thaw(obj)
 
 
 def queue_command(stored_queue: Obj, action: str) -> Obj:
