@@ -167,11 +167,16 @@ def test_list_with_label_selectors(fake_cluster: FakeCluster) -> None:
     assert names(c.list("Pod", "other")) == []
 
 
-def test_delete_and_evict(fake_cluster: FakeCluster) -> None:
-    c = fake_cluster
+def _web_bound_to_n(c: FakeCluster) -> FakeCluster:
+    """``c`` with node ``n`` and pod ``web`` (POD) bound to it by hand (no scheduling cycle yet)."""
     c.add_node("n")
     c.apply(POD)
     c.server.bind("web", "default", "n")
+    return c
+
+
+def test_delete_and_evict(fake_cluster: FakeCluster) -> None:
+    c = _web_bound_to_n(fake_cluster)
     c.run(2)
     c.apply(POD.replace("name: web", "name: web2"))  # created after the last scheduling cycle
     c.evict("web")
@@ -183,10 +188,7 @@ def test_delete_and_evict(fake_cluster: FakeCluster) -> None:
 
 
 def test_run_and_run_until(fake_cluster: FakeCluster) -> None:
-    c = fake_cluster
-    c.add_node("n")
-    c.apply(POD)
-    c.server.bind("web", "default", "n")
+    c = _web_bound_to_n(fake_cluster)
     c.run(0.25)
     assert c.now == 0.25
 

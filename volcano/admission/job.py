@@ -418,7 +418,7 @@ def validate_job_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
         return _TIER_BOTH
     if len(tasks) != len(_tasks(old)):
         return "job updates may not add or remove tasks"
-    a, b = _plain(old_spec), _plain(spec)
+    a, b = thaw(old_spec), thaw(spec)
     for s in (a, b):
         for key in ("minAvailable", "priorityClassName"):
             s.pop(key, None)
@@ -433,12 +433,3 @@ def validate_job_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
         return ("job updates may not change fields other than `minAvailable`, `tasks[*].replicas under spec` "
                 "and `PriorityClassName`")
     return ""
-
-
-def _plain(value: Any) -> Any:
-    """A plain (mutable) copy of possibly frozen ``value``."""
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value

@@ -19,15 +19,14 @@ __all__ = ["register"]
 
 def register(sub: Any) -> None:
     """Add the ``controllers`` sub-command to ``sub`` (an argparse sub-parsers object)."""
-    from volcano.kube.flags import add_connection_flags, add_leader_flags, add_resync_flag
+    from volcano.kube.flags import add_component_flags, add_connection_flags
 
     p = sub.add_parser("controllers", help="run Volcano's controllers against a Kubernetes API server (kubeconfig)")
     add_connection_flags(p, qps=50.0, burst=100)
     p.add_argument("--builtin-controllers", action="store_true",
                    help="also run the Deployment, ReplicaSet, ReplicationController, batch/v1 Job and Namespace "
                         "controllers (for an API server without kube-controller-manager)")
-    add_resync_flag(p)
-    add_leader_flags(p, name="vc-controller-manager")
+    add_component_flags(p, lease="vc-controller-manager")
     p.set_defaults(handler=_controllers)
 
 
@@ -42,7 +41,6 @@ def _controllers(args: argparse.Namespace) -> int:
         controllers = start_controllers(runtime, client, builtin=args.builtin_controllers, leader=leader,
                                         resync_ms=args.resync_period)
         names = ", ".join(type(c).__name__ for c in controllers)
-        lease = f"Lease {leader.namespace}/{leader.name}" if leader.enabled else "no leader election"
-        return f"{names}; {lease}"
+        return f"{names}; {leader.describe()}"
 
     return run_process("controllers", args, start)

@@ -21,7 +21,7 @@ __all__ = ["register"]
 
 def register(sub: Any) -> None:
     """Add the ``scheduler`` sub-command to ``sub`` (an argparse sub-parsers object)."""
-    from volcano.kube.flags import add_connection_flags, add_leader_flags, add_resync_flag, duration_ms
+    from volcano.kube.flags import add_component_flags, add_connection_flags, duration_ms
 
     p = sub.add_parser("scheduler", help="run Volcano's scheduler against a Kubernetes API server (kubeconfig)")
     add_connection_flags(p, qps=2000.0, burst=2000)
@@ -35,15 +35,13 @@ def register(sub: Any) -> None:
     p.add_argument("--default-scheduler", action="store_true",
                    help="also schedule pods of schedulerName default-scheduler with the kube-scheduler-like baseline "
                         "(for an API server without kube-scheduler, such as volcano serve --api-only)")
-    add_resync_flag(p)
-    add_leader_flags(p, name="vc-scheduler")
+    add_component_flags(p, lease="vc-scheduler")
     p.set_defaults(handler=_scheduler)
 
 
-def _scheduler(args: argparse.Namespace) -> int:
-    from volcano.kube.components import start_scheduler
-    from volcano.kube.flags import leader_options
-    from volcano.kube.process import run_process
+def _checked_conf(args: argparse.Namespace) -> tuple[bool, Any]:
+    """``(ok, conf)``: the ``--scheduler-conf`` loaded (None for the default), after checking it and
+    ``--schedule-period``; on a bad flag, ``(False, None)`` with the error printed."""
     from volcano.scheduler import SchedulerConfError, load_scheduler_conf
 
     conf = None
@@ -52,9 +50,20 @@ def _scheduler(args: argparse.Namespace) -> int:
             conf = load_scheduler_conf(args.scheduler_conf)
         except (SchedulerConfError, OSError, ValueError) as err:
             print(f"error: --scheduler-conf {args.scheduler_conf}: {err}", file=sys.stderr)
-            return 2
+            return False, None
     if args.schedule_period <= 0:
         print(f"error: --schedule-period {args.schedule_period}ms: must be > 0", file=sys.stderr)
+        return False, None
+    return True, conf
+
+
+def _scheduler(args: argparse.Namespace) -> int:
+    from volcano.kube.components import start_scheduler
+    from volcano.kube.flags import leader_options
+    from volcano.kube.process import run_process
+
+    ok, conf = _checked_conf(args)
+    if not ok:
         return 2
     leader = leader_options(args)
 
@@ -62,7 +71,6 @@ def _scheduler(args: argparse.Namespace) -> int:
         start_scheduler(runtime, client, conf=conf, scheduler_name=args.scheduler_name,
                         period_ms=args.schedule_period, default_queue=args.default_queue, leader=leader,
                         resync_ms=args.resync_period, default_scheduler=args.default_scheduler)
-        lease = f"Lease {leader.namespace}/{leader.name}" if leader.enabled else "no leader election"
-        return f"scheduler {args.scheduler_name!r}, period {args.schedule_period} ms, {lease}"
+        return f"scheduler {args.scheduler_name!r}, period {args.schedule_period} ms, {leader.describe()}"
 
     return run_process("scheduler", args, start)

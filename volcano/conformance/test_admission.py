@@ -17,13 +17,14 @@ so every case runs unchanged against a real cluster.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import plain
 
 __all__ = [
     "JOB_WEBHOOK",
@@ -110,15 +111,6 @@ def schema_causes(d: Denial, kind: str, name: str) -> str:
     prefix = f'{kind} "{name}" is invalid: '
     assert d.message.startswith(prefix), f"expected message starting {prefix!r}, got {d.message!r}"
     return d.message[len(prefix):]
-
-
-def plain(obj: Any) -> Any:
-    """A deep, mutable copy of an object read from the cluster (plain dicts and lists)."""
-    if isinstance(obj, Mapping):
-        return {k: plain(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [plain(v) for v in obj]
-    return obj
 
 
 def update(cluster: Cluster, kind: str, name: str, change: Callable[[Obj], None],

@@ -29,6 +29,11 @@ def _task(name: str, replicas: int, **extra: Any) -> Obj:
     return {"name": name, "replicas": replicas, "template": pod_template(), **extra}
 
 
+def _one_task_job(name: str) -> Obj:
+    """Upstream's minimal job: queue ``default``, minAvailable 1, one task ``task-1`` of one replica."""
+    return _job(name, {"minAvailable": 1, "queue": "default", "tasks": [_task("task-1", 1)]})
+
+
 def _create(cluster: Cluster, job: Obj) -> Obj:
     """Create ``job``; return its spec as created, after checking the store holds the same spec."""
     created = plain(cluster.apply(job)[0])
@@ -48,8 +53,7 @@ def test_default_queue(cluster: Cluster) -> None:
 @pytest.mark.admission
 @pytest.mark.upstream(SUITE, "Should add default scheduler name when not specified")
 def test_default_scheduler_name(cluster: Cluster) -> None:
-    spec = _create(cluster, _job("default-scheduler-job",
-                                 {"minAvailable": 1, "queue": "default", "tasks": [_task("task-1", 1)]}))
+    spec = _create(cluster, _one_task_job("default-scheduler-job"))
     # Upstream only checks "non-empty"; the default is the webhook's first scheduler name.
     assert spec["schedulerName"] == "volcano"
 
@@ -57,8 +61,7 @@ def test_default_scheduler_name(cluster: Cluster) -> None:
 @pytest.mark.admission
 @pytest.mark.upstream(SUITE, "Should add default maxRetry when not specified")
 def test_default_max_retry(cluster: Cluster) -> None:
-    spec = _create(cluster, _job("default-max-retry-job",
-                                 {"minAvailable": 1, "queue": "default", "tasks": [_task("task-1", 1)]}))
+    spec = _create(cluster, _one_task_job("default-max-retry-job"))
     assert spec["maxRetry"] == 3
     assert spec["tasks"][0]["maxRetry"] == 3
 

@@ -38,11 +38,12 @@ def _open_queue(cluster: Cluster, request: pytest.FixtureRequest, name: str) -> 
     wait_queue_open(cluster, name)
 
 
-def _annotate_namespace(cluster: Cluster, queue: str | None) -> None:
-    """Set (or, with None, remove) the namespace's queue annotation."""
+def _namespace_queue(cluster: Cluster, request: pytest.FixtureRequest, queue: str) -> None:
+    """Annotate the case's namespace with queue ``queue``, then create that queue and wait until it is Open."""
     cluster.patch("Namespace", cluster.namespace, {"metadata": {"annotations": {QUEUE_ANNOTATION: queue}}})
     ns = cluster.get("Namespace", cluster.namespace)
     assert ((ns["metadata"].get("annotations") or {}).get(QUEUE_ANNOTATION)) == queue
+    _open_queue(cluster, request, queue)
 
 
 def _created_queue(cluster: Cluster, pg: Obj) -> str:
@@ -67,8 +68,7 @@ def test_custom_queue_kept(cluster: Cluster, request: pytest.FixtureRequest) -> 
 @pytest.mark.admission
 @pytest.mark.upstream(SUITE, "Should set queue from namespace annotation when podgroup uses default queue")
 def test_queue_from_namespace_annotation(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    _annotate_namespace(cluster, "namespace-queue")
-    _open_queue(cluster, request, "namespace-queue")
+    _namespace_queue(cluster, request, "namespace-queue")
     assert _created_queue(cluster, _pg("default-queue-podgroup", "default")) == "namespace-queue"
 
 
@@ -83,8 +83,7 @@ def test_default_queue_kept_without_annotation(cluster: Cluster) -> None:
 @pytest.mark.admission
 @pytest.mark.upstream(SUITE, "Should handle multiple podgroups in same namespace")
 def test_multiple_podgroups_in_annotated_namespace(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    _annotate_namespace(cluster, "namespace-queue-multiple")
-    _open_queue(cluster, request, "namespace-queue-multiple")
+    _namespace_queue(cluster, request, "namespace-queue-multiple")
     _open_queue(cluster, request, "custom-queue-podgroup-2")
     assert _created_queue(cluster, _pg("multiple-1-default", "default")) == "namespace-queue-multiple"
     assert _created_queue(cluster, _pg("multiple-2-custom", "custom-queue-podgroup-2")) == "custom-queue-podgroup-2"

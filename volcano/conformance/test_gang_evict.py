@@ -104,7 +104,7 @@ class Runs:
     one_broken: tuple[str, str] | None = None
 
 
-def _case(area: pytest.MarkDecorator, upstream: str, case_id: str, runs: Runs) -> Any:
+def _case(area: pytest.MarkDecorator, upstream: str, case_id: str, runs: Runs | Blocked) -> Any:
     return pytest.param(runs, marks=[area, pytest.mark.upstream(SUITE, upstream)], id=case_id)
 
 
@@ -155,47 +155,90 @@ def test_evicting_gang_runs(cluster: Cluster, case: Runs) -> None:
         _exactly_one_broken(cluster, *case.one_broken)
 
 
-# -- GangPreempt ----------------------------------------------------------------------------------
+# -- cases where the evicting gang is held off --------------------------------------------------------
 
-@pytest.mark.preemption
-@pytest.mark.upstream(SUITE, "GP-6: gang preemption does not cross queue boundaries")
-def test_gp6(cluster: Cluster) -> None:
-    _setup(cluster, {"gp6-q1": 2, "gp6-q2": 2}, {"gp-high-pri": 100, "gp-low-pri": 10})
-    set_queue_reclaimable(cluster, ["gp6-q2"], False)
-    cluster.apply(_gang("victim-gp6", "gp6-q2", "gp-low-pri", 4, 4, True))
-    wait_tasks_ready(cluster, "victim-gp6", 4)
-    cluster.apply(_gang("preemptor-gp6", "gp6-q1", "gp-high-pri", 2, 2, False))
-    hold_not_ready(cluster, "preemptor-gp6", 2)
-    assert ready(cluster, "victim-gp6") == 4
+@dataclass(frozen=True)
+class Blocked:
+    """A gang-eviction case where the evictor must not get its place. The queues (name -> deserved
+    CPUs; ``guaranteed`` ones also guarantee that much) and priority classes are made; each victim
+    gang (as in ``Runs``) is applied and waited ready in turn; the queues in ``unreclaimable`` are
+    made not reclaimable before the victims (or, with ``unreclaimable_late``, once they run); then
+    the evictor (minAvailable = replicas) stays not ready over upstream's window, and each victim in
+    ``kept`` still has exactly that many ready tasks."""
 
-
-@pytest.mark.preemption
-@pytest.mark.upstream(SUITE, "GP-7: equal-priority gang is not preempted")
-def test_gp7(cluster: Cluster) -> None:
-    _setup(cluster, {"gp-q": 4}, {"gp-med-pri": 50})
-    cluster.apply(_gang("victim-gp7", "gp-q", "gp-med-pri", 4, 4, True))
-    wait_tasks_ready(cluster, "victim-gp7", 4)
-    cluster.apply(_gang("preemptor-gp7", "gp-q", "gp-med-pri", 2, 2, False))
-    hold_not_ready(cluster, "preemptor-gp7", 2)
-    assert ready(cluster, "victim-gp7") == 4
+    queues: dict[str, int]
+    priorities: dict[str, int]
+    victims: tuple[tuple[str, str, str, int, int], ...]
+    evictor: tuple[str, str, str, int]
+    kept: dict[str, int] = field(default_factory=dict)
+    guaranteed: dict[str, int] = field(default_factory=dict)
+    unreclaimable: tuple[str, ...] = ()
+    unreclaimable_late: bool = False
 
 
-@pytest.mark.preemption
-@pytest.mark.upstream(SUITE, "GP-8: medium-priority preemptor cannot evict high-priority victims")
-def test_gp8(cluster: Cluster) -> None:
-    _setup(cluster, {"gp-q": 4}, GP)
-    cluster.apply(_gang("gang-a-gp8", "gp-q", "gp-high-pri", 2, 2, True))
-    wait_tasks_ready(cluster, "gang-a-gp8", 2)
-    cluster.apply(_gang("gang-b-gp8", "gp-q", "gp-low-pri", 2, 2, True))
-    wait_tasks_ready(cluster, "gang-b-gp8", 2)
-    cluster.apply(_gang("preemptor-c-gp8", "gp-q", "gp-med-pri", 4, 4, False))
-    hold_not_ready(cluster, "preemptor-c-gp8", 4)
-    assert ready(cluster, "gang-a-gp8") == 2
+BLOCKED = [
+    _case(pytest.mark.preemption, "GP-6: gang preemption does not cross queue boundaries", "gp6",
+          Blocked({"gp6-q1": 2, "gp6-q2": 2}, HIGH_LOW, (("victim-gp6", "gp6-q2", "gp-low-pri", 4, 4),),
+                  ("preemptor-gp6", "gp6-q1", "gp-high-pri", 2), kept={"victim-gp6": 4}, unreclaimable=("gp6-q2",))),
+    _case(pytest.mark.preemption, "GP-7: equal-priority gang is not preempted", "gp7",
+          Blocked({"gp-q": 4}, {"gp-med-pri": 50}, (("victim-gp7", "gp-q", "gp-med-pri", 4, 4),),
+                  ("preemptor-gp7", "gp-q", "gp-med-pri", 2), kept={"victim-gp7": 4})),
+    _case(pytest.mark.preemption, "GP-8: medium-priority preemptor cannot evict high-priority victims", "gp8",
+          Blocked({"gp-q": 4}, GP, (("gang-a-gp8", "gp-q", "gp-high-pri", 2, 2),
+                                    ("gang-b-gp8", "gp-q", "gp-low-pri", 2, 2)),
+                  ("preemptor-c-gp8", "gp-q", "gp-med-pri", 4), kept={"gang-a-gp8": 2})),
+    _case(pytest.mark.reclaim, "GR-4: no reclaim from queues within their deserved", "gr4",
+          Blocked({"gr4-q1": 2, "gr4-q2": 2, "gr4-q3": 2}, LOW, (("job-gr4-q2", "gr4-q2", "gr-low-pri", 2, 2),
+                                                                ("job-gr4-q3", "gr4-q3", "gr-low-pri", 2, 2)),
+                  ("reclaimer-gr4", "gr4-q1", "gr-low-pri", 2), kept={"job-gr4-q2": 2, "job-gr4-q3": 2})),
+    _case(pytest.mark.reclaim, "GR-5: reclaim blocked when victim queue is not reclaimable", "gr5",
+          Blocked({"gr5-q1": 2, "gr5-q2": 2}, LOW, (("victim-gr5", "gr5-q2", "gr-low-pri", 4, 2),),
+                  ("reclaimer-gr5", "gr5-q1", "gr-low-pri", 2), kept={"victim-gr5": 4}, unreclaimable=("gr5-q2",),
+                  unreclaimable_late=True)),
+    _case(pytest.mark.reclaim, "GR-6: reclaim stops at guarantee boundary", "gr6",
+          Blocked({"gr6-q1": 4}, LOW, (("victim-gr6", "gr6-q2", "gr-low-pri", 4, 2),),
+                  ("reclaimer-gr6", "gr6-q1", "gr-low-pri", 4), guaranteed={"gr6-q2": 2})),
+    _case(pytest.mark.reclaim, "GR-7: overused queue is skipped as reclaimer", "gr7",
+          Blocked({"gr7-q1": 1, "gr7-q2": 3}, LOW, (("job-gr7-q1", "gr7-q1", "gr-low-pri", 2, 2),
+                                                   ("job-gr7-q2", "gr7-q2", "gr-low-pri", 2, 2)),
+                  ("reclaimer-gr7", "gr7-q1", "gr-low-pri", 2))),
+]
 
 
-def _role_checks(cluster: Cluster, victim: str) -> None:
-    wait_tasks_ready(cluster, victim, 3)
-    counts = ready_by_label(cluster, victim, "volcano.sh/task-spec")
+@pytest.mark.parametrize("case", BLOCKED)
+def test_evicting_gang_blocked(cluster: Cluster, case: Blocked) -> None:
+    _setup(cluster, case.queues, case.priorities)
+    if case.guaranteed:
+        make_queues(cluster, *(simple_queue(q, guarantee=_deserved(d), deserved=_deserved(d))
+                               for q, d in case.guaranteed.items()))
+    if case.unreclaimable and not case.unreclaimable_late:
+        set_queue_reclaimable(cluster, list(case.unreclaimable), False)
+    for name, queue_name, pri, rep, min_avail in case.victims:
+        cluster.apply(_gang(name, queue_name, pri, rep, min_avail, True))
+        wait_tasks_ready(cluster, name, rep)
+    if case.unreclaimable and case.unreclaimable_late:
+        set_queue_reclaimable(cluster, list(case.unreclaimable), False)
+    name, queue_name, pri, rep = case.evictor
+    cluster.apply(_gang(name, queue_name, pri, rep, rep, False))
+    hold_not_ready(cluster, name, rep)
+    for victim, count in case.kept.items():
+        assert ready(cluster, victim) == count, victim
+
+
+# -- role-tight tasks (GP-R1, GR-R1) ----------------------------------------------------------------
+
+def _role_tight_case(cluster: Cluster, queues: dict[str, int], priorities: dict[str, int],
+                     victim: tuple[str, str, str], evictor: tuple[str, str, str]) -> None:
+    """A multi-role victim ``(name, queue, priority class)`` (ps 1 pod, worker 3 pods min 2, job
+    minAvailable 3) runs; a one-pod evictor ``(name, queue, priority class)`` gets its place; the
+    victim keeps its ps pod and at least 2 workers."""
+    _setup(cluster, queues, priorities)
+    cluster.apply(_multi_role(*victim, 3))
+    wait_tasks_ready(cluster, victim[0], 4)
+    cluster.apply(_gang(*evictor, 1, 1, False))
+    wait_tasks_ready(cluster, evictor[0], 1)
+    wait_tasks_ready(cluster, victim[0], 3)
+    counts = ready_by_label(cluster, victim[0], "volcano.sh/task-spec")
     assert counts.get("ps") == 1, counts
     assert counts.get("worker", 0) >= 2, counts
 
@@ -203,69 +246,12 @@ def _role_checks(cluster: Cluster, victim: str) -> None:
 @pytest.mark.preemption
 @pytest.mark.upstream(SUITE, "GP-R1: per-role surplus gate keeps role-tight tasks safe")
 def test_gp_r1(cluster: Cluster) -> None:
-    _setup(cluster, {"gp-q": 4}, HIGH_LOW)
-    cluster.apply(_multi_role("victim-gpr1", "gp-q", "gp-low-pri", 3))
-    wait_tasks_ready(cluster, "victim-gpr1", 4)
-    cluster.apply(_gang("preemptor-gpr1", "gp-q", "gp-high-pri", 1, 1, False))
-    wait_tasks_ready(cluster, "preemptor-gpr1", 1)
-    _role_checks(cluster, "victim-gpr1")
-
-
-# -- GangReclaim ----------------------------------------------------------------------------------
-
-@pytest.mark.reclaim
-@pytest.mark.upstream(SUITE, "GR-4: no reclaim from queues within their deserved")
-def test_gr4(cluster: Cluster) -> None:
-    _setup(cluster, {"gr4-q1": 2, "gr4-q2": 2, "gr4-q3": 2}, LOW)
-    for name, q in (("job-gr4-q2", "gr4-q2"), ("job-gr4-q3", "gr4-q3")):
-        cluster.apply(_gang(name, q, "gr-low-pri", 2, 2, True))
-        wait_tasks_ready(cluster, name, 2)
-    cluster.apply(_gang("reclaimer-gr4", "gr4-q1", "gr-low-pri", 2, 2, False))
-    hold_not_ready(cluster, "reclaimer-gr4", 2)
-    assert ready(cluster, "job-gr4-q2") == 2 and ready(cluster, "job-gr4-q3") == 2
-
-
-@pytest.mark.reclaim
-@pytest.mark.upstream(SUITE, "GR-5: reclaim blocked when victim queue is not reclaimable")
-def test_gr5(cluster: Cluster) -> None:
-    _setup(cluster, {"gr5-q1": 2, "gr5-q2": 2}, LOW)
-    cluster.apply(_gang("victim-gr5", "gr5-q2", "gr-low-pri", 4, 2, True))
-    wait_tasks_ready(cluster, "victim-gr5", 4)
-    set_queue_reclaimable(cluster, ["gr5-q2"], False)
-    cluster.apply(_gang("reclaimer-gr5", "gr5-q1", "gr-low-pri", 2, 2, False))
-    hold_not_ready(cluster, "reclaimer-gr5", 2)
-    assert ready(cluster, "victim-gr5") == 4
-
-
-@pytest.mark.reclaim
-@pytest.mark.upstream(SUITE, "GR-6: reclaim stops at guarantee boundary")
-def test_gr6(cluster: Cluster) -> None:
-    _setup(cluster, {"gr6-q1": 4}, LOW)
-    make_queues(cluster, simple_queue("gr6-q2", guarantee=_deserved(2), deserved=_deserved(2)))
-    cluster.apply(_gang("victim-gr6", "gr6-q2", "gr-low-pri", 4, 2, True))
-    wait_tasks_ready(cluster, "victim-gr6", 4)
-    cluster.apply(_gang("reclaimer-gr6", "gr6-q1", "gr-low-pri", 4, 4, False))
-    hold_not_ready(cluster, "reclaimer-gr6", 4)
-
-
-@pytest.mark.reclaim
-@pytest.mark.upstream(SUITE, "GR-7: overused queue is skipped as reclaimer")
-def test_gr7(cluster: Cluster) -> None:
-    _setup(cluster, {"gr7-q1": 1, "gr7-q2": 3}, LOW)
-    cluster.apply(_gang("job-gr7-q1", "gr7-q1", "gr-low-pri", 2, 2, True))
-    wait_tasks_ready(cluster, "job-gr7-q1", 2)
-    cluster.apply(_gang("job-gr7-q2", "gr7-q2", "gr-low-pri", 2, 2, True))
-    wait_tasks_ready(cluster, "job-gr7-q2", 2)
-    cluster.apply(_gang("reclaimer-gr7", "gr7-q1", "gr-low-pri", 2, 2, False))
-    hold_not_ready(cluster, "reclaimer-gr7", 2)
+    _role_tight_case(cluster, {"gp-q": 4}, HIGH_LOW, ("victim-gpr1", "gp-q", "gp-low-pri"),
+                     ("preemptor-gpr1", "gp-q", "gp-high-pri"))
 
 
 @pytest.mark.reclaim
 @pytest.mark.upstream(SUITE, "GR-R1: per-role surplus gate keeps role-tight tasks safe")
 def test_gr_r1(cluster: Cluster) -> None:
-    _setup(cluster, {"grr1-q1": 1, "grr1-q2": 3}, LOW)
-    cluster.apply(_multi_role("victim-grr1", "grr1-q2", "gr-low-pri", 3))
-    wait_tasks_ready(cluster, "victim-grr1", 4)
-    cluster.apply(_gang("reclaimer-grr1", "grr1-q1", "gr-low-pri", 1, 1, False))
-    wait_tasks_ready(cluster, "reclaimer-grr1", 1)
-    _role_checks(cluster, "victim-grr1")
+    _role_tight_case(cluster, {"grr1-q1": 1, "grr1-q2": 3}, LOW, ("victim-grr1", "grr1-q2", "gr-low-pri"),
+                     ("reclaimer-grr1", "grr1-q1", "gr-low-pri"))

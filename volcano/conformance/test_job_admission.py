@@ -9,7 +9,6 @@ expects.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +16,7 @@ import pytest
 
 from volcano.conformance.backends.base import Cluster
 from volcano.conformance.lib.builders import NGINX, Task, job, pod, pod_group, queue
+from volcano.conformance.test_admission import denial
 
 __all__: list[str] = []
 
@@ -27,30 +27,6 @@ pytestmark = pytest.mark.admission
 
 
 # -- helpers -----------------------------------------------------------------------------------------
-
-def _plain(obj: Any) -> Any:
-    """A plain, mutable copy of an object read from the cluster."""
-    return json.loads(json.dumps(obj))
-
-
-def _code(err: BaseException) -> int | None:
-    code = getattr(err, "code", None) or getattr(err, "status", None)
-    return int(code) if isinstance(code, int | str) and str(code).isdigit() else None
-
-
-def _message(err: BaseException) -> str:
-    """The Status message of an API error: ``.message`` in memory, the JSON ``.body`` of the Kubernetes
-    client's ``ApiException``."""
-    body = getattr(err, "body", None)
-    if body:
-        try:
-            status = json.loads(body)
-        except (TypeError, ValueError):
-            status = None
-        if isinstance(status, dict) and isinstance(status.get("message"), str):
-            return status["message"]
-    return str(getattr(err, "message", None) or body or err)
-
 
 def _task(replicas: int = 2, *, name: str | None = None, requests: dict[str, str] | None = None,
           container_extra: Obj | None = None, **extra: Any) -> Obj:
@@ -74,12 +50,9 @@ def _rejected(cluster: Cluster, obj: Obj, *fragments: str) -> str:
     """``obj`` must be refused by the API (4xx) with a message containing every fragment
     (case-insensitive), and nothing may be stored. Returns the message."""
     kind, name = obj["kind"], obj["metadata"]["name"]
-    with pytest.raises(Exception) as info:
-        cluster.apply(obj)
-    err = info.value
-    code = _code(err)
-    assert code is not None and 400 <= code < 500, f"expected an API rejection (4xx), got {err!r}"
-    message = _message(err)
+    d = denial(lambda: cluster.apply(obj))
+    assert 400 <= d.code < 500, f"expected an API rejection (4xx), got {d}"
+    message = d.message
     for fragment in fragments:
         assert fragment.lower() in message.lower(), f"rejection message should mention {fragment!r}: {message!r}"
     assert cluster.try_get(kind, name) is None, f"rejected {kind} {name} was stored"

@@ -9,14 +9,13 @@ what it meant: no pod gets a node over a stable window, the pods are actually go
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from volcano.api.quantity import parse_quantity
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import Obj, Task, job
+from volcano.conformance.lib.builders import Obj, Task, job, plain
 from volcano.conformance.lib.sizing import compute_node
 from volcano.conformance.lib.waits import (
     bound,
@@ -38,11 +37,6 @@ TERMINATE_ON_FAILURE = [{"event": "PodFailed", "action": "TerminateJob"}]
 
 
 # -- helpers -----------------------------------------------------------------------------------------
-
-def _plain(obj: Any) -> Any:
-    """A plain, mutable copy of an object read from the cluster."""
-    return json.loads(json.dumps(obj))
-
 
 def _live(pods: list[Obj]) -> list[Obj]:
     return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
@@ -80,52 +74,36 @@ def test_delete_pending_job(cluster: Cluster) -> None:
     delete_and_wait_cleaned_up(cluster, name)
 
 
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Delete job that is Running state")
-def test_delete_running_job(cluster: Cluster) -> None:
-    name = "running-delete-job"
-    cluster.apply(job(name, [Task(name="success", rep=2, min=2, req=NO_REQUESTS)]))
-    wait_job_phases(cluster, name, ["Pending", "Running"])
-    delete_and_wait_cleaned_up(cluster, name)
+def _fails_with_code_3() -> Task:
+    """Upstream's failing task: one pod that exits 3 after 10 s and is not restarted."""
+    return Task(name="fail", rep=1, min=1, req=NO_REQUESTS, duration="10s", exit_code=3, restart_policy="Never")
 
 
 @pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Delete job that is Completed state")
-def test_delete_completed_job(cluster: Cluster) -> None:
-    name = "complete-delete-job"
-    cluster.apply(job(name, [Task(name="completed-task", rep=2, min=2, req=NO_REQUESTS, duration="5s")]))
-    wait_job_phases(cluster, name, ["Pending", "Running", "Completed"])
-    delete_and_wait_cleaned_up(cluster, name)
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Delete job that is Failed job")
-def test_delete_aborted_job(cluster: Cluster) -> None:
-    name = "failed-delete-job"
-    cluster.apply(job(name, [Task(name="fail", rep=1, min=1, req=NO_REQUESTS, duration="10s", exit_code=3,
-                                  restart_policy="Never")],
-                      policies=[{"event": "PodFailed", "action": "AbortJob"}]))
-    wait_job_phases(cluster, name, ["Pending", "Running", "Aborted"])
-    delete_and_wait_cleaned_up(cluster, name)
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Delete job that is terminated job")
-def test_delete_terminated_job(cluster: Cluster) -> None:
-    name = "terminate-delete-job"
-    cluster.apply(job(name, [Task(name="fail", rep=1, min=1, req=NO_REQUESTS, duration="10s", exit_code=3,
-                                  restart_policy="Never")], policies=TERMINATE_ON_FAILURE))
-    wait_job_phases(cluster, name, ["Pending", "Running", "Terminated"])
-    delete_and_wait_cleaned_up(cluster, name)
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Create and Delete job with CPU requirement")
-def test_create_and_delete_job_with_cpu(cluster: Cluster) -> None:
-    name = "terminate-delete-job"
-    cluster.apply(job(name, [Task(name="complete", rep=1, min=1, req={"cpu": "1"}, limit=NO_REQUESTS,
-                                  duration="10s", restart_policy="Never")], policies=TERMINATE_ON_FAILURE))
-    wait_job_phases(cluster, name, ["Pending", "Running", "Completed"])
+@pytest.mark.parametrize(("name", "tasks", "policies", "phases"), [
+    pytest.param("running-delete-job", [Task(name="success", rep=2, min=2, req=NO_REQUESTS)], None,
+                 ["Pending", "Running"], marks=pytest.mark.upstream(SUITE, "Delete job that is Running state"),
+                 id="running"),
+    pytest.param("complete-delete-job", [Task(name="completed-task", rep=2, min=2, req=NO_REQUESTS, duration="5s")],
+                 None, ["Pending", "Running", "Completed"],
+                 marks=pytest.mark.upstream(SUITE, "Delete job that is Completed state"), id="completed"),
+    pytest.param("failed-delete-job", [_fails_with_code_3()], [{"event": "PodFailed", "action": "AbortJob"}],
+                 ["Pending", "Running", "Aborted"],
+                 marks=pytest.mark.upstream(SUITE, "Delete job that is Failed job"), id="aborted"),
+    pytest.param("terminate-delete-job", [_fails_with_code_3()], TERMINATE_ON_FAILURE,
+                 ["Pending", "Running", "Terminated"],
+                 marks=pytest.mark.upstream(SUITE, "Delete job that is terminated job"), id="terminated"),
+    pytest.param("terminate-delete-job", [Task(name="complete", rep=1, min=1, req={"cpu": "1"}, limit=NO_REQUESTS,
+                                               duration="10s", restart_policy="Never")],
+                 TERMINATE_ON_FAILURE, ["Pending", "Running", "Completed"],
+                 marks=pytest.mark.upstream(SUITE, "Create and Delete job with CPU requirement"), id="with-cpu"),
+])
+def test_delete_job_in_phase(cluster: Cluster, name: str, tasks: list[Task], policies: list[Obj] | None,
+                             phases: list[str]) -> None:
+    """Upstream's delete cases (job_lifecycle.go): the job goes through ``phases`` in order; deleting
+    it then removes the job, its PodGroup and its pods."""
+    cluster.apply(job(name, tasks, policies=policies))
+    wait_job_phases(cluster, name, phases)
     delete_and_wait_cleaned_up(cluster, name)
 
 
@@ -172,35 +150,32 @@ def _assert_pod_gone_and_retained(cluster: Cluster, gone: str, kept: str) -> Non
 
 
 @pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Retain failed pod on last Retry")
-def test_retain_failed_pod_on_last_retry(cluster: Cluster) -> None:
-    name = "last-retry-job"
-    cluster.apply(job(name, [
-        Task(name="running-task", rep=1, min=1, req=NO_REQUESTS, duration="1000s", restart_policy="Never",
-             max_retry=1),
-        Task(name="failed-task", rep=1, min=1, req=NO_REQUESTS, duration="0s", exit_code=127, restart_policy="Never",
-             max_retry=1),
-    ], min=2, min_success=2, max_retry=2, policies=_RESTART_POLICIES))
-    wait_job_phase(cluster, name, "Failed", 300)
-    assert cluster.get("Job", name)["status"].get("retryCount") == 2
-    _assert_pod_gone_and_retained(cluster, f"{name}-running-task-0", f"{name}-failed-task-0")
-    assert cluster.get("Pod", f"{name}-failed-task-0")["status"]["phase"] == "Failed"
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Retain succeeded pod when job complete")
-def test_retain_succeeded_pod_when_job_completes(cluster: Cluster) -> None:
-    name = "complete-retry-job"
-    cluster.apply(job(name, [
-        Task(name="running-task", rep=1, min=1, req=NO_REQUESTS, duration="1000s", restart_policy="Never",
-             max_retry=1),
-        Task(name="succeeded-task", rep=1, min=1, req=NO_REQUESTS, duration="1s", restart_policy="Never",
-             max_retry=1, policies=[{"event": "TaskCompleted", "action": "CompleteJob"}]),
-    ], min=2, min_success=2, max_retry=1, policies=_RESTART_POLICIES))
-    wait_job_phase(cluster, name, "Completed", 300)
-    assert (cluster.get("Job", name)["status"].get("retryCount") or 0) == 0
-    _assert_pod_gone_and_retained(cluster, f"{name}-running-task-0", f"{name}-succeeded-task-0")
-    assert cluster.get("Pod", f"{name}-succeeded-task-0")["status"]["phase"] == "Succeeded"
+@pytest.mark.parametrize(("name", "kept", "max_retry", "phase", "retries", "kept_phase"), [
+    pytest.param("last-retry-job",
+                 Task(name="failed-task", rep=1, min=1, req=NO_REQUESTS, duration="0s", exit_code=127,
+                      restart_policy="Never", max_retry=1),
+                 2, "Failed", 2, "Failed",
+                 marks=pytest.mark.upstream(SUITE, "Retain failed pod on last Retry"), id="failed-on-last-retry"),
+    pytest.param("complete-retry-job",
+                 Task(name="succeeded-task", rep=1, min=1, req=NO_REQUESTS, duration="1s", restart_policy="Never",
+                      max_retry=1, policies=[{"event": "TaskCompleted", "action": "CompleteJob"}]),
+                 1, "Completed", 0, "Succeeded",
+                 marks=pytest.mark.upstream(SUITE, "Retain succeeded pod when job complete"),
+                 id="succeeded-when-complete"),
+])
+def test_retain_pod(cluster: Cluster, name: str, kept: Task, max_retry: int, phase: str, retries: int,
+                    kept_phase: str) -> None:
+    """Upstream's job_restart.go: a job of a long-running task and task ``kept`` (restarted on a pod
+    evicted or failed, ``maxRetry`` ``max_retry``) ends ``phase`` after ``retries`` restarts; the
+    long-running pod is deleted, ``kept``'s pod is retained (not being deleted) in ``kept_phase``."""
+    running = Task(name="running-task", rep=1, min=1, req=NO_REQUESTS, duration="1000s", restart_policy="Never",
+                   max_retry=1)
+    cluster.apply(job(name, [running, kept], min=2, min_success=2, max_retry=max_retry, policies=_RESTART_POLICIES))
+    wait_job_phase(cluster, name, phase, 300)
+    assert (cluster.get("Job", name)["status"].get("retryCount") or 0) == retries
+    kept_pod = f"{name}-{kept.name}-0"
+    _assert_pod_gone_and_retained(cluster, f"{name}-running-task-0", kept_pod)
+    assert cluster.get("Pod", kept_pod)["status"]["phase"] == kept_phase
 
 
 # -- job_scale_up_down.go ----------------------------------------------------------------------------
@@ -229,7 +204,7 @@ def _expected_hosts(spec: Obj, name: str) -> dict[str, str]:
 
 def _scale(cluster: Cluster, name: str, min_available: int, replicas: int, task_min: int | None = None) -> Obj:
     """Upstream ``UpdateJob``: the whole spec written back with new sizes."""
-    spec = _plain(cluster.get("Job", name)["spec"])
+    spec = plain(cluster.get("Job", name)["spec"])
     spec["minAvailable"] = min_available
     spec["tasks"][0]["replicas"] = replicas
     if task_min is not None:

@@ -9,13 +9,21 @@ of cluster time, in order, as upstream's watch-based ``WaitJobPhases`` does.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import Task, job, pod, pod_group, priority_class, queue
+from volcano.conformance.lib.builders import (
+    Task,
+    job,
+    plain,
+    pod,
+    pod_group,
+    priority_class,
+    queue,
+    queue_command,
+)
 from volcano.conformance.lib.sizing import cluster_node_number, cluster_size
 from volcano.conformance.lib.waits import count_phase, pg_name, wait_job_phases, wait_pg_phase, wait_tasks_ready
 
@@ -28,10 +36,6 @@ UNSCHEDULABLE_TAINT = {"key": "unschedulable-taint-key", "value": "unschedulable
 
 
 # -- helpers -----------------------------------------------------------------------------------------
-
-def _plain(obj: Any) -> Any:
-    return json.loads(json.dumps(obj))
-
 
 def _policy(action: str, event: str | None = None, **extra: Any) -> Obj:
     out: Obj = {"action": action}
@@ -66,7 +70,7 @@ def _wait_job_ready(cluster: Cluster, name: str, timeout: float = 300) -> None:
 def _set_taint_on_all_nodes(cluster: Cluster, taint: Obj, present: bool) -> None:
     """Upstream ``TaintAllNodes`` / ``RemoveTaintsFromAllNodes``: every node, control plane included."""
     for node in cluster.list("Node"):
-        taints = [t for t in _plain(node.get("spec", {}).get("taints") or []) if t.get("key") != taint["key"]]
+        taints = [t for t in plain(node.get("spec", {}).get("taints") or []) if t.get("key") != taint["key"]]
         if present:
             taints.append(dict(taint))
         cluster.patch("Node", node["metadata"]["name"], {"spec": {"taints": taints}})
@@ -329,13 +333,7 @@ def _create_queues(cluster: Cluster, parents: dict[str, str | None]) -> None:
 
 def _queue_command(cluster: Cluster, name: str, action: str) -> None:
     """Upstream ``CreateQueueCommand``: a bus Command in namespace ``default`` targeting the queue."""
-    q = cluster.get("Queue", name)
-    ref = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "name": name,
-           "uid": q["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
-    cluster.apply({"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
-                   "metadata": {"generateName": f"{name}-{action.lower()}-", "namespace": "default",
-                                "ownerReferences": [ref]},
-                   "target": ref, "action": action})
+    cluster.apply(queue_command(cluster.get("Queue", name), action))
 
 
 @pytest.mark.queue

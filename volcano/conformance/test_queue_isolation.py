@@ -20,6 +20,8 @@ from volcano.conformance.lib.sizing import cluster_size
 from volcano.conformance.lib.waits import bound, wait_tasks_ready
 from volcano.conformance.test_scheduling_support import (
     CI_CONF,
+    ONE_CPU,
+    PREEMPTABLE,
     conf_with,
     make_priority_classes,
     make_queues,
@@ -29,8 +31,6 @@ from volcano.conformance.test_scheduling_support import (
 
 SUITE = "schedulingaction"
 Obj = dict[str, Any]
-ONE_CPU = {"cpu": "1"}
-PREEMPTABLE = {"volcano.sh/preemptable": "true"}
 PRIORITIES = {"high-priority": 100, "low-priority": 10}
 # Upstream's case #22 meant to drop reclaim (its modifier never assigned the new list); here it is dropped,
 # so only preempt can move pods and the case is about preempt alone.
@@ -50,6 +50,21 @@ def _evicted(cluster: Cluster, job_name: str) -> int:
                and (e.get("involvedObject") or {}).get("name", "").startswith(f"{job_name}-"))
 
 
+def _fill_two_queues(cluster: Cluster, *, j1_priority: str) -> tuple[int, int]:
+    """Fill the cluster's one-CPU slots, all running and preemptable (minAvailable 1): ``j1-q1`` of
+    priority ``j1_priority`` takes half of them in q1-preemption, low-priority ``j2-q2`` the rest in
+    q2-reference. Returns (slots, half)."""
+    make_priority_classes(cluster, PRIORITIES)
+    make_queues(cluster, simple_queue("q1-preemption"), simple_queue("q2-reference"))
+    rep = cluster_size(cluster, ONE_CPU)
+    half = rep // 2
+    cluster.apply(_pjob("j1-q1", rep=half, task_min=1, queue="q1-preemption", priority_class=j1_priority))
+    wait_tasks_ready(cluster, "j1-q1", half)
+    cluster.apply(_pjob("j2-q2", rep=rep - half, task_min=1, queue="q2-reference", priority_class="low-priority"))
+    wait_tasks_ready(cluster, "j2-q2", rep - half)
+    return rep, half
+
+
 @pytest.mark.preemption
 @pytest.mark.scheduler_conf(PREEMPT_ONLY_CONF)
 @pytest.mark.upstream(SUITE, "preemption only works in the same queue")
@@ -57,14 +72,7 @@ def test_preemption_takes_no_victim_from_another_queue(cluster: Cluster) -> None
     """Upstream #22 with nothing but the queue protecting the other queue's job: q2's job is
     low-priority, preemptable and has minAvailable 1 < replicas. q1's high-priority job finds no
     victim in q1 (the only job there has the same priority) and must not take q2's pods."""
-    make_priority_classes(cluster, PRIORITIES)
-    make_queues(cluster, simple_queue("q1-preemption"), simple_queue("q2-reference"))
-    rep = cluster_size(cluster, ONE_CPU)
-    half = rep // 2
-    cluster.apply(_pjob("j1-q1", rep=half, task_min=1, queue="q1-preemption", priority_class="high-priority"))
-    wait_tasks_ready(cluster, "j1-q1", half)
-    cluster.apply(_pjob("j2-q2", rep=rep - half, task_min=1, queue="q2-reference", priority_class="low-priority"))
-    wait_tasks_ready(cluster, "j2-q2", rep - half)
+    rep, half = _fill_two_queues(cluster, j1_priority="high-priority")
     cluster.apply(_pjob("j3-q1", rep=half, task_min=1, queue="q1-preemption", priority_class="high-priority"))
     cluster.wait_until(lambda: len(cluster.job_pods("j3-q1")) == half, 60, "j3-q1 pods created")
     cluster.hold(lambda: ready(cluster, "j2-q2") == rep - half and not any(bound(p) for p in cluster.job_pods("j3-q1")),
@@ -80,14 +88,7 @@ def test_preemption_takes_victims_from_its_own_queue(cluster: Cluster) -> None:
     """The positive twin of the case above: the same layout with q1's low-priority job
     low-priority (minAvailable 1) — now q1's preemptor (a gang of half - 1 pods; preempt serves a job
     only while it is starving, below its minAvailable) takes q1's pods, and still none of q2's."""
-    make_priority_classes(cluster, PRIORITIES)
-    make_queues(cluster, simple_queue("q1-preemption"), simple_queue("q2-reference"))
-    rep = cluster_size(cluster, ONE_CPU)
-    half = rep // 2
-    cluster.apply(_pjob("j1-q1", rep=half, task_min=1, queue="q1-preemption", priority_class="low-priority"))
-    wait_tasks_ready(cluster, "j1-q1", half)
-    cluster.apply(_pjob("j2-q2", rep=rep - half, task_min=1, queue="q2-reference", priority_class="low-priority"))
-    wait_tasks_ready(cluster, "j2-q2", rep - half)
+    rep, half = _fill_two_queues(cluster, j1_priority="low-priority")
     cluster.apply(_pjob("j3-q1", rep=half - 1, task_min=half - 1, queue="q1-preemption",
                         priority_class="high-priority"))
     wait_tasks_ready(cluster, "j3-q1", half - 1)

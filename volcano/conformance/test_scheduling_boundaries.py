@@ -20,7 +20,7 @@ import pytest
 
 from volcano.api.resources import Resources
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import Task, job, pod, pod_group, queue
+from volcano.conformance.lib.builders import Task, job, pod, pod_group, queue, queue_command
 from volcano.conformance.lib.sizing import cluster_size
 from volcano.conformance.lib.waits import bound, wait_tasks_ready
 from volcano.conformance.test_scheduling_support import (
@@ -149,17 +149,6 @@ def _queue_state(cluster: Cluster, name: str) -> str | None:
     return None if q is None else q.get("status", {}).get("state")
 
 
-def _close_queue(cluster: Cluster, name: str) -> None:
-    """A bus Command CloseQueue targeting the queue, as ``vcctl queue operate -a close`` makes it."""
-    q = cluster.get("Queue", name)
-    ref = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "name": name,
-           "uid": q["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
-    cluster.apply({"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
-                   "metadata": {"generateName": f"{name}-closequeue-", "namespace": "default",
-                                "ownerReferences": [ref]},
-                   "target": ref, "action": "CloseQueue"})
-
-
 @pytest.mark.queue
 @pytest.mark.parametrize("groups", [0, 1, 2])
 def test_a_closed_queue_is_closing_while_podgroups_remain(cluster: Cluster, groups: int) -> None:
@@ -170,7 +159,7 @@ def test_a_closed_queue_is_closing_while_podgroups_remain(cluster: Cluster, grou
         cluster.apply(pod_group(f"g-{i}", min_member=1, queue="closing"))
         cluster.apply(pod(f"g-{i}", group=f"g-{i}"))
         _bound_within(cluster, f"g-{i}")
-    _close_queue(cluster, "closing")
+    cluster.apply(queue_command(cluster.get("Queue", "closing"), "CloseQueue"))
     if groups == 0:
         cluster.wait_until(lambda: _queue_state(cluster, "closing") == "Closed", 60, "queue Closed")
         return

@@ -23,6 +23,7 @@ from volcano.conformance.test_scheduling_support import (
     CI_CONF,
     CI_CONF_NO_ENQUEUE,
     ONE_CPU,
+    PREEMPTABLE,
     api_error,
     conf_with,
     make_priority_classes,
@@ -36,7 +37,6 @@ from volcano.conformance.test_scheduling_support import (
 
 SUITE = "schedulingaction"
 Obj = dict[str, Any]
-PREEMPTABLE = {"volcano.sh/preemptable": "true"}
 PRIORITIES = {"high-priority": 100, "middle-priority": 50, "low-priority": 10}
 RECLAIM_PRIORITIES = {"low-priority": 10, "high-priority": 10000}
 HOSTNAME = "kubernetes.io/hostname"
@@ -304,27 +304,21 @@ def test_reclaim_case_3(cluster: Cluster, request: pytest.FixtureRequest) -> Non
 @pytest.mark.reclaim
 @pytest.mark.cluster(workers=3, **ONE_BY_1)
 @pytest.mark.scheduler_conf(CI_CONF)
-@pytest.mark.upstream(SUITE, "Reclaim Case 4: New queue with job created no reclaim when new queue is not created")
-def test_reclaim_case_4(cluster: Cluster) -> None:
+@pytest.mark.parametrize(("running_pri", "refused_pri"), [
+    pytest.param(None, None, id="case_4", marks=pytest.mark.upstream(
+        SUITE, "Reclaim Case 4: New queue with job created no reclaim when new queue is not created")),
+    pytest.param("high-priority", "low-priority", id="case_5", marks=pytest.mark.upstream(
+        SUITE, "Reclaim Case 5: New queue with job created no reclaim when job or task is low-priority")),
+])
+def test_reclaim_nothing_for_a_job_of_a_missing_queue(cluster: Cluster, running_pri: str | None,
+                                                       refused_pri: str | None) -> None:
+    """Two jobs of priority class ``running_pri`` run in default and reclaim-q2; a third (of
+    ``refused_pri``) naming queue reclaim-q3, which does not exist, is refused and not stored, and
+    the two keep running."""
     make_priority_classes(cluster, RECLAIM_PRIORITIES)
     make_queues(cluster, simple_queue("reclaim-q2"))
-    _three_slots_two_jobs(cluster)
-    api_error(cluster.apply, _reclaim_job("reclaim-j3", C1, "reclaim-q3"))
-    assert cluster.try_get("Job", "reclaim-j3") is None
-    wait_pg_count(cluster, "default", "Running", 1)
-    wait_pg_count(cluster, "reclaim-q2", "Running", 1)
-
-
-@pytest.mark.reclaim
-@pytest.mark.cluster(workers=3, **ONE_BY_1)
-@pytest.mark.scheduler_conf(CI_CONF)
-@pytest.mark.upstream(SUITE, "Reclaim Case 5: New queue with job created no reclaim when job or task is "
-                             "low-priority")
-def test_reclaim_case_5(cluster: Cluster) -> None:
-    make_priority_classes(cluster, RECLAIM_PRIORITIES)
-    make_queues(cluster, simple_queue("reclaim-q2"))
-    _three_slots_two_jobs(cluster, "high-priority")
-    api_error(cluster.apply, _reclaim_job("reclaim-j3", C1, "reclaim-q3", "low-priority"))
+    _three_slots_two_jobs(cluster, running_pri)
+    api_error(cluster.apply, _reclaim_job("reclaim-j3", C1, "reclaim-q3", refused_pri))
     assert cluster.try_get("Job", "reclaim-j3") is None
     wait_pg_count(cluster, "default", "Running", 1)
     wait_pg_count(cluster, "reclaim-q2", "Running", 1)

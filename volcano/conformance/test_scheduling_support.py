@@ -9,12 +9,11 @@ statistics per queue, taints and scheduling gates. Everything goes through the b
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import priority_class, queue
+from volcano.conformance.lib.builders import plain, priority_class, queue
 from volcano.conformance.lib.waits import READY_PHASES, bound, count_phase, pg_name
 
 __all__ = [
@@ -27,6 +26,7 @@ __all__ = [
     "CI_CONF_NO_ENQUEUE",
     "GANG_EVICT_CONF",
     "ONE_CPU",
+    "PREEMPTABLE",
     "TAINT",
     "api_error",
     "conf_with",
@@ -51,6 +51,8 @@ Obj = dict[str, Any]
 
 # Request sizes as upstream's suites name them (oneCPU, halfCPU, CPU1Mem1, ...).
 ONE_CPU = {"cpu": "1"}
+# The label upstream's preempt and reclaim cases put on every victim pod.
+PREEMPTABLE = {"volcano.sh/preemptable": "true"}
 C05 = {"cpu": "500m", "memory": "512Mi"}
 C1 = {"cpu": "1", "memory": "1024Mi"}
 C2 = {"cpu": "2", "memory": "2048Mi"}
@@ -100,11 +102,6 @@ for _old, _new in (
     GANG_EVICT_CONF = conf_with(GANG_EVICT_CONF, old=_old, new=_new)
 
 TAINT = {"key": "test-taint-key", "value": "test-taint-val", "effect": "NoSchedule"}
-
-
-def plain(obj: Any) -> Any:
-    """A deep, mutable copy of an object read from the cluster."""
-    return json.loads(json.dumps(obj))
 
 
 def api_error(fn: Any, *args: Any, **kwargs: Any) -> Exception:

@@ -48,6 +48,13 @@ def add_connection_flags(p: argparse.ArgumentParser, *, qps: float, burst: int) 
                         "the same --speed)")
 
 
+def add_component_flags(p: argparse.ArgumentParser, *, lease: str) -> None:
+    """The flags of a long-running client-go component: ``--resync-period`` and ``--leader-elect*``
+    (the Lease ``volcano-system/<lease>`` by default)."""
+    add_resync_flag(p)
+    add_leader_flags(p, name=lease)
+
+
 def add_resync_flag(p: argparse.ArgumentParser) -> None:
     """client-go's ``--resync-period`` (default 0: never, as upstream)."""
     p.add_argument("--resync-period", type=duration_ms, default=0, metavar="DURATION",

@@ -49,6 +49,10 @@ class LeaderOptions:
     renew_deadline_s: float = 10.0
     retry_period_s: float = 2.0
 
+    def describe(self) -> str:
+        """The Lease as a component's start line names it (``Lease ns/name``, or ``no leader election``)."""
+        return f"Lease {self.namespace}/{self.name}" if self.enabled else "no leader election"
+
 
 class LeaderElector:
     """Acquires and renews one Lease for ``identity`` (see the module docstring)."""

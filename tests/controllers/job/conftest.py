@@ -180,6 +180,47 @@ class Cluster:
         self.run(ms)
 
 
+def fail_until_retry_limit(cluster: Cluster, name: str, max_retry: int) -> None:
+    """Fail pod ``<name>-task-0`` of a one-pod job with policy PodFailed -> RestartJob and ``maxRetry``
+    ``max_retry``: each of the first ``max_retry - 1`` failures restarts the job (Restarting, retryCount
+    counts up, Running again once its group is Inqueue and its pod runs); the next one fails it."""
+    for attempt in range(1, max_retry):
+        cluster.set_pod(f"{name}-task-0", "Failed")
+        assert cluster.phase(name) == "Restarting", (attempt, cluster.phases(name))
+        assert cluster.status(name)["retryCount"] == attempt
+        cluster.set_pg_phase(name)
+        cluster.set_pods(name, "Running")
+        assert cluster.phase(name) == "Running"
+    cluster.set_pod(f"{name}-task-0", "Failed")
+    assert cluster.phase(name) == "Failed"
+    assert cluster.status(name)["retryCount"] == max_retry
+
+
+class StubInformer:
+    """A pod informer stand-in: a dict of objects and a resource version the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.resource_version = "0"
+        self.objects: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def get(self, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+        """The object ``namespace/name``, or None."""
+        return self.objects.get((namespace or "", name))
+
+    def list(self, namespace: str | None = None) -> list[dict[str, Any]]:
+        """Every object, in key order."""
+        return [self.objects[k] for k in sorted(self.objects)]
+
+    def deliver(self, obj: dict[str, Any] | None, rv: int, key: tuple[str, str] | None = None) -> None:
+        """A watch event at resource version ``rv``: ``obj`` stored, or (None) the object at ``key`` gone."""
+        if obj is None:
+            assert key is not None
+            self.objects.pop(key, None)
+        else:
+            self.objects[(obj["metadata"]["namespace"], obj["metadata"]["name"])] = obj
+        self.resource_version = str(rv)
+
+
 @pytest.fixture
 def cluster() -> Iterator[Cluster]:
     yield Cluster()

@@ -93,26 +93,26 @@ def test_bad_policy_timeout_is_reported_not_crashing(cluster: Cluster) -> None:
     assert requeues and "policy timeout 'soon' is not a duration" in requeues[0].detail
 
 
-def test_scale_up_and_down_follow_replicas(cluster: Cluster) -> None:
-    cluster.start(job("scale", [task("default", 2)], plugins={"svc": []}))
-    j = cluster.job("scale")
-    j["spec"]["tasks"][0]["replicas"] = 4
-    j["spec"]["tasks"][0]["minAvailable"] = 4
-    j["spec"]["minAvailable"] = 4
+def _scale(cluster: Cluster, name: str, replicas: int) -> None:
+    """Set the one task's replicas, its minAvailable and the job's minAvailable to ``replicas``; sync."""
+    j = cluster.job(name)
+    j["spec"]["tasks"][0]["replicas"] = replicas
+    j["spec"]["tasks"][0]["minAvailable"] = replicas
+    j["spec"]["minAvailable"] = replicas
     cluster.server.update(j)
     cluster.run()
+
+
+def test_scale_up_and_down_follow_replicas(cluster: Cluster) -> None:
+    cluster.start(job("scale", [task("default", 2)], plugins={"svc": []}))
+    _scale(cluster, "scale", 4)
     assert sorted(cluster.pods("scale")) == [f"scale-default-{i}" for i in range(4)]
     cm = cluster.server.get("ConfigMap", "scale-svc", "default")
     assert cm["data"]["VC_DEFAULT_NUM"] == "4"
     assert cm["data"]["default.host"] == "\n".join(f"scale-default-{i}.scale" for i in range(4))
     pg = cluster.podgroup("scale")
     assert pg is not None and pg["spec"]["minMember"] == 4
-    j = cluster.job("scale")
-    j["spec"]["tasks"][0]["replicas"] = 1
-    j["spec"]["tasks"][0]["minAvailable"] = 1
-    j["spec"]["minAvailable"] = 1
-    cluster.server.update(j)
-    cluster.run()
+    _scale(cluster, "scale", 1)
     assert sorted(cluster.pods("scale")) == ["scale-default-0"]
     assert cluster.server.get("ConfigMap", "scale-svc", "default")["data"]["VC_DEFAULT_NUM"] == "1"
 

@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.controllers.job.conftest import StubInformer
 from volcano.api.frozen import freeze
 from volcano.apiserver.client import Obj
 from volcano.controllers.job.index import JobPodIndex, job_pod_keys, phase_label, pod_restarts
@@ -37,20 +38,6 @@ def make_pod(name: str, uid: str, rv: int, phase: str | None, deleting: bool, ou
     return freeze({"metadata": meta, "status": status})
 
 
-class Informer:
-    """A pod informer stand-in fed from a store by explicit deliveries."""
-
-    def __init__(self) -> None:
-        self.resource_version = "0"
-        self.objects: dict[tuple[str, str], Obj] = {}
-
-    def get(self, name: str, namespace: str | None = None) -> Obj | None:
-        return self.objects.get((namespace or "", name))
-
-    def list(self, namespace: str | None = None) -> list[Obj]:
-        return [self.objects[k] for k in sorted(self.objects)]
-
-
 class World:
     """A store, a lagging informer, the index under test and the reference overlay."""
 
@@ -59,7 +46,7 @@ class World:
         self.uids = 0
         self.store: dict[str, Obj] = {}
         self.queue: list[tuple[str, Obj]] = []
-        self.informer = Informer()
+        self.informer = StubInformer()
         self.index = JobPodIndex(self.informer)
         self.overlay = WriteOverlay(self.informer)
 
@@ -202,14 +189,14 @@ def test_index_aggregates_equal_a_recount_of_the_overlay_view(steps: list[tuple[
 
 
 def test_a_job_with_no_pods_reads_as_an_empty_record_with_every_replica_missing() -> None:
-    index = JobPodIndex(Informer())
+    index = JobPodIndex(StubInformer())
     tp = index.job("ns/j").task("a")
     tp.set_replicas(3)
     assert tp.missing_sorted() == [0, 1, 2] and len(index.job("ns/j")) == 0
 
 
 def test_forget_job_drops_the_controllers_writes_and_shows_the_informers_copies() -> None:
-    informer = Informer()
+    informer = StubInformer()
     seen = make_pod("j-a-0", "u1", 1, "Running", False, False, 0, True)
     informer.objects[("ns", "j-a-0")] = seen
     informer.resource_version = "1"

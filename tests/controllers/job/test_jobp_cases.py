@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from tests.controllers.job.conftest import Cluster, job, task
+from tests.controllers.job.conftest import Cluster, fail_until_retry_limit, job, task
 from tests.controllers.job.test_jobseq_cases import subsequence
 from volcano.api.quantity import parse_quantity
 
@@ -233,16 +233,7 @@ def test_restart_limit_reaches_failed(cluster: Cluster) -> None:
     name = "retry-limit"
     cluster.start(job(name, [task("task", 1)], policies=[{"event": "PodFailed", "action": "RestartJob"}],
                       max_retry=3))
-    for attempt in (1, 2):
-        cluster.set_pod(f"{name}-task-0", "Failed")
-        assert cluster.phase(name) == "Restarting"
-        assert cluster.status(name)["retryCount"] == attempt
-        cluster.set_pg_phase(name)
-        cluster.set_pods(name, "Running")
-        assert cluster.phase(name) == "Running"
-    cluster.set_pod(f"{name}-task-0", "Failed")
-    assert cluster.phase(name) == "Failed"
-    assert cluster.status(name)["retryCount"] == 3
+    fail_until_retry_limit(cluster, name, 3)
     assert cluster.phases(name)[-2:] == ["Restarting", "Failed"]
 
 

@@ -4,28 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.controllers.job.conftest import StubInformer
 from volcano.api.frozen import freeze
 from volcano.apiserver.client import Obj
 from volcano.controllers.job.overlay import WriteOverlay
-
-
-class FakeInformer:
-    """An informer stand-in: a dict of objects and a resource version the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.resource_version = "0"
-        self.objects: dict[tuple[str, str], Obj] = {}
-
-    def get(self, name: str, namespace: str | None = None) -> Obj | None:
-        return self.objects.get((namespace or "", name))
-
-    def deliver(self, obj: Obj | None, rv: int, key: tuple[str, str] | None = None) -> None:
-        if obj is None:
-            assert key is not None
-            self.objects.pop(key, None)
-        else:
-            self.objects[(obj["metadata"]["namespace"], obj["metadata"]["name"])] = obj
-        self.resource_version = str(rv)
 
 
 def pod(name: str, uid: str, rv: int, **meta: Any) -> Obj:
@@ -33,7 +15,7 @@ def pod(name: str, uid: str, rv: int, **meta: Any) -> Obj:
 
 
 def test_a_written_object_wins_until_the_informer_reaches_its_version() -> None:
-    inf = FakeInformer()
+    inf = StubInformer()
     inf.deliver(pod("p", "u1", 5), 5)
     overlay = WriteOverlay(inf)
     marked = pod("p", "u1", 7, deletionTimestamp="2024-01-01T00:00:01Z")
@@ -49,7 +31,7 @@ def test_a_written_object_wins_until_the_informer_reaches_its_version() -> None:
 
 
 def test_a_created_object_is_visible_before_the_informer_has_it() -> None:
-    inf = FakeInformer()
+    inf = StubInformer()
     overlay = WriteOverlay(inf)
     created = pod("p", "u1", 3)
     overlay.wrote(created, "ns/job")
@@ -59,12 +41,18 @@ def test_a_created_object_is_visible_before_the_informer_has_it() -> None:
     assert len(overlay) == 0
 
 
-def test_a_removed_object_stays_hidden_until_the_informer_drops_that_uid() -> None:
-    inf = FakeInformer()
+def _removed_while_cached() -> tuple[StubInformer, WriteOverlay]:
+    """An informer that holds pod ``ns/p`` (uid u1, version 5) and an overlay told it was removed."""
+    inf = StubInformer()
     old = pod("p", "u1", 5)
     inf.deliver(old, 5)
     overlay = WriteOverlay(inf)
     overlay.removed(old, "ns/job")
+    return inf, overlay
+
+
+def test_a_removed_object_stays_hidden_until_the_informer_drops_that_uid() -> None:
+    inf, overlay = _removed_while_cached()
     assert overlay.get("p", "ns") is None
     inf.deliver(pod("x", "u2", 9), 9)  # later events, but the informer still holds u1
     assert overlay.get("p", "ns") is None
@@ -77,11 +65,7 @@ def test_a_removed_object_stays_hidden_until_the_informer_drops_that_uid() -> No
 
 
 def test_removed_then_recreated_shows_the_new_object_over_the_old_cached_one() -> None:
-    inf = FakeInformer()
-    old = pod("p", "u1", 5)
-    inf.deliver(old, 5)
-    overlay = WriteOverlay(inf)
-    overlay.removed(old, "ns/job")
+    _, overlay = _removed_while_cached()
     new = pod("p", "u2", 8)
     overlay.wrote(new, "ns/job")
     assert overlay.get("p", "ns") is new
@@ -89,7 +73,7 @@ def test_removed_then_recreated_shows_the_new_object_over_the_old_cached_one() -
 
 
 def test_forget_group_drops_only_that_group() -> None:
-    inf = FakeInformer()
+    inf = StubInformer()
     overlay = WriteOverlay(inf)
     overlay.wrote(pod("a", "u1", 3), "ns/one")
     overlay.wrote(pod("b", "u2", 4), "ns/two")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.controllers.job.conftest import Cluster, job, task
+from tests.controllers.job.conftest import Cluster, fail_until_retry_limit, job, task
 
 TERMINATE_ON_TASK_FAILED = [{"event": "TaskFailed", "action": "TerminateJob"}]
 
@@ -66,16 +66,7 @@ def test_job_fails_on_the_restart_request_at_max_retry(cluster: Cluster, max_ret
     name = f"job-retry-{max_retry}"
     cluster.start(job(name, [task("task", 1)], policies=[{"event": "PodFailed", "action": "RestartJob"}],
                       max_retry=max_retry))
-    for attempt in range(1, max_retry):
-        cluster.set_pod(f"{name}-task-0", "Failed")
-        assert cluster.phase(name) == "Restarting", (attempt, cluster.phases(name))
-        assert cluster.status(name)["retryCount"] == attempt
-        cluster.set_pg_phase(name)
-        cluster.set_pods(name, "Running")
-        assert cluster.phase(name) == "Running"
-    cluster.set_pod(f"{name}-task-0", "Failed")
-    assert cluster.phase(name) == "Failed"
-    assert cluster.status(name)["retryCount"] == max_retry
+    fail_until_retry_limit(cluster, name, max_retry)
 
 
 @pytest.mark.parametrize(("succeeded", "completed"), [(1, False), (2, True)])

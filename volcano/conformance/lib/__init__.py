@@ -28,74 +28,15 @@ Against a real cluster, ``volcano.conformance.backends.kube.KubeCluster(ClusterS
 kubeconfig=PATH)`` plays the same part.
 """
 
+# The package re-exports its submodules' names, as asyncio's ``__init__`` does: each submodule's
+# ``__all__`` is the one list of what it exports.
 from volcano.conformance.backends.base import Cluster, ClusterShape, ConditionNotMet, NodeShape
-from volcano.conformance.lib.builders import (
-    BUSYBOX,
-    NGINX,
-    Task,
-    batch_job,
-    deployment,
-    job,
-    pod,
-    pod_group,
-    priority_class,
-    queue,
-    replica_set,
-)
-from volcano.conformance.lib.sizing import cluster_node_number, cluster_size, compute_node, idle_by_node
-from volcano.conformance.lib.waits import (
-    READY_PHASES,
-    bound,
-    count_phase,
-    hold_unbound,
-    job_phase,
-    pg_name,
-    pod_group_of,
-    pods_unbound,
-    wait_job_gone,
-    wait_job_phase,
-    wait_job_phases,
-    wait_job_unschedulable,
-    wait_pg_phase,
-    wait_pods_gone,
-    wait_task_phase,
-    wait_tasks_ready,
-)
+from volcano.conformance.lib import builders, sizing, waits
+from volcano.conformance.lib.builders import *  # noqa: F403
+from volcano.conformance.lib.sizing import *  # noqa: F403
+from volcano.conformance.lib.waits import *  # noqa: F403
 
-__all__ = [
-    "BUSYBOX",
-    "NGINX",
-    "READY_PHASES",
-    "Cluster",
-    "ClusterShape",
-    "ConditionNotMet",
-    "NodeShape",
-    "Task",
-    "batch_job",
-    "bound",
-    "cluster_node_number",
-    "cluster_size",
-    "compute_node",
-    "count_phase",
-    "deployment",
-    "hold_unbound",
-    "idle_by_node",
-    "job",
-    "job_phase",
-    "pg_name",
-    "pod",
-    "pod_group",
-    "pod_group_of",
-    "pods_unbound",
-    "priority_class",
-    "queue",
-    "replica_set",
-    "wait_job_gone",
-    "wait_job_phase",
-    "wait_job_phases",
-    "wait_job_unschedulable",
-    "wait_pg_phase",
-    "wait_pods_gone",
-    "wait_task_phase",
-    "wait_tasks_ready",
-]
+__all__ = ["Cluster", "ClusterShape", "ConditionNotMet", "NodeShape"]
+__all__ += builders.__all__
+__all__ += sizing.__all__
+__all__ += waits.__all__

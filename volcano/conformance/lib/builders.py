@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from volcano.api.frozen import thaw
+
 __all__ = [
     "BUSYBOX",
     "NGINX",
@@ -17,10 +19,12 @@ __all__ = [
     "batch_job",
     "deployment",
     "job",
+    "plain",
     "pod",
     "pod_group",
     "priority_class",
     "queue",
+    "queue_command",
     "replica_set",
 ]
 
@@ -200,6 +204,25 @@ def queue(name: str, *, weight: int = 1, capability: dict[str, str] | None = Non
     if parent:
         spec["parent"] = parent
     return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
+
+
+def plain(obj: Any) -> Any:
+    """A deep, mutable copy (plain dicts and lists) of an object read from the cluster, to change
+    and write back."""
+    return thaw(obj)
+
+
+def queue_command(stored_queue: Obj, action: str) -> Obj:
+    """A ``bus.volcano.sh`` Command ``action`` (``OpenQueue``, ``CloseQueue``) for a queue as read from the
+    cluster (its uid is the owner reference), as upstream's ``CreateQueueCommand`` and ``vcctl queue
+    operate`` make it: in namespace ``default``, owned by and targeting the queue."""
+    name = stored_queue["metadata"]["name"]
+    ref = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "name": name,
+           "uid": stored_queue["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
+    return {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
+            "metadata": {"generateName": f"{name}-{action.lower()}-", "namespace": "default",
+                         "ownerReferences": [ref]},
+            "target": ref, "action": action}
 
 
 def priority_class(name: str, value: int, *, global_default: bool = False) -> Obj:

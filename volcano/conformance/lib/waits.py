@@ -9,6 +9,7 @@ from typing import Any
 from volcano.conformance.backends.base import Cluster
 
 __all__ = [
+    "READY_PHASES",
     "bound",
     "count_phase",
     "hold_unbound",

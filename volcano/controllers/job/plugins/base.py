@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from volcano.apiserver.client import Client
+from volcano.controllers.job.plugins.owned import delete_if_present
 from volcano.sim.rand import RandomStreams
 
 __all__ = ["FlagError", "JobPlugin", "PluginContext", "PluginError", "parse_flags", "task_hosts"]
@@ -134,6 +135,18 @@ class JobPlugin:
     def forget(self, job: dict[str, Any]) -> None:
         """Remove the plugin's ``controlledResources`` key."""
         (job.get("status") or {}).get("controlledResources", {}).pop(self._key(), None)
+
+    def delete_owned(self, job: dict[str, Any], *owned: tuple[str, str]) -> bool:
+        """When the plugin is recorded on ``job``: delete each owned ``(kind, name)`` in the job's
+        namespace, in order (one already gone is fine), drop the status key and return True;
+        else do nothing and return False."""
+        if not self.is_recorded(job):
+            return False
+        ns = str(job["metadata"].get("namespace", "default"))
+        for kind, name in owned:
+            delete_if_present(self.ctx.client, kind, name, ns)
+        self.forget(job)
+        return True
 
     def on_job_add(self, job: dict[str, Any]) -> None:
         """Create what the plugin owns; record the plugin in the job's status."""

@@ -33,7 +33,7 @@ from typing import Any
 from volcano.api.well_known import JOB_NAME, TASK_SPEC
 from volcano.controllers.job.constants import LABEL_JOB_NAMESPACE
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, PluginError, parse_flags
-from volcano.controllers.job.plugins.owned import create_if_absent, delete_if_present, owned_meta
+from volcano.controllers.job.plugins.owned import create_if_absent, owned_meta
 
 __all__ = ["CLIENT_SERVER_PORT_NAME", "DASHBOARD_PORT_NAME", "GCS_PORT_NAME", "RayPlugin"]
 
@@ -113,8 +113,4 @@ class RayPlugin(JobPlugin):
 
     def on_job_delete(self, job: dict[str, Any]) -> None:
         """Delete the head Service."""
-        if not self.is_recorded(job):
-            return
-        delete_if_present(self.ctx.client, "Service", self.service_name(job),
-                          str(job["metadata"].get("namespace", "default")))
-        self.forget(job)
+        self.delete_owned(job, ("Service", self.service_name(job)))

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, parse_flags
-from volcano.controllers.job.plugins.owned import create_or_update_data, delete_if_present
+from volcano.controllers.job.plugins.owned import create_or_update_data
 
 __all__ = ["SSH_ABSOLUTE_PATH", "SshPlugin", "fake_key_pair", "ssh_config"]
 
@@ -109,8 +109,4 @@ class SshPlugin(JobPlugin):
 
     def on_job_delete(self, job: dict[str, Any]) -> None:
         """Delete the Secret (a later initiation generates new keys)."""
-        if not self.is_recorded(job):
-            return
-        delete_if_present(self.ctx.client, "Secret", self.secret_name(job),
-                          str(job["metadata"].get("namespace", "default")))
-        self.forget(job)
+        self.delete_owned(job, ("Secret", self.secret_name(job)))

@@ -121,12 +121,7 @@ class SvcPlugin(JobPlugin):
 
     def on_job_delete(self, job: dict[str, Any]) -> None:
         """Delete the ConfigMap, Service and NetworkPolicy."""
-        if not self.is_recorded(job):
-            return
-        ns = str(job["metadata"].get("namespace", "default"))
         name = str(job["metadata"]["name"])
-        delete_if_present(self.ctx.client, "ConfigMap", self.cm_name(job), ns)
-        delete_if_present(self.ctx.client, "Service", name, ns)
-        self.forget(job)
-        if not self.disable_network_policy:
-            delete_if_present(self.ctx.client, "NetworkPolicy", name, ns)
+        if self.delete_owned(job, ("ConfigMap", self.cm_name(job)), ("Service", name)) \
+                and not self.disable_network_policy:
+            delete_if_present(self.ctx.client, "NetworkPolicy", name, str(job["metadata"].get("namespace", "default")))
