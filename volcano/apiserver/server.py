@@ -238,6 +238,21 @@ class ApiServer:
             new = self._writable(info, "CREATE", obj)
         except RecursionError:
             raise bad_request(f"{info.kind} in version {info.version!r}: json: exceeded max depth") from None
+        return self._create(info, new, namespace, field_manager)
+
+    def create_owned(self, obj: dict[str, Any]) -> Obj:
+        """``create(obj)`` for a caller that hands ``obj`` over: a tree of plain dicts and lists (as
+        ``thaw`` returns) that the caller never touches again, so the server edits it instead of a
+        copy of it. Same stored object, same errors (``create``'s copy is ``thaw(obj)``, equal to
+        ``obj`` for such a tree, or a shallower copy whose deeper parts the store freezes anyway)."""
+        info = kind_of(obj)
+        if not isinstance(obj.get("metadata"), dict):
+            return self.create(obj)
+        return self._create(info, obj, None, None)
+
+    def _create(self, info: KindInfo, new: dict[str, Any], namespace: str | None,
+                field_manager: str | None) -> Obj:
+        """``create`` from the point where ``new`` is the server's to edit."""
         decode(info, new)
         check_object_shape(info, new, need_name=False)
         meta = new["metadata"]
