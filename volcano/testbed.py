@@ -54,7 +54,6 @@ from volcano.apiserver.threeway import (
     ApplyPatchError,
     kubectl_apply_patch,
     last_applied_configuration,
-    with_last_applied,
 )
 from volcano.controllers import CONTROLLERS
 from volcano.informers import InformerFactory
@@ -244,19 +243,20 @@ class FakeCluster:
         return out
 
     def _apply_one(self, doc: dict[str, Any], info: KindInfo) -> dict[str, Any]:
-        manifest = thaw(doc)
+        # ``doc`` is load_manifests' plain copy, ours alone: it is edited and handed to the server as is.
+        manifest = doc
         meta = manifest.setdefault("metadata", {})
         name = meta.get("name")
         if info.namespaced:
             meta["namespace"] = meta.get("namespace") or "default"
         if not name:  # generateName: a new object each time (kubectl create)
             return self.server.create(manifest)
-        try:
-            live = self.server.get(info.key, name, meta.get("namespace"))
-        except ApiError as err:
-            if err.code != 404:
-                raise
-            return self.server.create(with_last_applied(manifest))
+        live = self.server.store.lookup(info, meta["namespace"] if info.namespaced else "", name)
+        if live is None:
+            value = last_applied_configuration(manifest)  # kubectl's with_last_applied, without its copy
+            annotations = meta["annotations"] = dict(meta.get("annotations") or {})
+            annotations[LAST_APPLIED] = value
+            return self.server.create_owned(manifest)
         last = ((live.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED)
         if is_custom_resource(info.key) and last == last_applied_configuration(manifest):
             # Unchanged since the last apply: kubectl's merge patch would send the custom resource's

@@ -54,6 +54,7 @@ from volcano.apiserver.errors import (
     invalid,
     not_found,
 )
+from volcano.apiserver.events import is_recorded_event
 from volcano.apiserver.gc import GarbageCollector
 from volcano.apiserver.managed_fields import FieldManager
 from volcano.apiserver.meta import (
@@ -108,6 +109,8 @@ _DEFAULTED = frozenset({"Pod", "PriorityClass.scheduling.k8s.io", "Job.batch.vol
                         "PodGroup.scheduling.volcano.sh", "Queue.scheduling.volcano.sh", "ReplicaSet.apps",
                         "Deployment.apps", "StatefulSet.apps", "ReplicationController", "Job.batch"})
 """Kinds whose defaulting edits nested values (the server then works on a full copy)."""
+_EVENT = resolve_kind("Event")
+_NAMESPACE = resolve_kind("Namespace")
 
 
 
@@ -235,6 +238,21 @@ class ApiServer:
             new = self._writable(info, "CREATE", obj)
         except RecursionError:
             raise bad_request(f"{info.kind} in version {info.version!r}: json: exceeded max depth") from None
+        return self._create(info, new, namespace, field_manager)
+
+    def create_owned(self, obj: dict[str, Any]) -> Obj:
+        """``create(obj)`` for a caller that hands ``obj`` over: a tree of plain dicts and lists (as
+        ``thaw`` returns) that the caller never touches again, so the server edits it instead of a
+        copy of it. Same stored object, same errors (``create``'s copy is ``thaw(obj)``, equal to
+        ``obj`` for such a tree, or a shallower copy whose deeper parts the store freezes anyway)."""
+        info = kind_of(obj)
+        if not isinstance(obj.get("metadata"), dict):
+            return self.create(obj)
+        return self._create(info, obj, None, None)
+
+    def _create(self, info: KindInfo, new: dict[str, Any], namespace: str | None,
+                field_manager: str | None) -> Obj:
+        """``create`` from the point where ``new`` is the server's to edit."""
         decode(info, new)
         check_object_shape(info, new, need_name=False)
         meta = new["metadata"]
@@ -278,6 +296,33 @@ class ApiServer:
         for field in ("deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion"):
             meta.pop(field, None)
         return self.store.insert(info, new)
+
+    def create_event(self, event: dict[str, Any]) -> Obj:
+        """Create an Event an ``EventRecorder`` built (the server keeps ``event`` and edits it): the
+        stored object, and any error, are those of ``create(event)``. When ``event`` has exactly the
+        recorder's shape (``is_recorded_event``) and no admission hook watches Events, the steps that
+        can neither change nor reject it are skipped: the defensive copy, decoding, server-field
+        resets, status reset and defaulting (an Event has none). The checks that can still fail run
+        in ``create``'s order: name, namespace, metadata validation, AlreadyExists."""
+        info = _EVENT
+        chain = self.admission
+        if not is_recorded_event(event, self.timestamp()) or chain.hooks(True, info.key, "CREATE") \
+                or chain.hooks(False, info.key, "CREATE"):
+            return self.create(event)
+        meta = event["metadata"]
+        check_object_shape(info, event)
+        ns, name = meta["namespace"], meta["name"]
+        ns_obj = self.store.lookup(_NAMESPACE, "", ns)
+        if ns_obj is None:
+            raise not_found("namespaces", ns)
+        namespaces.check_active(ns_obj, info, name)
+        validate(info, event)
+        if self.store.lookup(info, ns, name) is not None:
+            raise already_exists(resource_name(info), name)
+        meta["uid"] = self.streams.uid()
+        meta["creationTimestamp"] = self.timestamp()
+        meta["generation"] = 1
+        return self.store.insert(info, event)
 
     # -- read --------------------------------------------------------------------------------------
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj:

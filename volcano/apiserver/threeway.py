@@ -68,8 +68,8 @@ class ApplyPatch:
 
 def last_applied_configuration(manifest: dict[str, Any]) -> str:
     """The annotation value kubectl stores for ``manifest`` (the manifest without the annotation itself)."""
-    obj = thaw(manifest)
-    meta = obj.setdefault("metadata", {})
+    obj = dict(manifest)  # copies only along the edited path: serialising reads the rest as it is
+    meta = obj["metadata"] = dict(obj.get("metadata") or {})
     annotations = dict(meta.get("annotations") or {})
     annotations.pop(LAST_APPLIED, None)
     meta["annotations"] = annotations
