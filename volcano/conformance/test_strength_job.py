@@ -118,3 +118,100 @@ def test_a_task_below_its_min_available_holds_the_whole_job(cluster: Cluster, ro
     if bound_pods:
         cluster.wait_until(lambda: placed() == bound_pods, 120, f"{bound_pods} pods of {name} bound")
     cluster.hold(lambda: placed() == bound_pods, 30, f"exactly {bound_pods} pods of {name} bound")
+
+
+def _rank(p: Obj) -> str | None:
+    return (p["metadata"].get("annotations") or {}).get("hccl/rankIndex")
+
+
+@pytest.mark.job_plugins
+@pytest.mark.parametrize(("args", "master", "worker"), [
+    ([], "master", "worker"),
+    (["--master=chief", "--worker=node"], "chief", "node"),
+])
+def test_hcclrank_numbers_masters_then_workers(cluster: Cluster, args: list[str], master: str, worker: str) -> None:
+    """The hcclrank plugin (controllers reference §4.7): master pods get their task index as
+    ``hccl/rankIndex``, worker pods the master replicas plus their index, other tasks nothing; a
+    container env ``RANK`` with a literal value wins over both."""
+    name = "hccl"
+    rank_env = Task(name="ranked", rep=1, req=NO_REQUESTS).manifest(name, 3)
+    rank_env["template"]["spec"]["containers"][0]["env"] = [{"name": "RANK", "value": "7"}]
+    spec = job(name, [Task(name=master, rep=2, req=NO_REQUESTS), Task(name=worker, rep=3, req=NO_REQUESTS),
+                      Task(name="other", rep=1, req=NO_REQUESTS)], plugins={"hcclrank": args})
+    spec["spec"]["tasks"].append(rank_env)
+    spec["spec"]["minAvailable"] = 7
+    cluster.apply(spec)
+    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 7, 60, f"pods of {name} created")
+    ranks = {p["metadata"]["name"]: _rank(p) for p in cluster.job_pods(name)}
+    assert ranks == {f"{name}-{master}-0": "0", f"{name}-{master}-1": "1", f"{name}-{worker}-0": "2",
+                     f"{name}-{worker}-1": "3", f"{name}-{worker}-2": "4", f"{name}-other-0": None,
+                     f"{name}-ranked-0": "7"}
+
+
+def _claims(p: Obj) -> list[tuple[str, list[str]]]:
+    """(claim, mount paths of the volume in the pod's containers) per PVC volume of the pod."""
+    out = []
+    for v in p["spec"].get("volumes") or []:
+        claim = (v.get("persistentVolumeClaim") or {}).get("claimName")
+        if claim:
+            mounts = [m["mountPath"] for c in p["spec"]["containers"] for m in c.get("volumeMounts") or []
+                      if m["name"] == v["name"]]
+            out.append((claim, mounts))
+    return out
+
+
+PVC_SPEC = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+
+
+@pytest.mark.parametrize("kind", ["generated", "existing", "missing"])
+def test_job_volumes_become_claims_mounted_in_every_pod(cluster: Cluster, kind: str) -> None:
+    """A Job volume (controllers reference §1.2.4): with only ``volumeClaim`` the controller creates
+    the PVC ``<job>-pvc-<12 characters>`` and writes its name back (admission refuses a name and a
+    ``volumeClaim`` together); a named claim that exists is used as it is; a named claim that does
+    not exist keeps the job without pods (a PVCError event) until it is created. Every container of
+    every pod mounts each distinct claim once."""
+    name = f"vol-{kind}"
+    spec = job(name, [Task(name="task", rep=2, req=NO_REQUESTS)])
+    if kind == "generated":
+        spec["spec"]["volumes"] = [{"mountPath": "/data", "volumeClaim": dict(PVC_SPEC)}]
+    else:
+        spec["spec"]["volumes"] = [{"mountPath": "/data", "volumeClaimName": "shared"},
+                                   {"mountPath": "/again", "volumeClaimName": "shared"}]
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "shared"}, "spec": PVC_SPEC}
+    if kind == "existing":
+        cluster.apply(pvc)
+    cluster.apply(spec)
+    if kind == "missing":
+        cluster.wait_until(lambda: any(e.get("reason") == "PVCError" for e in cluster.events(kind="Job", name=name)),
+                           60, "a PVCError event")
+        cluster.hold(lambda: not cluster.job_pods(name), 20, "no pod while the claim is missing")
+        cluster.apply(pvc)
+    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 2, 120, f"pods of {name} created")
+    claim = cluster.get("Job", name)["spec"]["volumes"][0].get("volumeClaimName", "")
+    assert cluster.try_get("PersistentVolumeClaim", claim) is not None, claim
+    if kind == "generated":
+        assert claim.startswith(f"{name}-pvc-") and len(claim) == len(f"{name}-pvc-") + 12, claim
+    assert [_claims(p) for p in cluster.job_pods(name)] == [[(claim, ["/data"])]] * 2
+
+
+@pytest.mark.parametrize(("room", "follows"), [(1, False), (2, True)])
+def test_a_dependent_task_waits_for_its_dependency_to_be_ready(cluster: Cluster, room: int, follows: bool) -> None:
+    """Task ``b`` depends on task ``a`` (3 replicas, minAvailable 2): b's pods are created only once
+    2 of a's pods run. ``a`` may only use the first worker, which has ``room`` free CPUs."""
+    worker = cluster.worker_nodes()[0]
+    host = {"kubernetes.io/hostname": worker["metadata"]["name"]}
+    cpu = int(worker["status"]["allocatable"]["cpu"])
+    cluster.apply(pod("filler", req={"cpu": str(cpu - room)}, node_selector=host))
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "filler")), 60, "filler bound")
+    name = f"dag-{room}"
+    cluster.apply(job(name, [Task(name="a", rep=3, min_available=2, node_selector=host),
+                             Task(name="b", rep=1, min_available=1, depends_on=["a"])], min=1))
+
+    def of(task: str) -> list[Obj]:
+        return [p for p in cluster.job_pods(name) if p["metadata"]["name"].startswith(f"{name}-{task}-")]
+
+    cluster.wait_until(lambda: count_phase(of("a"), ("Running",)) == room, 120, f"{room} pods of a running")
+    if follows:
+        cluster.wait_until(lambda: count_phase(of("b"), ("Running",)) == 1, 120, "b's pod running")
+    else:
+        cluster.hold(lambda: not of("b"), 60, "no pod of b while a is below its minAvailable")
