@@ -92,6 +92,16 @@ def test_min_success_completes_at_the_limit_not_at_replicas(cluster: Cluster, su
         cluster.hold(lambda: job_phase(cluster, name) == "Running", 60, f"{name} keeps running")
 
 
+def _first_worker_with_room(cluster: Cluster, room: int) -> dict[str, str]:
+    """Fill the first worker but ``room`` CPUs; the node selector of that worker."""
+    worker = cluster.worker_nodes()[0]
+    host = {"kubernetes.io/hostname": worker["metadata"]["name"]}
+    cpu = int(worker["status"]["allocatable"]["cpu"])
+    cluster.apply(pod("filler", req={"cpu": str(cpu - room)}, node_selector=host))
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "filler")), 60, "filler bound")
+    return host
+
+
 @pytest.mark.gang
 @pytest.mark.parametrize(("room", "bound_pods"), [(1, 0), (2, 4), (3, 5)])
 def test_a_task_below_its_min_available_holds_the_whole_job(cluster: Cluster, room: int, bound_pods: int) -> None:
@@ -99,11 +109,7 @@ def test_a_task_below_its_min_available_holds_the_whole_job(cluster: Cluster, ro
     free CPUs; task ``free`` (2 replicas, minAvailable 1) fits anywhere; the job's minAvailable is 3.
     With room 1 the total could reach 3 (1 + 2) but ``pinned`` is below its minimum: nothing binds.
     From room 2 everything that fits binds."""
-    worker = cluster.worker_nodes()[0]
-    host = {"kubernetes.io/hostname": worker["metadata"]["name"]}
-    cpu = int(worker["status"]["allocatable"]["cpu"])
-    cluster.apply(pod("filler", req={"cpu": str(cpu - room)}, node_selector=host))
-    cluster.wait_until(lambda: bound(cluster.get("Pod", "filler")), 60, "filler bound")
+    host = _first_worker_with_room(cluster, room)
     name = f"task-min-{room}"
     cluster.apply(job(name, [Task(name="pinned", rep=3, min=2, min_available=2, node_selector=host),
                              Task(name="free", rep=2, min=1, min_available=1)]))
@@ -198,11 +204,7 @@ def test_job_volumes_become_claims_mounted_in_every_pod(cluster: Cluster, kind: 
 def test_a_dependent_task_waits_for_its_dependency_to_be_ready(cluster: Cluster, room: int, follows: bool) -> None:
     """Task ``b`` depends on task ``a`` (3 replicas, minAvailable 2): b's pods are created only once
     2 of a's pods run. ``a`` may only use the first worker, which has ``room`` free CPUs."""
-    worker = cluster.worker_nodes()[0]
-    host = {"kubernetes.io/hostname": worker["metadata"]["name"]}
-    cpu = int(worker["status"]["allocatable"]["cpu"])
-    cluster.apply(pod("filler", req={"cpu": str(cpu - room)}, node_selector=host))
-    cluster.wait_until(lambda: bound(cluster.get("Pod", "filler")), 60, "filler bound")
+    host = _first_worker_with_room(cluster, room)
     name = f"dag-{room}"
     cluster.apply(job(name, [Task(name="a", rep=3, min_available=2, node_selector=host),
                              Task(name="b", rep=1, min_available=1, depends_on=["a"])], min=1))
