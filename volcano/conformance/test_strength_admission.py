@@ -1,0 +1,306 @@
+"""Admission conformance at the limits: every bound Volcano's webhooks and CRD schemas enforce,
+tested at the limit itself and one step on each side.
+
+The existing admission cases mirror upstream's e2e suite, which tests each rule with one value far
+past its limit (minAvailable 5 against 1 replica, weight -1). A rule that checks ``>`` where it
+should check ``>=``, or sums the wrong replicas, passes those. Here every limit gets the value that
+is just allowed, the limit, and the value just past it; jobs have more than one task and
+replicas different from minAvailable, so a rule that reads the wrong field shows.
+
+Denials are checked as a client sees them (webhook, message, nothing stored); admissions by the
+stored object. Every case uses only the backend-neutral ``cluster`` fixture.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from volcano.conformance import test_admission as adm
+from volcano.conformance.backends.base import Cluster
+
+__all__: list[str] = []
+
+Obj = dict[str, Any]
+JOB_KIND = "Job.batch.volcano.sh"
+QUEUE_KIND = "Queue.scheduling.volcano.sh"
+
+
+def _two_task_job(name: str, replicas: tuple[int, int] = (2, 3)) -> Obj:
+    """Upstream's base job with a second task: tasks ``task-1`` and ``task-2`` with ``replicas``."""
+    job = adm.base_job(name)
+    job["spec"]["tasks"][0]["replicas"] = replicas[0]
+    job["spec"]["tasks"].append({"name": "task-2", "replicas": replicas[1], "template": adm.pod_template()})
+    return job
+
+
+def _outcome(cluster: Cluster, obj: Obj, webhook: str) -> Obj | str:
+    """Create ``obj``: the stored object when admitted, else the webhook's adm.denial message (and
+    then nothing is stored)."""
+    kind, name = obj["kind"], obj["metadata"]["name"]
+    stored: list[Obj] = []
+    try:
+        d = adm.denial(lambda: stored.extend(cluster.apply(obj)))
+    except AssertionError:  # admitted
+        return adm.plain(stored[0])
+    assert cluster.try_get(kind, name) is None, f"denied {kind} {name} was stored"
+    return adm.webhook_message(d, webhook)
+
+
+# ------------------------------------------------------------------------------------------- Job
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("min_available", "admitted"), [(4, True), (5, True), (6, False)])
+def test_job_min_available_at_total_replicas(cluster: Cluster, min_available: int, admitted: bool) -> None:
+    """Job minAvailable against the sum of the replicas of all tasks (2 + 3)."""
+    job = _two_task_job(f"job-min-available-{min_available}")
+    job["spec"]["minAvailable"] = min_available
+    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    if admitted:
+        assert isinstance(got, dict) and got["spec"]["minAvailable"] == min_available
+    else:
+        assert got == "job 'minAvailable' should not be greater than total replicas in tasks;"
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("task_min", "admitted"), [(0, True), (2, True), (3, True), (4, False)])
+def test_task_min_available_at_replicas(cluster: Cluster, task_min: int, admitted: bool) -> None:
+    """A task's minAvailable against its own replicas (3); the job's minAvailable stays 1."""
+    name = f"task-min-available-{task_min}"
+    job = _two_task_job(name, replicas=(3, 1))
+    job["spec"]["tasks"][0]["minAvailable"] = task_min
+    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    if admitted:
+        assert isinstance(got, dict)
+        assert [t["minAvailable"] for t in got["spec"]["tasks"]] == [task_min, 1]
+        assert got["spec"]["minAvailable"] == 1
+    else:
+        assert got == f"'minAvailable' is greater than 'replicas' in task: task-1, job: {name};"
+
+
+@pytest.mark.admission
+def test_job_min_available_defaults_to_sum_of_task_min_available(cluster: Cluster) -> None:
+    """Without a job minAvailable the webhook sums the tasks' minAvailable (2 + 1), not replicas (3 + 2)."""
+    job = _two_task_job("job-min-available-sum", replicas=(3, 2))
+    del job["spec"]["minAvailable"]
+    job["spec"]["tasks"][0]["minAvailable"] = 2
+    job["spec"]["tasks"][1]["minAvailable"] = 1
+    got = adm.plain(cluster.apply(job)[0])
+    assert got["spec"]["minAvailable"] == 3
+    assert [t["minAvailable"] for t in got["spec"]["tasks"]] == [2, 1]
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("given", "stored"), [(0, 3), (1, 1), (2, 2)])
+def test_max_retry_zero_is_defaulted_positive_kept(cluster: Cluster, given: int, stored: int) -> None:
+    """maxRetry 0 (the Go zero value) becomes 3, for the job and for each task; 1 and up are kept."""
+    job = adm.base_job(f"max-retry-{given}")
+    job["spec"]["maxRetry"] = given
+    job["spec"]["tasks"][0]["maxRetry"] = given
+    got = adm.plain(cluster.apply(job)[0])
+    assert (got["spec"]["maxRetry"], got["spec"]["tasks"][0]["maxRetry"]) == (stored, stored)
+
+
+_JOB_SCHEMA_LIMITS = [
+    pytest.param("ttlSecondsAfterFinished", 0, None, id="ttl-zero"),
+    pytest.param("ttlSecondsAfterFinished", -1, "spec.ttlSecondsAfterFinished: Invalid value: -1: "
+                 "spec.ttlSecondsAfterFinished in body should be greater than or equal to 0", id="ttl-negative"),
+    pytest.param("minSuccess", 1, None, id="min-success-one"),
+    pytest.param("minSuccess", 0, "spec.minSuccess: Invalid value: 0: "
+                 "spec.minSuccess in body should be greater than or equal to 1", id="min-success-zero"),
+    pytest.param("minAvailable", 0, None, id="min-available-zero"),
+    pytest.param("maxRetry", -1, "spec.maxRetry: Invalid value: -1: "
+                 "spec.maxRetry in body should be greater than or equal to 0", id="max-retry-negative"),
+]
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("field", "value", "causes"), _JOB_SCHEMA_LIMITS)
+def test_job_schema_lower_bounds(cluster: Cluster, field: str, value: int, causes: str | None) -> None:
+    """The CRD schema's minimums: the bound is stored as given, one below is 422 Invalid."""
+    name = f"job-bound-{field.lower()}-{value}".replace("--", "-minus-")
+    job = adm.base_job(name)
+    job["spec"][field] = value
+    if causes is None:
+        got = adm.plain(cluster.apply(job)[0])
+        if field == "minAvailable":  # 0 is the Go zero value: the webhook defaults it to the tasks' sum
+            assert got["spec"]["minAvailable"] == 1
+        else:
+            assert got["spec"][field] == value
+        return
+    d = adm.denial(lambda: cluster.apply(job))
+    assert adm.schema_causes(d, JOB_KIND, name) == causes
+    assert cluster.try_get("Job", name) is None
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("name_length", "admitted"), [(58, True), (59, True), (60, False)])
+def test_pod_name_length_limit(cluster: Cluster, name_length: int, admitted: bool) -> None:
+    """The webhook checks each pod name ``<job>-<task>-<index>`` as a qualified name (at most 63
+    characters): with task ``t`` a job name of 59 characters gives a 63-character pod name."""
+    name = ("len" + "x" * 70)[:name_length]
+    job = adm.base_job(name)
+    job["spec"]["tasks"][0]["name"] = "t"
+    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    if admitted:
+        assert isinstance(got, dict) and got["metadata"]["name"] == name
+    else:
+        assert got == f"create pod with name {name}-t-0 validate failed [name part must be no more than 63 characters];"
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("new_min", "admitted"), [(5, True), (6, False)])
+def test_update_min_available_at_total_replicas(cluster: Cluster, new_min: int, admitted: bool) -> None:
+    """On UPDATE the job's minAvailable may rise to the total replicas (2 + 3), not past it."""
+    name = f"adm.update-min-available-{new_min}"
+    cluster.apply(_two_task_job(name))
+
+    def change(job: Obj) -> None:
+        job["spec"]["minAvailable"] = new_min
+
+    if admitted:
+        assert adm.update(cluster, "Job", name, change)["spec"]["minAvailable"] == new_min
+        return
+    d = adm.denial(lambda: adm.update(cluster, "Job", name, change))
+    assert adm.webhook_message(d, adm.JOB_WEBHOOK) == "job 'minAvailable' must not be greater than total replicas"
+    assert cluster.get("Job", name)["spec"]["minAvailable"] == 1
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("task_min", "expected"), [
+    pytest.param(3, None, id="at-replicas"),
+    pytest.param(4, "'minAvailable' must be <= 'replicas' in task: task-1", id="above-replicas"),
+    pytest.param(-1, None, id="negative"),
+])
+def test_update_task_min_available(cluster: Cluster, task_min: int, expected: str | None) -> None:
+    """On UPDATE a task's minAvailable may change up to its replicas (3)."""
+    name = f"adm.update-task-min-{task_min}".replace("--", "-minus-")
+    cluster.apply(_two_task_job(name, replicas=(3, 1)))
+
+    def change(job: Obj) -> None:
+        job["spec"]["tasks"][0]["minAvailable"] = task_min
+        job["spec"]["minAvailable"] = 1
+
+    if task_min < 0:  # the CRD schema refuses it before the webhook sees it
+        d = adm.denial(lambda: adm.update(cluster, "Job", name, change))
+        assert adm.schema_causes(d, JOB_KIND, name) == (
+            "spec.tasks[0].minAvailable: Invalid value: -1: "
+            "spec.tasks[0].minAvailable in body should be greater than or equal to 0")
+    elif expected is None:
+        assert adm.update(cluster, "Job", name, change)["spec"]["tasks"][0]["minAvailable"] == task_min
+        return
+    else:
+        d = adm.denial(lambda: adm.update(cluster, "Job", name, change))
+        assert adm.webhook_message(d, adm.JOB_WEBHOOK) == expected
+    assert cluster.get("Job", name)["spec"]["tasks"][0]["minAvailable"] == 3
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("exit_code", "admitted"), [(-1, True), (0, False), (1, True)])
+def test_policy_exit_code_around_zero(cluster: Cluster, exit_code: int, admitted: bool) -> None:
+    """Only exit code 0 is refused in an exit-code policy; -1 and 1 are fine."""
+    job = adm.base_job(f"exit-code-{exit_code}".replace("--", "-minus-"))
+    job["spec"]["policies"] = [{"exitCode": exit_code, "action": "RestartJob"}]
+    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    if admitted:
+        assert isinstance(got, dict) and got["spec"]["policies"][0]["exitCode"] == exit_code
+    else:
+        assert isinstance(got, str) and got.startswith("1 error occurred:\n\t* 0 is not a valid error code\n\n")
+
+
+# ----------------------------------------------------------------------------------------- Queue
+
+
+def _queue_outcome(cluster: Cluster, request: pytest.FixtureRequest, name: str, spec: Obj) -> Obj | str:
+    adm.own_queue(request, cluster, name)
+    return _outcome(cluster, adm.queue_manifest(name, spec), adm.QUEUE_WEBHOOK)
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("given", "stored"), [(0, 1), (1, 1), (2, 2), (65535, 65535)])
+def test_queue_weight_within_range(cluster: Cluster, request: pytest.FixtureRequest, given: int, stored: int) -> None:
+    """Weight 0 (the Go zero value) is defaulted to 1 by the mutating webhook before the schema's
+    minimum of 1 is checked; 1 to 65535 are kept."""
+    got = _queue_outcome(cluster, request, f"weight-{given}", {"weight": given})
+    assert isinstance(got, dict) and got["spec"]["weight"] == stored
+
+
+@pytest.mark.admission
+def test_queue_weight_above_maximum(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    adm.own_queue(request, cluster, "weight-65536")
+    d = adm.denial(lambda: cluster.apply(adm.queue_manifest("weight-65536", {"weight": 65536})))
+    assert adm.schema_causes(d, QUEUE_KIND, "weight-65536") == (
+        "spec.weight: Invalid value: 65536: spec.weight in body should be less than or equal to 65535")
+    assert cluster.try_get("Queue", "weight-65536") is None
+
+
+_QUEUE_CHAIN = [
+    pytest.param({"capability": {"cpu": "2"}, "deserved": {"cpu": "1999m"}}, None, id="deserved-below-capability"),
+    pytest.param({"capability": {"cpu": "2"}, "deserved": {"cpu": "2"}}, None, id="deserved-at-capability"),
+    pytest.param({"capability": {"cpu": "2"}, "deserved": {"cpu": "2001m"}},
+                 'requestBody.spec.deserved.cpu: Invalid value: "2001m": deserved[cpu]=2001m must be <= '
+                 "capability[cpu]=2", id="deserved-above-capability"),
+    pytest.param({"deserved": {"memory": "1Gi"}, "guarantee": {"resource": {"memory": "1023Mi"}}}, None,
+                 id="guarantee-below-deserved"),
+    pytest.param({"deserved": {"memory": "1Gi"}, "guarantee": {"resource": {"memory": "1Gi"}}}, None,
+                 id="guarantee-at-deserved"),
+    pytest.param({"deserved": {"memory": "1Gi"}, "guarantee": {"resource": {"memory": "1025Mi"}}},
+                 'requestBody.spec.deserved.memory: Invalid value: "1Gi": deserved[memory]=1Gi must be >= '
+                 "guarantee[memory]=1025Mi", id="guarantee-above-deserved"),
+    pytest.param({"guarantee": {"resource": {"cpu": "0"}}}, None, id="zero-guarantee-without-deserved"),
+    pytest.param({"guarantee": {"resource": {"cpu": "1m"}}},
+                 'requestBody.spec.deserved.cpu: Invalid value: "<nil>": deserved[cpu] must be >= '
+                 "guarantee[cpu]=1m", id="least-guarantee-without-deserved"),
+    pytest.param({"capability": {"cpu": "0"}, "deserved": {"cpu": "0"}}, None, id="zero-capability"),
+    pytest.param({"capability": {"cpu": "0"}, "deserved": {"cpu": "1m"}},
+                 'requestBody.spec.deserved.cpu: Invalid value: "1m": deserved[cpu]=1m must be <= '
+                 "capability[cpu]=0", id="least-deserved-over-zero-capability"),
+]
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("spec", "expected"), _QUEUE_CHAIN)
+def test_queue_resource_chain_at_limits(cluster: Cluster, request: pytest.FixtureRequest, spec: Obj,
+                                        expected: str | None) -> None:
+    """guarantee <= deserved <= capability per resource: equal is fine, one unit over is refused."""
+    name = f"chain-{request.node.callspec.id}"
+    got = _queue_outcome(cluster, request, name, {"weight": 1, **spec})
+    if expected is None:
+        assert isinstance(got, dict)
+        for key, value in spec.items():
+            assert got["spec"][key] == value
+    else:
+        assert got == expected
+
+
+# ------------------------------------------------------------------------------------------- Pod
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("key", "value", "expected"), [
+    pytest.param("volcano.sh/jdb-max-unavailable", "1%", "", id="one-percent"),
+    pytest.param("volcano.sh/jdb-max-unavailable", "99%", "", id="ninety-nine-percent"),
+    pytest.param("volcano.sh/jdb-min-available", "1", "", id="one"),
+    pytest.param("volcano.sh/jdb-min-available", "100%",
+                 'invalid value <"100%"> for volcano.sh/jdb-min-available, it must be a valid percentage which '
+                 "between 1% ~ 99%", id="min-available-hundred-percent"),
+    pytest.param("volcano.sh/jdb-max-unavailable", "0",
+                 'invalid value <"0"> for volcano.sh/jdb-max-unavailable, it must be a positive integer',
+                 id="max-unavailable-zero"),
+])
+def test_disruption_budget_annotation_bounds(cluster: Cluster, key: str, value: str, expected: str) -> None:
+    """The pod webhook's ranges: positive integers, or percentages from 1% to 99%, for either key."""
+    name = f"jdb-{key.rsplit('-', 1)[-1]}-{value.replace('%', 'pct')}"
+    pod: Obj = {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "annotations": {key: value}},
+                "spec": {"schedulerName": "volcano",
+                         "containers": [{"name": "c", "image": "busybox:1.24",
+                                         "resources": {"requests": {"cpu": "100m"}}}]}}
+    got = _outcome(cluster, pod, adm.POD_WEBHOOK)
+    if expected:
+        assert got == expected
+    else:
+        assert isinstance(got, dict) and got["metadata"]["annotations"][key] == value
+
