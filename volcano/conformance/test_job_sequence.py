@@ -176,32 +176,27 @@ def test_taskcompleted_completejob(cluster: Cluster, task_policies: list[Obj] | 
                        f"no pod of {name} left running")
 
 
-def _unschedulable_job(cluster: Cluster, name: str, action: str) -> None:
+@pytest.mark.job_lifecycle
+@pytest.mark.parametrize(("name", "action", "phases", "after_untaint"), [
+    _case("restart", "Job error handling: Restart job when job is unschedulable",
+          "job-restart-when-unschedulable", "RestartJob", ["Restarting", "Pending"], ["Running"]),
+    _case("abort", "Job error handling: Abort job when job is unschedulable",
+          "job-abort-when-unschedulable", "AbortJob", ["Aborting", "Aborted"], []),
+])
+def test_policy_when_unschedulable(cluster: Cluster, name: str, action: str, phases: list[str],
+                                   after_untaint: list[str]) -> None:
+    """A running job filling the cluster, with policy Unknown -> ``action``: once every node is tainted
+    and one of its pods deleted, the job goes through ``phases``; untainted, through ``after_untaint``."""
     rep = cluster_size(cluster, {"cpu": "1"})
     cluster.apply(job(name, [Task(name="test", rep=rep, min=rep, req={"cpu": "1"})],
                       policies=[_policy(action, "Unknown")]))
     _wait_job_ready(cluster, name)
     _set_taint_on_all_nodes(cluster, UNSCHEDULABLE_TAINT, present=True)
     cluster.delete("Pod", f"{name}-test-0")
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Job error handling: Restart job when job is unschedulable")
-def test_restart_job_when_unschedulable(cluster: Cluster) -> None:
-    name = "job-restart-when-unschedulable"
-    _unschedulable_job(cluster, name, "RestartJob")
-    wait_job_phases(cluster, name, ["Restarting", "Pending"])
+    wait_job_phases(cluster, name, phases)
     _set_taint_on_all_nodes(cluster, UNSCHEDULABLE_TAINT, present=False)
-    wait_job_phases(cluster, name, ["Running"])
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Job error handling: Abort job when job is unschedulable")
-def test_abort_job_when_unschedulable(cluster: Cluster) -> None:
-    name = "job-abort-when-unschedulable"
-    _unschedulable_job(cluster, name, "AbortJob")
-    wait_job_phases(cluster, name, ["Aborting", "Aborted"])
-    _set_taint_on_all_nodes(cluster, UNSCHEDULABLE_TAINT, present=False)
+    if after_untaint:
+        wait_job_phases(cluster, name, after_untaint)
 
 
 @pytest.mark.job_lifecycle
