@@ -154,8 +154,8 @@ def test_flags_are_upstreams() -> None:
 
 def test_helpers() -> None:
     assert [human_duration(s) for s in (-5, -0.5, 59, 150, 3600 * 5 + 60 * 3, 3600 * 30, 86400 * 3 + 3600 * 2,
-                                        86400 * 400)] == ["<invalid>", "0s", "59s", "2m30s", "5h3m", "30h",
-                                                          "3d2h", "400d"]
+                                        86400 * 400, 86400 * 365 * 2)] == [
+        "<invalid>", "0s", "59s", "2m30s", "5h3m", "30h", "3d2h", "400d", "2y"]  # whole years: no "0d"
     assert go_time("2024-01-01T00:00:00Z") == "2024-01-01 00:00:00 +0000 UTC" and go_time(None).startswith("0001")
     assert parse_resources("cpu=1,memory=1Gi") == {"cpu": "1", "memory": "1Gi"} and parse_resources("") == {}
 

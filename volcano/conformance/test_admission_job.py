@@ -11,6 +11,8 @@ Since Volcano v1.14 the basic range checks live in the CRD schema, so those deni
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -85,32 +87,111 @@ def test_reject_duplicate_task_names(cluster: Cluster) -> None:
     assert _job_denied_by_webhook(cluster, job) == "duplicated task name duplicated-task;"
 
 
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with invalid minAvailable less than zero")
-def test_reject_negative_min_available(cluster: Cluster) -> None:
-    job = base_job("invalid-min-available-job")
-    job["spec"]["minAvailable"] = -1
-    assert _job_denied_by_schema(cluster, job) == (
-        "spec.minAvailable: Invalid value: -1: spec.minAvailable in body should be greater than or equal to 0")
+@dataclass(frozen=True)
+class Refusal:
+    """A base job (``base_job(name)``) changed by ``spec`` and ``task`` (merged into its spec and its
+    first task), refused by the CRD schema (``schema``) or else the job webhook, with a message that
+    equals ``equals``, starts with ``starts`` and contains each of ``contains`` (those given)."""
+
+    name: str
+    spec: Obj = field(default_factory=dict)
+    task: Obj = field(default_factory=dict)
+    schema: bool = False
+    equals: str | None = None
+    starts: str | None = None
+    contains: tuple[str, ...] = ()
+
+
+def _refusal(upstream: str, refusal: Refusal) -> Any:
+    return pytest.param(refusal, marks=pytest.mark.upstream(SUITE, upstream), id=refusal.name)
+
+
+_AT_LEAST_0 = "in body should be greater than or equal to 0"
+_ONE_ERROR = "1 error occurred:\n\t* "
+REFUSALS = [
+    _refusal("Should reject job creation with invalid minAvailable less than zero", Refusal(
+        "invalid-min-available-job", spec={"minAvailable": -1}, schema=True,
+        equals=f"spec.minAvailable: Invalid value: -1: spec.minAvailable {_AT_LEAST_0}")),
+    _refusal("Should reject job creation with invalid maxRetry less than zero", Refusal(
+        "invalid-max-retry-job", spec={"maxRetry": -1}, schema=True,
+        equals=f"spec.maxRetry: Invalid value: -1: spec.maxRetry {_AT_LEAST_0}")),
+    _refusal("Should reject job creation with invalid TTLSecondsAfterFinished less than zero", Refusal(
+        "invalid-ttl-job", spec={"ttlSecondsAfterFinished": -1}, schema=True,
+        equals=f"spec.ttlSecondsAfterFinished: Invalid value: -1: spec.ttlSecondsAfterFinished {_AT_LEAST_0}")),
+    # The mutating webhook first defaults the task's minAvailable to its replicas (-1), so the schema
+    # reports both fields; their order is the validator's, so check the replicas cause alone.
+    _refusal("Should reject job creation with task replicas less than zero", Refusal(
+        "invalid-replica-job", task={"replicas": -1}, schema=True,
+        contains=(f"spec.tasks[0].replicas: Invalid value: -1: spec.tasks[0].replicas {_AT_LEAST_0}",))),
+    _refusal("Should reject job creation with task minAvailable less than zero", Refusal(
+        "invalid-task-min-available-job", task={"minAvailable": -1}, schema=True,
+        equals=f"spec.tasks[0].minAvailable: Invalid value: -1: spec.tasks[0].minAvailable {_AT_LEAST_0}")),
+    _refusal("Should reject job creation with task minAvailable greater than replicas", Refusal(
+        "invalid-task-min-available-gt-replicas-job", task={"replicas": 3, "minAvailable": 5},
+        equals="'minAvailable' is greater than 'replicas' in task: task-1, "
+               "job: invalid-task-min-available-gt-replicas-job;")),
+    _refusal("Should reject job creation with job minAvailable greater than total replicas", Refusal(
+        "invalid-job-min-available-job", spec={"minAvailable": 5}, task={"replicas": 1},
+        equals="job 'minAvailable' should not be greater than total replicas in tasks;")),
+    _refusal("Should reject job creation with invalid task name (non-DNS1123)", Refusal(
+        "invalid-task-name-job", task={"name": "Task-1"}, schema=True,
+        equals="spec.tasks[0].name: Invalid value: \"Task-1\": "
+               "spec.tasks[0].name in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'")),
+    _refusal("Should reject job creation with duplicate policy events", Refusal(
+        "duplicate-policy-job", spec={"policies": [{"event": "PodFailed", "action": "AbortJob"},
+                                                   {"event": "PodFailed", "action": "RestartJob"}]},
+        contains=("duplicate event PodFailed  across different policy", "valid events are [",
+                  "valid actions are ["))),
+    _refusal("Should reject job creation with policy event and exit code specified simultaneously", Refusal(
+        "invalid-policy-event-exitcode-job", spec={"policies": [{"event": "PodFailed", "action": "AbortJob",
+                                                                 "exitCode": 1}]},
+        starts=_ONE_ERROR + "must not specify event and exitCode simultaneously")),
+    _refusal("Should reject job creation with policy having neither event nor exit code", Refusal(
+        "invalid-policy-no-event-no-exitcode-job", spec={"policies": [{"action": "AbortJob"}]},
+        starts=_ONE_ERROR + "either event and exitCode should be specified")),
+    _refusal("Should reject job creation with invalid policy action", Refusal(
+        "invalid-policy-action-job", spec={"policies": [{"event": "PodEvicted", "action": "InvalidAction"}]},
+        contains=('spec.policies: Invalid value: "InvalidAction": invalid policy action',))),
+    _refusal("Should reject job creation with policy exit code zero", Refusal(
+        "invalid-policy-exitcode-zero-job", spec={"policies": [{"action": "AbortJob", "exitCode": 0}]},
+        starts=_ONE_ERROR + "0 is not a valid error code")),
+    _refusal("Should reject job creation with duplicate policy exit codes", Refusal(
+        "duplicate-policy-exitcode-job", spec={"policies": [{"action": "AbortJob", "exitCode": 1},
+                                                            {"action": "RestartJob", "exitCode": 1}]},
+        starts=_ONE_ERROR + "duplicate exitCode 1")),
+    _refusal("Should reject job creation with AnyEvent policy and other event policies", Refusal(
+        "invalid-any-event-policy-job", spec={"policies": [{"event": "*", "action": "AbortJob"},
+                                                           {"event": "PodFailed", "action": "RestartJob"}]},
+        starts=_ONE_ERROR + "if there's * here, no other policy should be here")),
+    # minLength and the ``^[^:]+$`` pattern both fail on ""; check the length cause upstream names.
+    _refusal("Should reject job creation with invalid volume mount path", Refusal(
+        "invalid-volume-mount-job", spec={"volumes": [{"mountPath": ""}]}, schema=True,
+        contains=('spec.volumes[0].mountPath: Invalid value: "": '
+                  "spec.volumes[0].mountPath in body should be at least 1 chars long",))),
+    _refusal("Should reject job creation with duplicate volume mount paths", Refusal(
+        "duplicate-volume-mount-job", spec={"volumes": [{"mountPath": "/var", "volumeClaimName": "pvc1"},
+                                                        {"mountPath": "/var", "volumeClaimName": "pvc2"}]},
+        equals="duplicated mountPath: /var;")),
+    _refusal("Should reject job creation with volume without claim name or claim spec", Refusal(
+        "invalid-volume-no-claim-job", spec={"volumes": [{"mountPath": "/var"}]},
+        equals="either VolumeClaim or VolumeClaimName must be specified;")),
+]
 
 
 @pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with invalid maxRetry less than zero")
-def test_reject_negative_max_retry(cluster: Cluster) -> None:
-    job = base_job("invalid-max-retry-job")
-    job["spec"]["maxRetry"] = -1
-    assert _job_denied_by_schema(cluster, job) == (
-        "spec.maxRetry: Invalid value: -1: spec.maxRetry in body should be greater than or equal to 0")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with invalid TTLSecondsAfterFinished less than zero")
-def test_reject_negative_ttl(cluster: Cluster) -> None:
-    job = base_job("invalid-ttl-job")
-    job["spec"]["ttlSecondsAfterFinished"] = -1
-    assert _job_denied_by_schema(cluster, job) == (
-        "spec.ttlSecondsAfterFinished: Invalid value: -1: "
-        "spec.ttlSecondsAfterFinished in body should be greater than or equal to 0")
+@pytest.mark.parametrize("case", REFUSALS)
+def test_reject_job_creation(cluster: Cluster, case: Refusal) -> None:
+    job = base_job(case.name)
+    job["spec"].update(copy.deepcopy(case.spec))
+    job["spec"]["tasks"][0].update(case.task)
+    message = (_job_denied_by_schema if case.schema else _job_denied_by_webhook)(cluster, job)
+    assert case.equals is not None or case.starts is not None or case.contains, "a case must check its message"
+    if case.equals is not None:
+        assert message == case.equals
+    if case.starts is not None:
+        assert message.startswith(case.starts), message
+    for fragment in case.contains:
+        assert fragment in message, message
 
 
 @pytest.mark.admission
@@ -121,150 +202,6 @@ def test_reject_no_tasks(cluster: Cluster) -> None:
     job: Obj = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "no-task-job"},
                 "spec": {"minAvailable": 1, "queue": "default"}}
     assert _job_denied_by_webhook(cluster, job) == "No task specified in job spec"
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with task replicas less than zero")
-def test_reject_negative_task_replicas(cluster: Cluster) -> None:
-    job = base_job("invalid-replica-job")
-    job["spec"]["tasks"][0]["replicas"] = -1
-    causes = _job_denied_by_schema(cluster, job)
-    # The mutating webhook first defaults the task's minAvailable to its replicas (-1), so the
-    # schema reports both fields; their order is the validator's, so check each cause.
-    assert ("spec.tasks[0].replicas: Invalid value: -1: "
-            "spec.tasks[0].replicas in body should be greater than or equal to 0") in causes
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with task minAvailable less than zero")
-def test_reject_negative_task_min_available(cluster: Cluster) -> None:
-    job = base_job("invalid-task-min-available-job")
-    job["spec"]["tasks"][0]["minAvailable"] = -1
-    assert _job_denied_by_schema(cluster, job) == (
-        "spec.tasks[0].minAvailable: Invalid value: -1: "
-        "spec.tasks[0].minAvailable in body should be greater than or equal to 0")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with task minAvailable greater than replicas")
-def test_reject_task_min_available_above_replicas(cluster: Cluster) -> None:
-    job = base_job("invalid-task-min-available-gt-replicas-job")
-    job["spec"]["tasks"][0].update(replicas=3, minAvailable=5)
-    assert _job_denied_by_webhook(cluster, job) == (
-        "'minAvailable' is greater than 'replicas' in task: task-1, job: invalid-task-min-available-gt-replicas-job;")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with job minAvailable greater than total replicas")
-def test_reject_job_min_available_above_total_replicas(cluster: Cluster) -> None:
-    job = base_job("invalid-job-min-available-job")
-    job["spec"]["minAvailable"] = 5
-    job["spec"]["tasks"][0]["replicas"] = 1
-    assert _job_denied_by_webhook(cluster, job) == (
-        "job 'minAvailable' should not be greater than total replicas in tasks;")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with invalid task name (non-DNS1123)")
-def test_reject_non_dns1123_task_name(cluster: Cluster) -> None:
-    job = base_job("invalid-task-name-job")
-    job["spec"]["tasks"][0]["name"] = "Task-1"
-    assert _job_denied_by_schema(cluster, job) == (
-        "spec.tasks[0].name: Invalid value: \"Task-1\": "
-        "spec.tasks[0].name in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with duplicate policy events")
-def test_reject_duplicate_policy_events(cluster: Cluster) -> None:
-    job = base_job("duplicate-policy-job")
-    job["spec"]["policies"] = [{"event": "PodFailed", "action": "AbortJob"},
-                               {"event": "PodFailed", "action": "RestartJob"}]
-    message = _job_denied_by_webhook(cluster, job)
-    assert "duplicate event PodFailed  across different policy" in message
-    assert "valid events are [" in message and "valid actions are [" in message
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with policy event and exit code specified simultaneously")
-def test_reject_policy_event_and_exit_code(cluster: Cluster) -> None:
-    job = base_job("invalid-policy-event-exitcode-job")
-    job["spec"]["policies"] = [{"event": "PodFailed", "action": "AbortJob", "exitCode": 1}]
-    message = _job_denied_by_webhook(cluster, job)
-    assert message.startswith("1 error occurred:\n\t* must not specify event and exitCode simultaneously")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with policy having neither event nor exit code")
-def test_reject_policy_without_event_or_exit_code(cluster: Cluster) -> None:
-    job = base_job("invalid-policy-no-event-no-exitcode-job")
-    job["spec"]["policies"] = [{"action": "AbortJob"}]
-    message = _job_denied_by_webhook(cluster, job)
-    assert message.startswith("1 error occurred:\n\t* either event and exitCode should be specified")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with invalid policy action")
-def test_reject_invalid_policy_action(cluster: Cluster) -> None:
-    job = base_job("invalid-policy-action-job")
-    job["spec"]["policies"] = [{"event": "PodEvicted", "action": "InvalidAction"}]
-    message = _job_denied_by_webhook(cluster, job)
-    assert 'spec.policies: Invalid value: "InvalidAction": invalid policy action' in message
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with policy exit code zero")
-def test_reject_policy_exit_code_zero(cluster: Cluster) -> None:
-    job = base_job("invalid-policy-exitcode-zero-job")
-    job["spec"]["policies"] = [{"action": "AbortJob", "exitCode": 0}]
-    message = _job_denied_by_webhook(cluster, job)
-    assert message.startswith("1 error occurred:\n\t* 0 is not a valid error code")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with duplicate policy exit codes")
-def test_reject_duplicate_policy_exit_codes(cluster: Cluster) -> None:
-    job = base_job("duplicate-policy-exitcode-job")
-    job["spec"]["policies"] = [{"action": "AbortJob", "exitCode": 1}, {"action": "RestartJob", "exitCode": 1}]
-    message = _job_denied_by_webhook(cluster, job)
-    assert message.startswith("1 error occurred:\n\t* duplicate exitCode 1")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with AnyEvent policy and other event policies")
-def test_reject_any_event_with_other_events(cluster: Cluster) -> None:
-    job = base_job("invalid-any-event-policy-job")
-    job["spec"]["policies"] = [{"event": "*", "action": "AbortJob"}, {"event": "PodFailed", "action": "RestartJob"}]
-    message = _job_denied_by_webhook(cluster, job)
-    assert message.startswith("1 error occurred:\n\t* if there's * here, no other policy should be here")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with invalid volume mount path")
-def test_reject_empty_volume_mount_path(cluster: Cluster) -> None:
-    job = base_job("invalid-volume-mount-job")
-    job["spec"]["volumes"] = [{"mountPath": ""}]
-    causes = _job_denied_by_schema(cluster, job)
-    # minLength and the ``^[^:]+$`` pattern both fail on ""; check the length cause upstream names.
-    assert ('spec.volumes[0].mountPath: Invalid value: "": '
-            "spec.volumes[0].mountPath in body should be at least 1 chars long") in causes
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with duplicate volume mount paths")
-def test_reject_duplicate_volume_mount_paths(cluster: Cluster) -> None:
-    job = base_job("duplicate-volume-mount-job")
-    job["spec"]["volumes"] = [{"mountPath": "/var", "volumeClaimName": "pvc1"},
-                              {"mountPath": "/var", "volumeClaimName": "pvc2"}]
-    assert _job_denied_by_webhook(cluster, job) == "duplicated mountPath: /var;"
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject job creation with volume without claim name or claim spec")
-def test_reject_volume_without_claim(cluster: Cluster) -> None:
-    job = base_job("invalid-volume-no-claim-job")
-    job["spec"]["volumes"] = [{"mountPath": "/var"}]
-    assert _job_denied_by_webhook(cluster, job) == "either VolumeClaim or VolumeClaimName must be specified;"
 
 
 @pytest.mark.admission

@@ -66,19 +66,16 @@ def test_no_node_selector_without_resource_groups(cluster: Cluster) -> None:
 
 
 @pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should add nodeSelector for pods with cpu resource-group annotation")
-def test_cpu_resource_group_annotation_without_config(cluster: Cluster) -> None:
-    created = _create_pod(cluster, _bare_pod("cpu-pod", annotations={RESOURCE_GROUP: "cpu"}))
+@pytest.mark.parametrize("group", [
+    pytest.param(group, id=group, marks=pytest.mark.upstream(
+        SUITE, f"Should add nodeSelector for pods with {group} resource-group annotation"))
+    for group in ("cpu", "gpu")
+])
+def test_resource_group_annotation_without_config(cluster: Cluster, group: str) -> None:
+    """With no resource group configured, the annotation is kept and no nodeSelector is added."""
+    created = _create_pod(cluster, _bare_pod(f"{group}-pod", annotations={RESOURCE_GROUP: group}))
     assert not created["spec"].get("nodeSelector")
-    assert created["metadata"]["annotations"][RESOURCE_GROUP] == "cpu"
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should add nodeSelector for pods with gpu resource-group annotation")
-def test_gpu_resource_group_annotation_without_config(cluster: Cluster) -> None:
-    created = _create_pod(cluster, _bare_pod("gpu-pod", annotations={RESOURCE_GROUP: "gpu"}))
-    assert not created["spec"].get("nodeSelector")
-    assert created["metadata"]["annotations"][RESOURCE_GROUP] == "gpu"
+    assert created["metadata"]["annotations"][RESOURCE_GROUP] == group
 
 
 @pytest.mark.admission
@@ -188,70 +185,50 @@ def _pod_denied(cluster: Cluster, name: str, annotations: dict[str, str]) -> str
     return webhook_message(d, POD_WEBHOOK)
 
 
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should allow pod creation with valid annotations")
-def test_allow_valid_min_available_annotation(cluster: Cluster) -> None:
-    _admitted_and_runs(cluster, "valid-pod", {MIN_AVAILABLE: "2"})
+def _case(upstream: str, case_id: str, *values: Any) -> Any:
+    return pytest.param(*values, marks=pytest.mark.upstream(SUITE, upstream), id=case_id)
+
+
+_PERCENT_RANGE = "it must be a valid percentage which between 1% ~ 99%"
 
 
 @pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should allow pod creation with valid percentage annotation")
-def test_allow_valid_percentage_annotation(cluster: Cluster) -> None:
-    _admitted_and_runs(cluster, "valid-percentage-pod", {MAX_UNAVAILABLE: "50%"})
+@pytest.mark.parametrize(("name", "annotations", "scheduler"), [
+    _case("Should allow pod creation with valid annotations", "valid-min-available",
+          "valid-pod", {MIN_AVAILABLE: "2"}, "volcano"),
+    _case("Should allow pod creation with valid percentage annotation", "valid-percentage",
+          "valid-percentage-pod", {MAX_UNAVAILABLE: "50%"}, "volcano"),
+    _case("Should allow pod creation without annotations when using volcano scheduler", "no-annotations",
+          "no-annotations-pod", None, "volcano"),
+    _case("Should allow pod creation with non-volcano scheduler (bypass validation)", "non-volcano-scheduler",
+          "non-volcano-scheduler-pod", {MIN_AVAILABLE: "-1"}, "default-scheduler"),
+])
+def test_allow_pod(cluster: Cluster, name: str, annotations: dict[str, str] | None, scheduler: str) -> None:
+    _admitted_and_runs(cluster, name, annotations, scheduler=scheduler)
 
 
 @pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject pod creation with invalid negative annotation value")
-def test_reject_negative_annotation(cluster: Cluster) -> None:
-    assert _pod_denied(cluster, "invalid-negative-pod", {MIN_AVAILABLE: "-1"}) == (
-        'invalid value <"-1"> for volcano.sh/jdb-min-available, it must be a positive integer')
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject pod creation with invalid zero annotation value")
-def test_reject_zero_annotation(cluster: Cluster) -> None:
-    assert _pod_denied(cluster, "invalid-zero-pod", {MIN_AVAILABLE: "0"}) == (
-        'invalid value <"0"> for volcano.sh/jdb-min-available, it must be a positive integer')
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject pod creation with invalid percentage annotation (0%)")
-def test_reject_zero_percent_annotation(cluster: Cluster) -> None:
-    assert _pod_denied(cluster, "invalid-zero-percent-pod", {MAX_UNAVAILABLE: "0%"}) == (
-        'invalid value <"0%"> for volcano.sh/jdb-max-unavailable, it must be a valid percentage which between '
-        "1% ~ 99%")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject pod creation with invalid percentage annotation (100%)")
-def test_reject_hundred_percent_annotation(cluster: Cluster) -> None:
-    assert _pod_denied(cluster, "invalid-hundred-percent-pod", {MAX_UNAVAILABLE: "100%"}) == (
-        'invalid value <"100%"> for volcano.sh/jdb-max-unavailable, it must be a valid percentage which between '
-        "1% ~ 99%")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject pod creation with invalid string annotation")
-def test_reject_string_annotation(cluster: Cluster) -> None:
-    assert _pod_denied(cluster, "invalid-string-pod", {MIN_AVAILABLE: "invalid"}) == (
-        'invalid value strconv.Atoi: parsing "invalid": invalid syntax for volcano.sh/jdb-min-available')
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject pod creation with multiple conflicting annotations")
-def test_reject_both_annotations(cluster: Cluster) -> None:
-    assert _pod_denied(cluster, "conflicting-annotations-pod", {MIN_AVAILABLE: "2", MAX_UNAVAILABLE: "50%"}) == (
-        "not allow configure multiple annotations <[volcano.sh/jdb-min-available volcano.sh/jdb-max-unavailable]> "
-        "at same time")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should allow pod creation without annotations when using volcano scheduler")
-def test_allow_pod_without_annotations(cluster: Cluster) -> None:
-    _admitted_and_runs(cluster, "no-annotations-pod", None)
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should allow pod creation with non-volcano scheduler (bypass validation)")
-def test_non_volcano_scheduler_not_validated(cluster: Cluster) -> None:
-    _admitted_and_runs(cluster, "non-volcano-scheduler-pod", {MIN_AVAILABLE: "-1"}, scheduler="default-scheduler")
+@pytest.mark.parametrize(("name", "annotations", "expected"), [
+    _case("Should reject pod creation with invalid negative annotation value", "negative",
+          "invalid-negative-pod", {MIN_AVAILABLE: "-1"},
+          'invalid value <"-1"> for volcano.sh/jdb-min-available, it must be a positive integer'),
+    _case("Should reject pod creation with invalid zero annotation value", "zero",
+          "invalid-zero-pod", {MIN_AVAILABLE: "0"},
+          'invalid value <"0"> for volcano.sh/jdb-min-available, it must be a positive integer'),
+    _case("Should reject pod creation with invalid percentage annotation (0%)", "zero-percent",
+          "invalid-zero-percent-pod", {MAX_UNAVAILABLE: "0%"},
+          f'invalid value <"0%"> for volcano.sh/jdb-max-unavailable, {_PERCENT_RANGE}'),
+    _case("Should reject pod creation with invalid percentage annotation (100%)", "hundred-percent",
+          "invalid-hundred-percent-pod", {MAX_UNAVAILABLE: "100%"},
+          f'invalid value <"100%"> for volcano.sh/jdb-max-unavailable, {_PERCENT_RANGE}'),
+    _case("Should reject pod creation with invalid string annotation", "string",
+          "invalid-string-pod", {MIN_AVAILABLE: "invalid"},
+          'invalid value strconv.Atoi: parsing "invalid": invalid syntax for volcano.sh/jdb-min-available'),
+    _case("Should reject pod creation with multiple conflicting annotations", "both",
+          "conflicting-annotations-pod", {MIN_AVAILABLE: "2", MAX_UNAVAILABLE: "50%"},
+          "not allow configure multiple annotations <[volcano.sh/jdb-min-available volcano.sh/jdb-max-unavailable]> "
+          "at same time"),
+])
+def test_reject_bad_disruption_annotations(cluster: Cluster, name: str, annotations: dict[str, str],
+                                           expected: str) -> None:
+    assert _pod_denied(cluster, name, annotations) == expected

@@ -93,24 +93,22 @@ def test_explicit_queue_fields_preserved(cluster: Cluster, request: pytest.Fixtu
 
 
 @pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should allow queue creation with valid state (Open)")
-def test_allow_state_open(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    _create(cluster, request, "test-queue-open", {"weight": 1}, status={"state": "Open"})
-    _delete(cluster, "test-queue-open")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should allow queue creation with valid state (Closed)")
-def test_allow_state_closed(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    _create(cluster, request, "test-queue-closed-queue", {"weight": 1}, status={"state": "Closed"})
-    _delete(cluster, "test-queue-closed-queue")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should allow queue creation without state set")
-def test_allow_without_state(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    _create(cluster, request, "test-queue-no-state", {"weight": 1})
-    _delete(cluster, "test-queue-no-state")
+@pytest.mark.parametrize(("name", "state"), [
+    pytest.param("test-queue-open", "Open", id="state-open",
+                 marks=pytest.mark.upstream(SUITE, "Should allow queue creation with valid state (Open)")),
+    pytest.param("test-queue-closed-queue", "Closed", id="state-closed",
+                 marks=pytest.mark.upstream(SUITE, "Should allow queue creation with valid state (Closed)")),
+    pytest.param("test-queue-no-state", None, id="no-state",
+                 marks=pytest.mark.upstream(SUITE, "Should allow queue creation without state set")),
+    pytest.param("test-queue-deletable", None, id="delete-regular",
+                 marks=pytest.mark.upstream(SUITE, "Should allow deletion of regular queues")),
+])
+def test_allow_create_and_delete(cluster: Cluster, request: pytest.FixtureRequest, name: str,
+                                 state: str | None) -> None:
+    """A weight-1 queue (with ``status.state`` ``state`` when given) is admitted and stored; its
+    deletion is admitted and it goes away."""
+    _create(cluster, request, name, {"weight": 1}, **({"status": {"state": state}} if state else {}))
+    _delete(cluster, name)
 
 
 @pytest.mark.admission
@@ -152,13 +150,36 @@ def test_reject_only_guarantee(cluster: Cluster, request: pytest.FixtureRequest)
             "deserved[memory] must be >= guarantee[memory]=1Gi") in message
 
 
+_RESOURCE_DENIALS = [
+    pytest.param("test-queue-capability-less-deserved",
+                 {"weight": 1, "capability": {"cpu": "1", "memory": "1Gi"}, "deserved": {"cpu": "2", "memory": "1Gi"}},
+                 'requestBody.spec.deserved.cpu: Invalid value: "2": deserved[cpu]=2 must be <= capability[cpu]=1',
+                 marks=pytest.mark.upstream(SUITE, "Should reject queue creation with capability less than deserved"),
+                 id="capability-below-deserved"),
+    pytest.param("test-queue-deserved-less-guarantee",
+                 {"weight": 1, "deserved": {"cpu": "2", "memory": "1Gi"},
+                  "guarantee": {"resource": {"cpu": "2", "memory": "3Gi"}}},
+                 'requestBody.spec.deserved.memory: Invalid value: "1Gi": '
+                 "deserved[memory]=1Gi must be >= guarantee[memory]=3Gi",
+                 marks=pytest.mark.upstream(SUITE, "Should reject queue creation with deserved less than guarantee"),
+                 id="deserved-below-guarantee"),
+    pytest.param("test-queue-guarantee-type-not-in-deserved",
+                 {"weight": 1, "deserved": {"cpu": "10"}, "guarantee": {"resource": {"cpu": "5", "memory": "8Gi"}}},
+                 'requestBody.spec.deserved.memory: Invalid value: "<nil>": '
+                 "deserved[memory] must be >= guarantee[memory]=8Gi",
+                 marks=pytest.mark.upstream(SUITE, "Should reject queue creation with guarantee resource type not "
+                                                   "in deserved"),
+                 id="guarantee-type-not-in-deserved"),
+]
+
+
 @pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject queue creation with capability less than deserved")
-def test_reject_capability_below_deserved(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    message = _denied(cluster, request, "test-queue-capability-less-deserved",
-                      {"weight": 1, "capability": {"cpu": "1", "memory": "1Gi"},
-                       "deserved": {"cpu": "2", "memory": "1Gi"}})
-    assert message == 'requestBody.spec.deserved.cpu: Invalid value: "2": deserved[cpu]=2 must be <= capability[cpu]=1'
+@pytest.mark.parametrize(("name", "spec", "expected"), _RESOURCE_DENIALS)
+def test_reject_inconsistent_resources(cluster: Cluster, request: pytest.FixtureRequest, name: str, spec: Obj,
+                                       expected: str) -> None:
+    """The queue webhook denies a queue whose capability, deserved and guarantee disagree, with
+    exactly upstream's message, and nothing is stored."""
+    assert _denied(cluster, request, name, spec) == expected
 
 
 @pytest.mark.admission
@@ -170,16 +191,6 @@ def test_reject_capability_below_guarantee(cluster: Cluster, request: pytest.Fix
     # No deserved at all: both guarantee resources lack a deserved amount.
     assert "deserved[cpu] must be >= guarantee[cpu]=2" in message
     assert "deserved[memory] must be >= guarantee[memory]=3Gi" in message
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject queue creation with deserved less than guarantee")
-def test_reject_deserved_below_guarantee(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    message = _denied(cluster, request, "test-queue-deserved-less-guarantee",
-                      {"weight": 1, "deserved": {"cpu": "2", "memory": "1Gi"},
-                       "guarantee": {"resource": {"cpu": "2", "memory": "3Gi"}}})
-    assert message == ('requestBody.spec.deserved.memory: Invalid value: "1Gi": '
-                       "deserved[memory]=1Gi must be >= guarantee[memory]=3Gi")
 
 
 @pytest.mark.admission
@@ -197,16 +208,6 @@ def test_allow_guarantee_type_not_in_capability(cluster: Cluster, request: pytes
                 {"weight": 1, "capability": {"cpu": "10"}, "deserved": {"cpu": "5", "memory": "8Gi"},
                  "guarantee": {"resource": {"cpu": "5", "memory": "8Gi"}}})
     assert q["spec"]["guarantee"]["resource"] == {"cpu": "5", "memory": "8Gi"}
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should reject queue creation with guarantee resource type not in deserved")
-def test_reject_guarantee_type_not_in_deserved(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    message = _denied(cluster, request, "test-queue-guarantee-type-not-in-deserved",
-                      {"weight": 1, "deserved": {"cpu": "10"},
-                       "guarantee": {"resource": {"cpu": "5", "memory": "8Gi"}}})
-    assert message == ('requestBody.spec.deserved.memory: Invalid value: "<nil>": '
-                       "deserved[memory] must be >= guarantee[memory]=8Gi")
 
 
 @pytest.mark.admission
@@ -282,13 +283,6 @@ def test_reject_update_negative_weight(cluster: Cluster, request: pytest.Fixture
         "spec.weight: Invalid value: -1: spec.weight in body should be greater than or equal to 1")
     assert cluster.get("Queue", "test-queue-update-weight-negative")["spec"]["weight"] == 1
     _delete(cluster, "test-queue-update-weight-negative")
-
-
-@pytest.mark.admission
-@pytest.mark.upstream(SUITE, "Should allow deletion of regular queues")
-def test_allow_delete_regular_queue(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    _create(cluster, request, "test-queue-deletable", {"weight": 1})
-    _delete(cluster, "test-queue-deletable")
 
 
 @pytest.mark.admission

@@ -9,6 +9,7 @@ expects.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -167,154 +168,91 @@ def test_allow_pod_when_podgroup_pending(cluster: Cluster) -> None:
 
 # -- rejected jobs -----------------------------------------------------------------------------------
 
-@pytest.mark.upstream(SUITE, "Invalid CPU unit")
-def test_invalid_cpu_unit(cluster: Cluster) -> None:
-    spec = {"minAvailable": 3, "schedulerName": "volcano", "queue": "default",
-            "tasks": [_task(3, name="default-nginx", requests={"cpu": "-1"})]}
-    _rejected(cluster, _raw_job(spec), "cpu")
-
-
-@pytest.mark.upstream(SUITE, "Invalid memory unit")
-def test_invalid_memory_unit(cluster: Cluster) -> None:
-    spec = {"minAvailable": 3, "schedulerName": "volcano", "queue": "default",
-            "tasks": [_task(3, name="default-nginx", requests={"memory": "-1"})]}
-    _rejected(cluster, _raw_job(spec), "memory")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: duplicate task name check when create")
-def test_duplicate_task_name(cluster: Cluster) -> None:
+def _duplicate_task_names() -> Obj:
     busybox = _task(1, name="test")
     busybox["template"]["spec"]["containers"][0].update({"image": "busybox:1.24", "name": "busybox"})
-    _rejected(cluster, _raw_job({"minAvailable": 1, "tasks": [_task(1, name="test"), busybox]}),
-              "duplicated task name")
+    return {"minAvailable": 1, "tasks": [_task(1, name="test"), busybox]}
 
 
-@pytest.mark.upstream(SUITE, "job validate check: duplicate job policy event when create")
-def test_duplicate_job_policy_event(cluster: Cluster) -> None:
-    spec = {"minAvailable": 1, "tasks": [_task(1)],
-            "policies": [{"event": "PodFailed", "action": "AbortJob"},
-                         {"event": "PodFailed", "action": "RestartJob"}]}
-    _rejected(cluster, _raw_job(spec), "duplicate", "PodFailed")
+def _with_policies(*policies: Obj) -> Obj:
+    return {"minAvailable": 1, "tasks": [_task(2)], "policies": list(policies)}
 
 
-@pytest.mark.upstream(SUITE, "job validate check: minAvailable larger than replicas when create")
-def test_min_available_larger_than_replicas(cluster: Cluster) -> None:
-    _rejected(cluster, _raw_job({"minAvailable": 2, "tasks": [_task(1)]}), "minAvailable")
+def _with_volumes(*volumes: Obj) -> Obj:
+    return {"minAvailable": 1, "tasks": [_task(2)], "volumes": list(volumes)}
 
 
-@pytest.mark.upstream(SUITE, "job validate check: illegal plugin when create")
-def test_illegal_plugin(cluster: Cluster) -> None:
-    spec = {"minAvailable": 1, "tasks": [_task(2)], "plugins": {"big_plugin": []}}
-    _rejected(cluster, _raw_job(spec), "big_plugin")
+def _refused(upstream: str, case_id: str, spec: Obj, *fragments: str) -> Any:
+    return pytest.param(spec, fragments, marks=pytest.mark.upstream(SUITE, upstream), id=case_id)
 
 
-@pytest.mark.upstream(SUITE, "job validate check: illegal ttl when create")
-def test_illegal_ttl(cluster: Cluster) -> None:
-    spec = {"minAvailable": 1, "tasks": [_task(2)], "ttlSecondsAfterFinished": -1}
-    _rejected(cluster, _raw_job(spec), "ttlSecondsAfterFinished")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: illegal minAvailable when create")
-def test_illegal_min_available(cluster: Cluster) -> None:
-    _rejected(cluster, _raw_job({"minAvailable": -1, "tasks": [_task(2)]}), "minAvailable")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: illegal maxRetry when create")
-def test_illegal_max_retry(cluster: Cluster) -> None:
-    _rejected(cluster, _raw_job({"minAvailable": 1, "maxRetry": -1, "tasks": [_task(2)]}), "maxRetry")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: no task spec when create")
-def test_no_task_spec(cluster: Cluster) -> None:
-    _rejected(cluster, _raw_job({"minAvailable": 1}), "task")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: illegal replicas when create")
-def test_illegal_replicas(cluster: Cluster) -> None:
-    _rejected(cluster, _raw_job({"minAvailable": 1, "tasks": [_task(-1)]}), "replicas")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: illegal task name when create")
-def test_illegal_task_name(cluster: Cluster) -> None:
-    _rejected(cluster, _raw_job({"minAvailable": 1, "tasks": [_task(2, name="Task-1")]}), "Task-1")
-
-
-def _policy_job(policy: Obj) -> Obj:
-    return _raw_job({"minAvailable": 1, "tasks": [_task(2)], "policies": [policy]})
-
-
-@pytest.mark.upstream(SUITE, "job validate check: policy event with exit code when create")
-def test_policy_event_with_exit_code(cluster: Cluster) -> None:
-    _rejected(cluster, _policy_job({"event": "PodFailed", "action": "AbortJob", "exitCode": -1}),
-              "must not specify event and exitCode simultaneously")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: policy event and exit code both nil when create")
-def test_policy_event_and_exit_code_both_nil(cluster: Cluster) -> None:
-    _rejected(cluster, _policy_job({"action": "AbortJob"}), "either event and exitCode should be specified")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: invalid policy event when create")
-def test_invalid_policy_event(cluster: Cluster) -> None:
+_CHECK = "job validate check: "
+_NGINX_3 = {"minAvailable": 3, "schedulerName": "volcano", "queue": "default"}
+REFUSED = [
+    _refused("Invalid CPU unit", "invalid-cpu-unit",
+             {**_NGINX_3, "tasks": [_task(3, name="default-nginx", requests={"cpu": "-1"})]}, "cpu"),
+    _refused("Invalid memory unit", "invalid-memory-unit",
+             {**_NGINX_3, "tasks": [_task(3, name="default-nginx", requests={"memory": "-1"})]}, "memory"),
+    _refused(_CHECK + "duplicate task name check when create", "duplicate-task-name", _duplicate_task_names(),
+             "duplicated task name"),
+    _refused(_CHECK + "duplicate job policy event when create", "duplicate-policy-event",
+             {**_with_policies({"event": "PodFailed", "action": "AbortJob"},
+                               {"event": "PodFailed", "action": "RestartJob"}), "tasks": [_task(1)]},
+             "duplicate", "PodFailed"),
+    _refused(_CHECK + "minAvailable larger than replicas when create", "min-available-above-replicas",
+             {"minAvailable": 2, "tasks": [_task(1)]}, "minAvailable"),
+    _refused(_CHECK + "illegal plugin when create", "illegal-plugin",
+             {"minAvailable": 1, "tasks": [_task(2)], "plugins": {"big_plugin": []}}, "big_plugin"),
+    _refused(_CHECK + "illegal ttl when create", "illegal-ttl",
+             {"minAvailable": 1, "tasks": [_task(2)], "ttlSecondsAfterFinished": -1}, "ttlSecondsAfterFinished"),
+    _refused(_CHECK + "illegal minAvailable when create", "illegal-min-available",
+             {"minAvailable": -1, "tasks": [_task(2)]}, "minAvailable"),
+    _refused(_CHECK + "illegal maxRetry when create", "illegal-max-retry",
+             {"minAvailable": 1, "maxRetry": -1, "tasks": [_task(2)]}, "maxRetry"),
+    _refused(_CHECK + "no task spec when create", "no-task-spec", {"minAvailable": 1}, "task"),
+    _refused(_CHECK + "illegal replicas when create", "illegal-replicas",
+             {"minAvailable": 1, "tasks": [_task(-1)]}, "replicas"),
+    _refused(_CHECK + "illegal task name when create", "illegal-task-name",
+             {"minAvailable": 1, "tasks": [_task(2, name="Task-1")]}, "Task-1"),
+    _refused(_CHECK + "policy event with exit code when create", "policy-event-with-exit-code",
+             _with_policies({"event": "PodFailed", "action": "AbortJob", "exitCode": -1}),
+             "must not specify event and exitCode simultaneously"),
+    _refused(_CHECK + "policy event and exit code both nil when create", "policy-event-and-exit-code-nil",
+             _with_policies({"action": "AbortJob"}), "either event and exitCode should be specified"),
     # Since Volcano v1.14 the CRD schema enumerates the events, so the schema refuses it (422) before the
     # webhook would ("invalid policy event").
-    _rejected(cluster, _policy_job({"event": "fakeEvent", "action": "AbortJob"}), "spec.policies[0].event",
-              'Unsupported value: "fakeEvent"')
+    _refused(_CHECK + "invalid policy event when create", "invalid-policy-event",
+             _with_policies({"event": "fakeEvent", "action": "AbortJob"}), "spec.policies[0].event",
+             'Unsupported value: "fakeEvent"'),
+    _refused(_CHECK + "invalid action when create", "invalid-policy-action",
+             _with_policies({"event": "PodEvicted", "action": "fakeAction"}), "fakeAction", "invalid policy action"),
+    _refused(_CHECK + "zero exitCode when create", "zero-exit-code",
+             _with_policies({"action": "AbortJob", "exitCode": 0}), "not a valid error code"),
+    _refused(_CHECK + "both any event and other events exist when create", "any-event-with-other-events",
+             _with_policies({"event": "*", "action": "AbortJob"}, {"event": "PodFailed", "action": "RestartJob"}),
+             "*"),
+    _refused(_CHECK + "invalid volume mount when create", "invalid-volume-mount",
+             _with_volumes({"mountPath": ""}), "mountPath"),
+    _refused(_CHECK + "duplicate mount volume when create", "duplicate-mount-volume",
+             _with_volumes({"mountPath": "/var", "volumeClaimName": "pvc1"},
+                           {"mountPath": "/var", "volumeClaimName": "pvc2"}), "duplicated mountPath"),
+    _refused(_CHECK + "vloume without volumeClaimName and volumeClaim when create", "volume-without-claim",
+             _with_volumes({"mountPath": "/var"}), "either VolumeClaim or VolumeClaimName must be specified"),
+    # Upstream repeats the same case under the same name; mirrored as written.
+    _refused(_CHECK + "vloume without volumeClaimName and volumeClaim when create", "volume-without-claim-again",
+             _with_volumes({"mountPath": "/var"}), "VolumeClaim"),
+    _refused(_CHECK + "invalid queue when create", "invalid-queue",
+             {"minAvailable": 1, "queue": "fakeQueue", "tasks": [_task(2)]}, "fakeQueue"),
+    _refused(_CHECK + "create job with root queue", "root-queue",
+             {"minAvailable": 1, "queue": "root", "tasks": [_task(2)]}, "root"),
+]
 
 
-@pytest.mark.upstream(SUITE, "job validate check: invalid action when create")
-def test_invalid_policy_action(cluster: Cluster) -> None:
-    _rejected(cluster, _policy_job({"event": "PodEvicted", "action": "fakeAction"}), "fakeAction",
-              "invalid policy action")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: zero exitCode when create")
-def test_zero_exit_code(cluster: Cluster) -> None:
-    _rejected(cluster, _policy_job({"action": "AbortJob", "exitCode": 0}), "not a valid error code")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: both any event and other events exist when create")
-def test_any_event_with_other_events(cluster: Cluster) -> None:
-    spec = {"minAvailable": 1, "tasks": [_task(2)],
-            "policies": [{"event": "*", "action": "AbortJob"}, {"event": "PodFailed", "action": "RestartJob"}]}
-    _rejected(cluster, _raw_job(spec), "*")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: invalid volume mount when create")
-def test_invalid_volume_mount(cluster: Cluster) -> None:
-    spec = {"minAvailable": 1, "tasks": [_task(2)], "volumes": [{"mountPath": ""}]}
-    _rejected(cluster, _raw_job(spec), "mountPath")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: duplicate mount volume when create")
-def test_duplicate_mount_volume(cluster: Cluster) -> None:
-    spec = {"minAvailable": 1, "tasks": [_task(2)],
-            "volumes": [{"mountPath": "/var", "volumeClaimName": "pvc1"},
-                        {"mountPath": "/var", "volumeClaimName": "pvc2"}]}
-    _rejected(cluster, _raw_job(spec), "duplicated mountPath")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: vloume without volumeClaimName and volumeClaim when create")
-def test_volume_without_claim(cluster: Cluster) -> None:
-    spec = {"minAvailable": 1, "tasks": [_task(2)], "volumes": [{"mountPath": "/var"}]}
-    _rejected(cluster, _raw_job(spec), "either VolumeClaim or VolumeClaimName must be specified")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: vloume without volumeClaimName and volumeClaim when create")
-def test_volume_without_claim_second_case(cluster: Cluster) -> None:
-    """Upstream repeats the same case under the same name; mirrored as written."""
-    spec = {"minAvailable": 1, "tasks": [_task(2)], "volumes": [{"mountPath": "/var"}]}
-    _rejected(cluster, _raw_job(spec), "VolumeClaim")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: invalid queue when create")
-def test_invalid_queue(cluster: Cluster) -> None:
-    _rejected(cluster, _raw_job({"minAvailable": 1, "queue": "fakeQueue", "tasks": [_task(2)]}), "fakeQueue")
-
-
-@pytest.mark.upstream(SUITE, "job validate check: create job with root queue")
-def test_root_queue(cluster: Cluster) -> None:
-    _rejected(cluster, _raw_job({"minAvailable": 1, "queue": "root", "tasks": [_task(2)]}), "root")
+@pytest.mark.parametrize(("spec", "fragments"), REFUSED)
+def test_refused_job(cluster: Cluster, spec: Obj, fragments: tuple[str, ...]) -> None:
+    """The API refuses job ``test-job`` of ``spec`` (4xx) with a message naming every fragment, and
+    stores nothing."""
+    _rejected(cluster, _raw_job(copy.deepcopy(spec)), *fragments)
 
 
 @pytest.mark.upstream(SUITE, "job validate check: create job with non-leaf queue")

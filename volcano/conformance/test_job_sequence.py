@@ -76,127 +76,127 @@ def _set_taint_on_all_nodes(cluster: Cluster, taint: Obj, present: bool) -> None
         cluster.patch("Node", node["metadata"]["name"], {"spec": {"taints": taints}})
 
 
-# -- job level policies ------------------------------------------------------------------------------
+def _completing_tasks(policies: list[Obj] | None = None) -> list[Task]:
+    return [Task(name="completed-task", rep=2, min=2, req=NO_REQUESTS, duration="5s", policies=policies),
+            Task(name="terminating-task", rep=2, min=2, req=NO_REQUESTS)]
+
+
+def _case(case_id: str, upstream: str, *values: Any) -> Any:
+    return pytest.param(*values, marks=pytest.mark.upstream(SUITE, upstream), id=case_id)
+
+
+# -- job and task level policies ---------------------------------------------------------------------
 
 @pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, Event: PodFailed; Action: RestartJob")
-def test_job_podfailed_restartjob(cluster: Cluster) -> None:
-    name = "failed-restart-job"
-    cluster.apply(job(name, [_success(), _fail()], policies=[_policy("RestartJob", "PodFailed")]))
-    wait_job_phases(cluster, name, ["Pending", "Running", "Restarting"])
+@pytest.mark.parametrize(("name", "tasks", "policies", "phases", "never"), [
+    _case("job-podfailed-restartjob", "job level LifecyclePolicy, Event: PodFailed; Action: RestartJob",
+          "failed-restart-job", [_success(), _fail()], [_policy("RestartJob", "PodFailed")],
+          ["Pending", "Running", "Restarting"], ()),
+    _case("job-podfailed-terminatejob", "job level LifecyclePolicy, Event: PodFailed; Action: TerminateJob",
+          "failed-terminate-job", [_success(), _fail()], [_policy("TerminateJob", "PodFailed")],
+          ["Pending", "Running", "Terminating", "Terminated"], ()),
+    _case("job-podfailed-abortjob", "job level LifecyclePolicy, Event: PodFailed; Action: AbortJob",
+          "failed-abort-job", [_success(), _fail()], [_policy("AbortJob", "PodFailed")],
+          ["Pending", "Running", "Aborting", "Aborted"], ()),
+    _case("job-podfailed-restartpod-podevicted-terminate-timeout",
+          "job level LifecyclePolicy, Event: PodFailed, Action: RestartPod; Event PodEvicted, Action: TerminateJob, "
+          "Timeout: 5m",
+          "failed-restart-job", [_success(), _fail(rep=1)],
+          [_policy("RestartPod", "PodFailed"), _policy("TerminateJob", "PodEvicted", timeout="5m")],
+          ["Pending", "Running", "Restarting", "Running"], ("Terminating", "Terminated")),
+    _case("job-exitcode-restartjob", "job level LifecyclePolicy, error code: 3; Action: RestartJob",
+          "errorcode-restart-job", [_success(rep=1), _fail(rep=1, exit_code=3)], [_policy("RestartJob", exitCode=3)],
+          ["Pending", "Running", "Restarting"], ()),
+    _case("task-podfailed-restartjob", "Task level LifecyclePolicy, Event: PodFailed; Action: RestartJob",
+          "failed-restart-job", [_success(), _fail(policies=[_policy("RestartJob", "PodFailed")])], None,
+          ["Pending", "Running", "Restarting"], ()),
+    _case("task-policy-overrides-job-policy",
+          "job level LifecyclePolicy, Event: PodFailed; Action: AbortJob and Task level lifecyclePolicy, "
+          "Event : PodFailed; Action: RestartJob",
+          "failed-restart-job", [_success(), _fail(policies=[_policy("RestartJob", "PodFailed")])],
+          [_policy("AbortJob", "PodFailed")], ["Pending", "Running", "Restarting"], ("Aborting", "Aborted")),
+])
+def test_policy_takes_the_job_through(cluster: Cluster, name: str, tasks: list[Task], policies: list[Obj] | None,
+                                      phases: list[str], never: tuple[str, ...]) -> None:
+    """A job (or task) lifecycle policy takes the job through ``phases`` in order, and through none
+    of ``never`` on the way (restarting a pod or a task's own policy must not escalate)."""
+    cluster.apply(job(name, tasks, policies=policies))
+    seen = wait_job_phases(cluster, name, phases)
+    assert not set(never) & set(seen), seen
 
 
 @pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, Event: PodFailed; Action: TerminateJob")
-def test_job_podfailed_terminatejob(cluster: Cluster) -> None:
-    name = "failed-terminate-job"
-    cluster.apply(job(name, [_success(), _fail()], policies=[_policy("TerminateJob", "PodFailed")]))
-    wait_job_phases(cluster, name, ["Pending", "Running", "Terminating", "Terminated"])
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, Event: PodFailed; Action: AbortJob")
-def test_job_podfailed_abortjob(cluster: Cluster) -> None:
-    name = "failed-abort-job"
-    cluster.apply(job(name, [_success(), _fail()], policies=[_policy("AbortJob", "PodFailed")]))
-    wait_job_phases(cluster, name, ["Pending", "Running", "Aborting", "Aborted"])
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, Event: PodFailed, Action: RestartPod; "
-                             "Event PodEvicted, Action: TerminateJob, Timeout: 5m")
-def test_job_podfailed_restartpod_podevicted_terminate_timeout(cluster: Cluster) -> None:
-    name = "failed-restart-job"
-    cluster.apply(job(name, [_success(), _fail(rep=1)],
-                      policies=[_policy("RestartPod", "PodFailed"),
-                                _policy("TerminateJob", "PodEvicted", timeout="5m")]))
-    seen = wait_job_phases(cluster, name, ["Pending", "Running", "Restarting", "Running"])
-    # Restarting the failed pod must not escalate to the delayed TerminateJob.
-    assert "Terminating" not in seen and "Terminated" not in seen, seen
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, Event: PodEvicted; Action: RestartJob")
-def test_job_podevicted_restartjob(cluster: Cluster) -> None:
-    name = "evicted-restart-job"
-    cluster.apply(job(name, [_success(), _delete()], policies=[_policy("RestartJob", "PodEvicted")]))
+@pytest.mark.parametrize(("name", "tasks", "policies", "phases"), [
+    _case("job-podevicted-restartjob", "job level LifecyclePolicy, Event: PodEvicted; Action: RestartJob",
+          "evicted-restart-job", [_success(), _delete()], [_policy("RestartJob", "PodEvicted")],
+          ["Restarting", "Pending", "Running"]),
+    _case("job-podevicted-terminatejob", "job level LifecyclePolicy, Event: PodEvicted; Action: TerminateJob",
+          "evicted-terminate-job", [_success(), _delete()], [_policy("TerminateJob", "PodEvicted")],
+          ["Terminating", "Terminated"]),
+    _case("job-podevicted-abortjob", "job level LifecyclePolicy, Event: PodEvicted; Action: AbortJob",
+          "evicted-abort-job", [_success(), _delete()], [_policy("AbortJob", "PodEvicted")], ["Aborting", "Aborted"]),
+    _case("job-any-restartjob", "job level LifecyclePolicy, Event: Any; Action: RestartJob",
+          "any-restart-job", [_success(), _delete()], [_policy("RestartJob", "*")],
+          ["Restarting", "Pending", "Running"]),
+    _case("job-events-list-terminatejob", "job level LifecyclePolicy, Event[]: PodEvicted, PodFailed; "
+          "Action: TerminateJob",
+          "evicted-terminate-job", [_success(), _delete()],
+          [_policy("TerminateJob", events=["PodEvicted", "PodFailed", "PodEvicted"])], ["Terminating", "Terminated"]),
+    _case("task-podevicted-restartjob", "Task level LifecyclePolicy, Event: PodEvicted; Action: RestartJob",
+          "evicted-restart-job", [_success(), _delete(policies=[_policy("RestartJob", "PodEvicted")])], None,
+          ["Restarting", "Pending", "Running"]),
+    _case("task-podevicted-terminatejob", "Task level LifecyclePolicy, Event: PodEvicted; Action: TerminateJob",
+          "evicted-terminate-job", [_success(), _delete(policies=[_policy("TerminateJob", "PodEvicted")])], None,
+          ["Terminating", "Terminated"]),
+])
+def test_policy_on_a_deleted_pod(cluster: Cluster, name: str, tasks: list[Task], policies: list[Obj] | None,
+                                 phases: list[str]) -> None:
+    """Once the job runs, deleting one of its pods (PodEvicted) makes the policy take it through ``phases``."""
+    cluster.apply(job(name, tasks, policies=policies))
     wait_job_phases(cluster, name, ["Pending", "Running"])
     _delete_one_pod(cluster, name)
-    wait_job_phases(cluster, name, ["Restarting", "Pending", "Running"])
+    wait_job_phases(cluster, name, phases)
 
 
 @pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, Event: PodEvicted; Action: TerminateJob")
-def test_job_podevicted_terminatejob(cluster: Cluster) -> None:
-    name = "evicted-terminate-job"
-    cluster.apply(job(name, [_success(), _delete()], policies=[_policy("TerminateJob", "PodEvicted")]))
-    wait_job_phases(cluster, name, ["Pending", "Running"])
-    _delete_one_pod(cluster, name)
-    wait_job_phases(cluster, name, ["Terminating", "Terminated"])
+@pytest.mark.parametrize(("task_policies", "job_policies"), [
+    _case("job-level", "job level LifecyclePolicy, Event: TaskCompleted; Action: CompletedJob",
+          None, [_policy("CompleteJob", "TaskCompleted")]),
+    _case("task-level", "Task level LifecyclePolicy, Event: TaskCompleted; Action: CompletedJob",
+          [_policy("CompleteJob", "TaskCompleted")], None),
+])
+def test_taskcompleted_completejob(cluster: Cluster, task_policies: list[Obj] | None,
+                                   job_policies: list[Obj] | None) -> None:
+    """TaskCompleted -> CompleteJob (on the job or on the completing task) completes the job, which
+    stops the nginx task that never ends by itself."""
+    name = "any-complete-job"
+    cluster.apply(job(name, _completing_tasks(policies=task_policies), policies=job_policies))
+    wait_job_phases(cluster, name, ["Pending", "Completed"])
+    cluster.wait_until(lambda: count_phase(cluster.job_pods(name), ("Running", "Pending")) == 0, 300,
+                       f"no pod of {name} left running")
 
 
 @pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, Event: PodEvicted; Action: AbortJob")
-def test_job_podevicted_abortjob(cluster: Cluster) -> None:
-    name = "evicted-abort-job"
-    cluster.apply(job(name, [_success(), _delete()], policies=[_policy("AbortJob", "PodEvicted")]))
-    wait_job_phases(cluster, name, ["Pending", "Running"])
-    _delete_one_pod(cluster, name)
-    wait_job_phases(cluster, name, ["Aborting", "Aborted"])
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, Event: Any; Action: RestartJob")
-def test_job_any_restartjob(cluster: Cluster) -> None:
-    name = "any-restart-job"
-    cluster.apply(job(name, [_success(), _delete()], policies=[_policy("RestartJob", "*")]))
-    wait_job_phases(cluster, name, ["Pending", "Running"])
-    _delete_one_pod(cluster, name)
-    wait_job_phases(cluster, name, ["Restarting", "Pending", "Running"])
-
-
-def _unschedulable_job(cluster: Cluster, name: str, action: str) -> None:
+@pytest.mark.parametrize(("name", "action", "phases", "after_untaint"), [
+    _case("restart", "Job error handling: Restart job when job is unschedulable",
+          "job-restart-when-unschedulable", "RestartJob", ["Restarting", "Pending"], ["Running"]),
+    _case("abort", "Job error handling: Abort job when job is unschedulable",
+          "job-abort-when-unschedulable", "AbortJob", ["Aborting", "Aborted"], []),
+])
+def test_policy_when_unschedulable(cluster: Cluster, name: str, action: str, phases: list[str],
+                                   after_untaint: list[str]) -> None:
+    """A running job filling the cluster, with policy Unknown -> ``action``: once every node is tainted
+    and one of its pods deleted, the job goes through ``phases``; untainted, through ``after_untaint``."""
     rep = cluster_size(cluster, {"cpu": "1"})
     cluster.apply(job(name, [Task(name="test", rep=rep, min=rep, req={"cpu": "1"})],
                       policies=[_policy(action, "Unknown")]))
     _wait_job_ready(cluster, name)
     _set_taint_on_all_nodes(cluster, UNSCHEDULABLE_TAINT, present=True)
     cluster.delete("Pod", f"{name}-test-0")
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Job error handling: Restart job when job is unschedulable")
-def test_restart_job_when_unschedulable(cluster: Cluster) -> None:
-    name = "job-restart-when-unschedulable"
-    _unschedulable_job(cluster, name, "RestartJob")
-    wait_job_phases(cluster, name, ["Restarting", "Pending"])
+    wait_job_phases(cluster, name, phases)
     _set_taint_on_all_nodes(cluster, UNSCHEDULABLE_TAINT, present=False)
-    wait_job_phases(cluster, name, ["Running"])
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Job error handling: Abort job when job is unschedulable")
-def test_abort_job_when_unschedulable(cluster: Cluster) -> None:
-    name = "job-abort-when-unschedulable"
-    _unschedulable_job(cluster, name, "AbortJob")
-    wait_job_phases(cluster, name, ["Aborting", "Aborted"])
-    _set_taint_on_all_nodes(cluster, UNSCHEDULABLE_TAINT, present=False)
-
-
-def _completing_tasks(policies: list[Obj] | None = None) -> list[Task]:
-    return [Task(name="completed-task", rep=2, min=2, req=NO_REQUESTS, duration="5s", policies=policies),
-            Task(name="terminating-task", rep=2, min=2, req=NO_REQUESTS)]
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, Event: TaskCompleted; Action: CompletedJob")
-def test_job_taskcompleted_completejob(cluster: Cluster) -> None:
-    name = "any-complete-job"
-    cluster.apply(job(name, _completing_tasks(), policies=[_policy("CompleteJob", "TaskCompleted")]))
-    wait_job_phases(cluster, name, ["Pending", "Completed"])
-    # The nginx task never ends by itself: completing the job stopped it.
-    cluster.wait_until(lambda: count_phase(cluster.job_pods(name), ("Running", "Pending")) == 0, 300,
-                       f"no pod of {name} left running")
+    if after_untaint:
+        wait_job_phases(cluster, name, after_untaint)
 
 
 @pytest.mark.job_lifecycle
@@ -212,77 +212,6 @@ def test_job_taskfailed_terminatejob(cluster: Cluster) -> None:
     cluster.patch("Pod", f"{name}-failed-0", {"status": {"containerStatuses": [{"restartCount": 4}]}},
                   subresource="status")
     wait_job_phases(cluster, name, ["Terminating", "Terminated"])
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, error code: 3; Action: RestartJob")
-def test_job_exitcode_restartjob(cluster: Cluster) -> None:
-    name = "errorcode-restart-job"
-    cluster.apply(job(name, [_success(rep=1), _fail(rep=1, exit_code=3)],
-                      policies=[_policy("RestartJob", exitCode=3)]))
-    wait_job_phases(cluster, name, ["Pending", "Running", "Restarting"])
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, Event[]: PodEvicted, PodFailed; Action: TerminateJob")
-def test_job_events_list_terminatejob(cluster: Cluster) -> None:
-    name = "evicted-terminate-job"
-    cluster.apply(job(name, [_success(), _delete()],
-                      policies=[_policy("TerminateJob", events=["PodEvicted", "PodFailed", "PodEvicted"])]))
-    wait_job_phases(cluster, name, ["Pending", "Running"])
-    _delete_one_pod(cluster, name)
-    wait_job_phases(cluster, name, ["Terminating", "Terminated"])
-
-
-# -- task level policies -----------------------------------------------------------------------------
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Task level LifecyclePolicy, Event: PodFailed; Action: RestartJob")
-def test_task_podfailed_restartjob(cluster: Cluster) -> None:
-    name = "failed-restart-job"
-    cluster.apply(job(name, [_success(), _fail(policies=[_policy("RestartJob", "PodFailed")])]))
-    wait_job_phases(cluster, name, ["Pending", "Running", "Restarting"])
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Task level LifecyclePolicy, Event: PodEvicted; Action: RestartJob")
-def test_task_podevicted_restartjob(cluster: Cluster) -> None:
-    name = "evicted-restart-job"
-    cluster.apply(job(name, [_success(), _delete(policies=[_policy("RestartJob", "PodEvicted")])]))
-    wait_job_phases(cluster, name, ["Pending", "Running"])
-    _delete_one_pod(cluster, name)
-    wait_job_phases(cluster, name, ["Restarting", "Pending", "Running"])
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Task level LifecyclePolicy, Event: PodEvicted; Action: TerminateJob")
-def test_task_podevicted_terminatejob(cluster: Cluster) -> None:
-    name = "evicted-terminate-job"
-    cluster.apply(job(name, [_success(), _delete(policies=[_policy("TerminateJob", "PodEvicted")])]))
-    wait_job_phases(cluster, name, ["Pending", "Running"])
-    _delete_one_pod(cluster, name)
-    wait_job_phases(cluster, name, ["Terminating", "Terminated"])
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "Task level LifecyclePolicy, Event: TaskCompleted; Action: CompletedJob")
-def test_task_taskcompleted_completejob(cluster: Cluster) -> None:
-    name = "any-complete-job"
-    cluster.apply(job(name, _completing_tasks(policies=[_policy("CompleteJob", "TaskCompleted")])))
-    wait_job_phases(cluster, name, ["Pending", "Completed"])
-    cluster.wait_until(lambda: count_phase(cluster.job_pods(name), ("Running", "Pending")) == 0, 300,
-                       f"no pod of {name} left running")
-
-
-@pytest.mark.job_lifecycle
-@pytest.mark.upstream(SUITE, "job level LifecyclePolicy, Event: PodFailed; Action: AbortJob and Task level "
-                             "lifecyclePolicy, Event : PodFailed; Action: RestartJob")
-def test_task_policy_overrides_job_policy(cluster: Cluster) -> None:
-    name = "failed-restart-job"
-    cluster.apply(job(name, [_success(), _fail(policies=[_policy("RestartJob", "PodFailed")])],
-                      policies=[_policy("AbortJob", "PodFailed")]))
-    seen = wait_job_phases(cluster, name, ["Pending", "Running", "Restarting"])
-    assert "Aborting" not in seen and "Aborted" not in seen, seen
 
 
 # -- task priority -----------------------------------------------------------------------------------

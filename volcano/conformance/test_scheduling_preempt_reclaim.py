@@ -78,6 +78,11 @@ def _fill_with_low_priority(cluster: Cluster, name: str) -> int:
     return rep
 
 
+def _half_gang_preemptor(rep: int) -> Obj:
+    """High-priority job ``preemptor-1`` of ``rep`` pods that runs with half of them (minAvailable rep // 2)."""
+    return _pjob("preemptor-1", rep=rep, min=rep // 2, priority_class="high-priority")
+
+
 # -- preempt.go -----------------------------------------------------------------------------------
 
 @pytest.mark.preemption
@@ -98,7 +103,7 @@ def test_high_priority_without_preemption(cluster: Cluster) -> None:
                              "preemptee resource is enough")
 def test_high_priority_with_preemption(cluster: Cluster) -> None:
     rep = _fill_with_low_priority(cluster, "preemptee-1")
-    cluster.apply(_pjob("preemptor-1", rep=rep, min=rep // 2, priority_class="high-priority"))
+    cluster.apply(_half_gang_preemptor(rep))
     wait_tasks_ready(cluster, "preemptor-1", rep // 2)
     wait_tasks_ready(cluster, "preemptee-1", rep // 2)
 
@@ -187,7 +192,7 @@ def test_gated_jobs_do_not_preempt(cluster: Cluster) -> None:
     # Upstream forgot to set the gates on the preemptor (so its checks pass trivially); here the
     # preemptor's pods carry a gate, as the case's title means.
     rep = _fill_with_low_priority(cluster, "preemptee-1")
-    preemptor = _pjob("preemptor-1", rep=rep, min=rep // 2, priority_class="high-priority")
+    preemptor = _half_gang_preemptor(rep)
     preemptor["spec"]["tasks"][0]["template"]["spec"]["schedulingGates"] = [{"name": "example.com/g1"}]
     cluster.apply(preemptor)
     cluster.wait_until(lambda: len(cluster.job_pods("preemptor-1")) >= rep // 2, 300, "preemptor pods created")

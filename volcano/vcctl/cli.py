@@ -24,16 +24,23 @@ __all__ = ["build_parser", "main", "version_lines"]
 Handler = Callable[[argparse.Namespace, Any, TextIO, dt.datetime], None]
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _group(sub: Any, name: str, text: str) -> Any:
+    """Command group ``name`` (``job``, ``queue``); its sub-commands are the verbs."""
+    return sub.add_parser(name, help=text).add_subparsers(dest="verb", required=True, metavar="COMMAND")
+
+
+def _verb(group: Any, name: str, text: str, run: Handler) -> argparse.ArgumentParser:
+    """Verb ``name`` of ``group``, handled by ``run``, with the flags every command takes."""
+    p: argparse.ArgumentParser = group.add_parser(name, help=text)
     p.add_argument("-s", "--master", default="", help="the address of apiserver")
     p.add_argument("-k", "--kubeconfig", default="", help="(optional) absolute path to the kubeconfig file")
+    p.set_defaults(run=run)
+    return p
 
 
 def _job_commands(sub: Any) -> None:
-    job = sub.add_parser("job", help="vcctl command line operation job").add_subparsers(
-        dest="verb", required=True, metavar="COMMAND")
-    p = job.add_parser("run", help="run job by parameters from the command line")
-    _common(p)
+    job = _group(sub, "job", "vcctl command line operation job")
+    p = _verb(job, "run", "run job by parameters from the command line", jobs.run)
     p.add_argument("-i", "--image", default="busybox", help="the container image of job")
     p.add_argument("-n", "--namespace", default="default", help="the namespace of job")
     p.add_argument("-N", "--name", default="", help="the name of job")
@@ -43,48 +50,34 @@ def _job_commands(sub: Any) -> None:
     p.add_argument("-L", "--limits", default="cpu=1000m,memory=100Mi", help="the resource limit of the task")
     p.add_argument("-S", "--scheduler", default="volcano", help="the scheduler for this job")
     p.add_argument("-f", "--filename", default="", help="the yaml file of job")
-    p.set_defaults(run=jobs.run)
-    p = job.add_parser("list", help="list job information")
-    _common(p)
+    p = _verb(job, "list", "list job information", jobs.list_jobs)
     p.add_argument("-q", "--queue", default="", help="list job with specified queue name")
     p.add_argument("-n", "--namespace", default="default", help="the namespace of job")
     p.add_argument("-S", "--scheduler", default="", help="list job with specified scheduler name")
     p.add_argument("--all-namespaces", action="store_true", help="list jobs in all namespaces")
     p.add_argument("--selector", default="", help="fuzzy matching jobName")
-    p.set_defaults(run=jobs.list_jobs)
     for name, text, fn in (("view", "show job information", jobs.view), ("suspend", "abort a job", jobs.suspend),
                            ("resume", "resume a job", jobs.resume), ("delete", "delete a job", jobs.delete)):
-        p = job.add_parser(name, help=text)
-        _common(p)
+        p = _verb(job, name, text, fn)
         p.add_argument("-n", "--namespace", default="default", help="the namespace of job")
         p.add_argument("-N", "--name", default="", help="the name of job")
-        p.set_defaults(run=fn)
 
 
 def _queue_commands(sub: Any) -> None:
-    queue = sub.add_parser("queue", help="Queue Operations").add_subparsers(
-        dest="verb", required=True, metavar="COMMAND")
-    p = queue.add_parser("create", help="creates queue")
-    _common(p)
+    queue = _group(sub, "queue", "Queue Operations")
+    p = _verb(queue, "create", "creates queue", queues.create)
     p.add_argument("-n", "--name", default="test", help="the name of queue")
     p.add_argument("-w", "--weight", type=int, default=1, help="the weight of the queue")
     p.add_argument("-S", "--state", default="Open", help="the state of queue")
-    p.set_defaults(run=queues.create)
     for name, text, fn in (("delete", "delete queue", queues.delete), ("get", "get a queue", queues.get)):
-        p = queue.add_parser(name, help=text)
-        _common(p)
+        p = _verb(queue, name, text, fn)
         p.add_argument("-n", "--name", default="", help="the name of queue")
-        p.set_defaults(run=fn)
-    p = queue.add_parser("list", help="lists all the queue")
-    _common(p)
-    p.set_defaults(run=queues.list_queues)
-    p = queue.add_parser("operate", help="operate queue")
-    _common(p)
+    _verb(queue, "list", "lists all the queue", queues.list_queues)
+    p = _verb(queue, "operate", "operate queue", queues.operate)
     p.add_argument("-n", "--name", default="", help="the name of queue")
     p.add_argument("-w", "--weight", type=int, default=0, help="the weight of the queue")
     p.add_argument("-a", "--action", default="",
                    help="operate action to queue, valid actions are open, close, update")
-    p.set_defaults(run=queues.operate)
 
 
 def version_lines() -> list[str]:

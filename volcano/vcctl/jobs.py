@@ -20,6 +20,7 @@ from typing import Any, TextIO
 import yaml
 
 from volcano.api.quantity import QuantityError, to_milli
+from volcano.httpapi.tables import human_duration
 from volcano.vcctl.client import JOBS, VcctlError, core_api, create_command, custom
 
 __all__ = ["delete", "go_time", "human_duration", "list_jobs", "parse_resources", "resume", "run", "suspend", "view"]
@@ -169,33 +170,6 @@ def go_time(value: Any) -> str:
         return "0001-01-01 00:00:00 +0000 UTC"
     when = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00")).astimezone(dt.UTC)
     return when.strftime("%Y-%m-%d %H:%M:%S +0000 UTC")
-
-
-def human_duration(seconds: float) -> str:
-    """apimachinery's ``HumanDuration``: ``42s``, ``3m20s``, ``5h``, ``3d4h``, ``2y10d``."""
-    s = int(seconds)
-    if s < -1:
-        return "<invalid>"
-    if s < 0:
-        return "0s"
-    if s < 120:
-        return f"{s}s"
-    minutes, hours = s // 60, s // 3600
-    if minutes < 10:
-        return f"{minutes}m" if s % 60 == 0 else f"{minutes}m{s % 60}s"
-    if minutes < 180:
-        return f"{minutes}m"
-    if hours < 8:
-        return f"{hours}h" if minutes % 60 == 0 else f"{hours}h{minutes % 60}m"
-    if hours < 48:
-        return f"{hours}h"
-    if hours < 24 * 8:
-        return f"{hours // 24}d" if hours % 24 == 0 else f"{hours // 24}d{hours % 24}h"
-    if hours < 24 * 365 * 2:
-        return f"{hours // 24}d"
-    if hours < 24 * 365 * 8:
-        return f"{hours // 24 // 365}y{(hours // 24) % 365}d"
-    return f"{hours // 24 // 365}y"
 
 
 def _since(value: Any, now: dt.datetime) -> str:
