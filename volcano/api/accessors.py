@@ -10,20 +10,27 @@ the ``(obj.get("status") or {})`` chains and the per-module ``_meta`` helpers.
 from collections.abc import Mapping
 from typing import Any
 
+from volcano.api.frozen import FrozenDict
+
 __all__ = ["annotations", "controller_of", "key", "labels", "meta", "name", "namespace", "phase", "status"]
 
 _EMPTY: Mapping[str, Any] = {}
+_DICTS = (dict, FrozenDict)
 
 
 def meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     """``obj["metadata"]``, or an empty mapping when absent or not a mapping."""
     value = obj.get("metadata")
+    if type(value) in _DICTS:  # the common case, without the abstract-class check
+        return value  # type: ignore[return-value]
     return value if isinstance(value, Mapping) else _EMPTY
 
 
 def status(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     """``obj["status"]``, or an empty mapping when absent or not a mapping."""
     value = obj.get("status")
+    if type(value) in _DICTS:
+        return value  # type: ignore[return-value]
     return value if isinstance(value, Mapping) else _EMPTY
 
 

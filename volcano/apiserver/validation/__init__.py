@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from volcano.api.frozen import thaw
+from volcano.api.frozen import FrozenDict, thaw
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object
 from volcano.apiserver.errors import ApiError
 from volcano.apiserver.validation.cluster import metadata_errors, namespace_errors, node_errors, node_status_errors
@@ -46,7 +46,13 @@ from volcano.apiserver.validation.crd import has_crd_schema, schema_errors
 from volcano.apiserver.validation.defaults import default_pod, default_pod_template, default_priority_class
 from volcano.apiserver.validation.field import FieldError, invalid_error
 from volcano.apiserver.validation.objectmeta import check_patched_uid, check_update_uid
-from volcano.apiserver.validation.openapi import DecodeError, decode_errors, status_decode_errors
+from volcano.apiserver.validation.openapi import (
+    DecodeError,
+    decode_errors,
+    definition_name,
+    part_validators,
+    status_decode_errors,
+)
 from volcano.apiserver.validation.pod import pod_spec_errors
 from volcano.apiserver.validation.pod_update import pod_update_errors
 from volcano.apiserver.validation.scheduling import priority_class_errors, priority_class_update_errors
@@ -68,8 +74,33 @@ __all__ = [
 
 _Rule = Callable[[Mapping[str, Any]], list[FieldError]]
 
+_VALID_POD_SPECS: dict[str, bool] = {}
+"""``repr`` of pod specs that passed ``pod_spec_errors`` (a pure function of the spec's value);
+bounded by ``_PARTS_SIZE``. Pods of one workload share their spec but for a few fields."""
+
+
+def _pod_rule(obj: Mapping[str, Any]) -> list[FieldError]:
+    """``pod_spec_errors`` of the pod's spec, remembered for specs that passed: a spec equal by
+    ``repr`` (types and key order included) to one that passed passes too."""
+    spec = obj.get("spec")
+    if type(spec) is not dict and type(spec) is not FrozenDict:
+        return pod_spec_errors(spec, "spec", for_pod=True)
+    try:
+        key = repr(spec)
+    except RecursionError:
+        return pod_spec_errors(spec, "spec", for_pod=True)
+    if key in _VALID_POD_SPECS:
+        return []
+    errors = pod_spec_errors(spec, "spec", for_pod=True)
+    if not errors:
+        if len(_VALID_POD_SPECS) >= _PARTS_SIZE:
+            _VALID_POD_SPECS.clear()
+        _VALID_POD_SPECS[key] = True
+    return errors
+
+
 _RULES: dict[str, _Rule] = {
-    "Pod": lambda obj: pod_spec_errors(obj.get("spec"), "spec", for_pod=True),
+    "Pod": _pod_rule,
     "Node": node_errors,
     "Namespace": namespace_errors,
     "ReplicaSet.apps": lambda obj: controller_errors("ReplicaSet", obj),
@@ -128,10 +159,58 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+_PARTS: dict[tuple[str, str, str], bool] = {}
+"""Decode verdicts of property values seen before: (definition, property, ``repr`` of the value) ->
+True (within depth and decodes). Only acceptances are kept; bounded by ``_PARTS_SIZE``."""
+_PARTS_SIZE = 4096
+_UNSHARED = frozenset({"metadata"})
+"""Properties whose values are never the same twice (names, uids): checked without the memo."""
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
+def _decodes_by_parts(info: KindInfo, obj: Any) -> bool:
+    """True when ``obj`` provably decodes and is within ``MAX_DEPTH``: checked property by property
+    (``part_validators``), each value within one level less of depth, the verdict for a value
+    equal by ``repr`` (type and order included: ``1``, ``1.0``, ``True`` and ``"1"`` differ) to
+    one seen before taken from ``_PARTS``. False means "not proven": the caller decodes in full,
+    which alone reports errors and normalises values."""
+    if type(obj) is not dict:
+        return False
+    def_name = definition_name(info)
+    checks = part_validators(def_name)
+    if checks is None:
+        return False
+    for prop, value in obj.items():
+        check = checks.get(prop)
+        if type(value) in _LEAVES:
+            if check is not None and not check(value):
+                return False
+            continue
+        if prop in _UNSHARED:
+            if too_deep(value, MAX_DEPTH - 1) or (check is not None and not check(value)):
+                return False
+            continue
+        try:
+            key = (def_name, prop, repr(value))
+        except RecursionError:
+            return False
+        if key in _PARTS:
+            continue
+        if too_deep(value, MAX_DEPTH - 1) or (check is not None and not check(value)):
+            return False
+        if len(_PARTS) >= _PARTS_SIZE:
+            _PARTS.clear()
+        _PARTS[key] = True
+    return True
+
+
 def decode(info: KindInfo, obj: dict[str, Any]) -> None:
     """Raise 400 BadRequest when ``obj`` does not decode as ``info``'s type (see the module docstring).
-    Integral floats in integer fields become ints in place."""
+    Integral floats in integer fields become ints in place. An object whose properties each
+    decode (``_decodes_by_parts``, with its memo of values seen before) is accepted at once."""
     try:
+        if _decodes_by_parts(info, obj):
+            return
         err = DecodeError("json: exceeded max depth", "", None) if too_deep(obj) else decode_errors(info, obj)
     except RecursionError:
         err = DecodeError("json: exceeded max depth", "", None)

@@ -3,12 +3,16 @@
 Each function returns the list of problems (empty when the value is valid),
 worded as Kubernetes words them, because Volcano's webhooks print these lists
 with Go's ``%v`` (``[a b]``, see ``go_list``).
+
+Each text's answer is computed once (names, label keys and values repeat across objects);
+every call returns a fresh list.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from volcano.apiserver.validation.field import OMIT, TOO_LONG, FieldError, invalid
@@ -47,6 +51,15 @@ def go_list(items: list[str]) -> str:
 
 def dns1123_label_errors(value: str) -> list[str]:
     """Problems with ``value`` as an RFC 1123 label (at most 63 characters)."""
+    return list(_dns1123_label_errors(value)) if type(value) is str else _dns1123_label_errors_uncached(value)
+
+
+@lru_cache(maxsize=8192)
+def _dns1123_label_errors(value: str) -> tuple[str, ...]:
+    return tuple(_dns1123_label_errors_uncached(value))
+
+
+def _dns1123_label_errors_uncached(value: str) -> list[str]:
     errs = []
     if len(value) > 63:
         errs.append(_max_len(63))
@@ -59,6 +72,15 @@ def dns1123_label_errors(value: str) -> list[str]:
 
 def dns1123_subdomain_errors(value: str) -> list[str]:
     """Problems with ``value`` as an RFC 1123 subdomain (at most 253 characters)."""
+    return list(_dns1123_subdomain_errors(value)) if type(value) is str else _dns1123_subdomain_errors_uncached(value)
+
+
+@lru_cache(maxsize=8192)
+def _dns1123_subdomain_errors(value: str) -> tuple[str, ...]:
+    return tuple(_dns1123_subdomain_errors_uncached(value))
+
+
+def _dns1123_subdomain_errors_uncached(value: str) -> list[str]:
     errs = []
     if len(value) > 253:
         errs.append(_max_len(253))
@@ -71,6 +93,15 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
 
 def qualified_name_errors(value: str) -> list[str]:
     """Problems with ``value`` as a qualified name (``[prefix/]name``, name part at most 63 characters)."""
+    return list(_qualified_name_errors(value)) if type(value) is str else _qualified_name_errors_uncached(value)
+
+
+@lru_cache(maxsize=8192)
+def _qualified_name_errors(value: str) -> tuple[str, ...]:
+    return tuple(_qualified_name_errors_uncached(value))
+
+
+def _qualified_name_errors_uncached(value: str) -> list[str]:
     errs: list[str] = []
     parts = value.split("/")
     if len(parts) == 1:
@@ -104,6 +135,15 @@ _ANNOTATIONS_LIMIT = 256 * 1024
 
 def label_value_errors(value: str) -> list[str]:
     """Problems with ``value`` as a label value (empty, or at most 63 characters of a qualified name part)."""
+    return list(_label_value_errors(value)) if type(value) is str else _label_value_errors_uncached(value)
+
+
+@lru_cache(maxsize=8192)
+def _label_value_errors(value: str) -> tuple[str, ...]:
+    return tuple(_label_value_errors_uncached(value))
+
+
+def _label_value_errors_uncached(value: str) -> list[str]:
     errs = []
     if len(value) > 63:
         errs.append(_max_len(63))

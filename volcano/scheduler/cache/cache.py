@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from volcano.informers import InformerFactory
-from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec, TaskStatus
+from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec, TaskStatus, task_status_of
 from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.session import Snapshot
 
@@ -32,6 +32,48 @@ def _key(obj: Obj) -> str:
     meta = obj.get("metadata") or {}
     ns = meta.get("namespace")
     return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
+
+
+_SAME = object()
+
+
+def _same_but(a: Mapping[str, Any], b: Mapping[str, Any], skip: str) -> bool:
+    """Whether mappings ``a`` and ``b`` hold the same keys and values (by identity, else equality),
+    the key ``skip`` aside."""
+    if a.keys() - {skip} != b.keys() - {skip}:
+        return False
+    for k, v in a.items():
+        if k != skip:
+            w = b.get(k, _SAME)
+            if w is not v and w != v:
+                return False
+    return True
+
+
+def rebound(spec: TaskSpec, pod: Obj) -> TaskSpec | None:
+    """``TaskSpec(pod)`` without parsing ``pod`` again, when ``pod`` is ``spec.pod`` bound to a node:
+    the same object but for ``spec.nodeName`` and ``metadata.resourceVersion`` (what a bind
+    changes). Every field is copied from ``spec`` but the pod, the node name and the status, the
+    only ones that read ``spec.nodeName`` (a property test compares every field with a fresh
+    parse). None when ``pod`` differs in anything else."""
+    old = spec.pod
+    old_spec, new_spec = old.get("spec"), pod.get("spec")
+    old_meta, new_meta = old.get("metadata"), pod.get("metadata")
+    if not (isinstance(old_spec, Mapping) and isinstance(new_spec, Mapping) and isinstance(old_meta, Mapping)
+            and isinstance(new_meta, Mapping)):
+        return None
+    if old.keys() != pod.keys() or any(k not in ("spec", "metadata") and pod[k] is not v and pod[k] != v
+                                       for k, v in old.items()):
+        return None
+    if not (_same_but(old_spec, new_spec, "nodeName") and _same_but(old_meta, new_meta, "resourceVersion")):
+        return None
+    task: TaskSpec = TaskSpec.__new__(TaskSpec)
+    for slot in TaskSpec.__slots__:
+        setattr(task, slot, getattr(spec, slot))
+    task.pod = pod
+    task.node_name = new_spec.get("nodeName") or ""
+    task.status = task_status_of(pod)
+    return task
 
 
 class SchedulerCache:
@@ -71,8 +113,11 @@ class SchedulerCache:
         if (spec.get("schedulerName") or "default-scheduler") not in self.scheduler_names and not spec.get("nodeName"):
             self.pods.pop(key, None)
             return
-        task = TaskSpec(obj)
-        self.space.register_all(task.requests)
+        previous = self.pods.get(key)
+        task = rebound(previous, obj) if previous is not None and etype == "MODIFIED" else None
+        if task is None:
+            task = TaskSpec(obj)
+            self.space.register_all(task.requests)
         if task.node_name:
             self.binding.pop(key, None)
         if task.status in (TaskStatus.Releasing, TaskStatus.Succeeded, TaskStatus.Failed):
