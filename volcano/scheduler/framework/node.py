@@ -128,6 +128,31 @@ class NodeTable:
             self.pods[row] += 1
         node.tasks[task.uid] = task
 
+    def add_tasks(self, placed: list[tuple[NodeInfo, TaskInfo]]) -> None:
+        """``add_task`` for each pair, in order, with the accounting summed in a few vector
+        operations (integer sums: the same columns as one by one)."""
+        if not placed:
+            return
+        n = len(placed)
+        rows = np.fromiter((node.row for node, _ in placed), dtype=np.intp, count=n)
+        vecs = np.stack([task.vec for _, task in placed])
+        pipe = np.fromiter((task.status == S.Pipelined for _, task in placed), dtype=np.bool_, count=n)
+        rel = np.fromiter((task.status == S.Releasing for _, task in placed), dtype=np.bool_, count=n)
+        for node, task in placed:
+            node.tasks[task.uid] = task
+        self.changes.extend(rows.tolist())
+        if pipe.any():
+            np.add.at(self.pipelined, rows[pipe], vecs[pipe])
+            np.subtract.at(self.fidle, rows[pipe], vecs[pipe])
+        held = ~pipe
+        np.add.at(self.used, rows[held], vecs[held])
+        np.subtract.at(self.idle, rows[held], vecs[held])
+        if rel.any():
+            np.add.at(self.releasing, rows[rel], vecs[rel])
+        busy = held & ~rel
+        np.subtract.at(self.fidle, rows[busy], vecs[busy])
+        np.add.at(self.pods, rows[held], 1)
+
     def remove_task(self, node: NodeInfo, task: TaskInfo) -> None:
         """Undo ``add_task`` for the task's current status."""
         if node.tasks.pop(task.uid, None) is None:

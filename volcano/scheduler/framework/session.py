@@ -155,16 +155,24 @@ class Session:
         shared.set(_PODGROUP_PARSES, parses)
         by_name = self.table.by_name
         fit = self.space.fit
+        jobs = self.jobs
+        overrides = snapshot.overrides
+        placed: list[tuple[NodeInfo, TaskInfo]] = []
         for spec, vec in zip(snapshot.tasks, task_vecs, strict=True):
-            over = snapshot.overrides.get(spec.uid)
+            over = overrides.get(spec.uid)
             task = TaskInfo(spec, fit(vec), *(over or (None, None)))
-            owner = self.jobs.get(spec.job_id) if spec.job_id else None
+            owner = jobs.get(spec.job_id) if spec.job_id else None
             if owner is not None:
                 owner.add_task(task)
             if task.node_name and task.status not in COMPLETED_STATUSES:
                 node = by_name.get(task.node_name)
                 if node is not None:
-                    self.table.add_task(node, task)
+                    placed.append((node, task))
+        if self.reuse:
+            self.table.add_tasks(placed)
+        else:
+            for node, task in placed:
+                self.table.add_task(node, task)
 
     def _open_plugins(self, registry: PluginRegistry) -> None:
         """Instantiate every configured plugin, tier by tier, and let it register."""
