@@ -43,6 +43,31 @@ def _requests(pod: Obj) -> Resources:
     return pod_requests(pod) + _ONE_POD
 
 
+class _RequestMemo:
+    """``_requests`` per pod version: the informer's objects are immutable, so a pod seen again as
+    the very same object has the same requests. A pod whose requests cannot be read is not
+    remembered (it raises again on every call, as without the memo)."""
+
+    def __init__(self) -> None:
+        self._memo: dict[str, tuple[Obj, Resources]] = {}
+        self.enabled = True
+
+    def __call__(self, pod: Obj) -> Resources:
+        if not self.enabled:
+            return _requests(pod)
+        uid = pod["metadata"].get("uid", "")
+        hit = self._memo.get(uid)
+        if hit is not None and hit[0] is pod:
+            return hit[1]
+        out = _requests(pod)
+        self._memo[uid] = (pod, out)
+        return out
+
+    def forget(self, uid: str) -> None:
+        """Drop a deleted pod."""
+        self._memo.pop(uid, None)
+
+
 class DefaultScheduler:
     """See the module docstring."""
 
@@ -61,15 +86,27 @@ class DefaultScheduler:
         self.skipped_cycles = 0
         self._writes = 0
         self._idle_at: tuple[str, str] | None = None
+        self._requests = _RequestMemo()
         self._pods.add_handler(self._on_pod)
 
     def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
         uid = pod["metadata"].get("uid", "")
         if event == "DELETED":
             self._arrival.pop(uid, None)
+            self._requests.forget(uid)
         elif uid not in self._arrival:
             self._arrivals += 1
             self._arrival[uid] = self._arrivals
+
+    @property
+    def reuse(self) -> bool:
+        """Whether each pod version's requests are remembered (``False``: recomputed every cycle,
+        the reference path the property tests compare against; the decisions are the same)."""
+        return self._requests.enabled
+
+    @reuse.setter
+    def reuse(self, value: bool) -> None:
+        self._requests.enabled = value
 
     def start(self) -> None:
         """Run a cycle every period (idempotent)."""
@@ -115,11 +152,11 @@ class DefaultScheduler:
                 phase = accessors.phase(pod)
                 if spec.get("nodeName"):
                     if phase not in ("Succeeded", "Failed"):
-                        used.append((spec["nodeName"], _requests(pod)))
+                        used.append((spec["nodeName"], self._requests(pod)))
                 elif (spec.get("schedulerName") or "default-scheduler") == "default-scheduler" and \
                         not accessors.meta(pod).get("deletionTimestamp"):
                     int(spec.get("priority") or 0)
-                    _requests(pod)
+                    self._requests(pod)
                     pending.append(pod)
             except DATA_ERRORS as exc:  # a pod this scheduler cannot read is left out
                 self.informers.unusable.handle("default-scheduler", dict(pod), exc)
@@ -153,7 +190,7 @@ class DefaultScheduler:
                 self.client.bind(meta["name"], meta.get("namespace") or "default", node)
             except ApiError:
                 continue
-            free[node] = free[node] - _requests(pod)
+            free[node] = free[node] - self._requests(pod)
             bound += 1
             if self.trace is not None:
                 self.trace.record(self.clock.now_ms, "default-scheduler", "Bind",
@@ -166,7 +203,7 @@ class DefaultScheduler:
     def _place(self, pod: Obj, specs: list[NodeSpec], free: dict[str, Resources]) -> str | None:
         spec = pod.get("spec") or {}
         tols = list(spec.get("tolerations") or [])
-        req = _requests(pod)
+        req = self._requests(pod)
         best, best_score = None, -1.0
         for node in specs:
             if node.unschedulable and not tolerates(tols, {"key": UNSCHEDULABLE_TAINT, "effect": "NoSchedule"}):

@@ -168,6 +168,9 @@ class Scheduler:
         self.replayed_cycles = 0
         """Cycles whose recorded effects were replayed instead of recomputed (included in ``cycles``)."""
         self._gauges: dict[tuple[str, ...], int] = {}
+        self.reuse = True
+        """Sessions reuse earlier parses and skip unused work (``Session.reuse``); ``False`` is the
+        reference path the property tests compare against."""
 
     def start(self) -> None:
         """Create the root/default queues if missing and run a cycle every period."""
@@ -223,7 +226,8 @@ class Scheduler:
         generation = self.cache.generation
         sink = _WatchedMetrics(self.metrics, self._gauges)
         ssn = Session(self.cache.snapshot(), self.conf, self.registry, uid=f"{self.name}-session-{self.cycles}",
-                      now_ms=start, trace=self.trace, component=self.name, clock=self.clock, metrics=sink)
+                      now_ms=start, trace=self.trace, component=self.name, clock=self.clock, metrics=sink,
+                      reuse=self.reuse)
         for pg, exc in ssn.unusable:
             self.cache.informers.unusable.handle(self.name, dict(pg), exc)
         for name in self.conf.actions:

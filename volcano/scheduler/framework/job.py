@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from volcano.api import accessors as obj
+from volcano.api.resources import Resources
 from volcano.api.well_known import PREEMPTABLE
 from volcano.scheduler.framework.resources import ResourceSpace, scheduler_resources
 from volcano.scheduler.framework.task import (
@@ -28,7 +29,7 @@ from volcano.scheduler.framework.task import (
     parse_bool,
 )
 
-__all__ = ["FitErrors", "JobInfo", "task_scheduling_reason"]
+__all__ = ["FitErrors", "JobInfo", "PodGroupParse", "parse_podgroup", "task_scheduling_reason"]
 
 S = TaskStatus
 
@@ -63,8 +64,46 @@ class FitErrors:
         return f"{base}: {', '.join(hist)}."
 
 
+class PodGroupParse(NamedTuple):
+    """What a ``JobInfo`` reads from one PodGroup version (immutable: a session copies the
+    mutable parts). ``parse_podgroup`` makes it; the session reuses it while the informer
+    hands out the very same PodGroup object."""
+
+    name: str
+    namespace: str
+    uid: str
+    queue: str
+    min_available: int
+    min_task_member: Mapping[str, int]
+    min_resources: Resources | None
+    creation: str
+    preemptable: bool
+    phase: str
+    conditions: tuple[Mapping[str, Any], ...]
+
+
+def parse_podgroup(podgroup: Mapping[str, Any], default_queue: str) -> PodGroupParse:
+    """The ``PodGroupParse`` of ``podgroup`` (bad quantities raise, naming the field)."""
+    meta = obj.meta(podgroup)
+    spec = podgroup.get("spec") or {}
+    status = obj.status(podgroup)
+    namespace = obj.namespace(podgroup) or "default"
+    name = obj.name(podgroup)
+    min_resources = scheduler_resources(spec.get("minResources"), field="spec.minResources") \
+        if spec.get("minResources") is not None else None
+    raw = obj.annotations(podgroup).get(PREEMPTABLE, obj.labels(podgroup).get(PREEMPTABLE))
+    return PodGroupParse(
+        name=name, namespace=namespace, uid=f"{namespace}/{name}", queue=spec.get("queue") or default_queue,
+        min_available=int(spec.get("minMember") or 0),
+        min_task_member={k: int(v) for k, v in (spec.get("minTaskMember") or {}).items()},
+        min_resources=min_resources, creation=meta.get("creationTimestamp") or "",
+        preemptable=bool(parse_bool(raw)) if raw is not None else False, phase=status.get("phase") or "",
+        conditions=tuple(status.get("conditions") or ()))
+
+
 class JobInfo:
-    """A PodGroup and its member tasks in one session."""
+    """A PodGroup and its member tasks in one session (``parsed``: its ``PodGroupParse``,
+    made from ``podgroup`` when not given)."""
 
     __slots__ = (
         "_be_pending",
@@ -91,25 +130,22 @@ class JobInfo:
         "uid",
     )
 
-    def __init__(self, podgroup: Mapping[str, Any], default_queue: str, priority: int, space: ResourceSpace) -> None:
-        meta = obj.meta(podgroup)
-        spec = podgroup.get("spec") or {}
-        status = obj.status(podgroup)
+    def __init__(self, podgroup: Mapping[str, Any], default_queue: str, priority: int, space: ResourceSpace,
+                 parsed: PodGroupParse | None = None) -> None:
+        p = parsed if parsed is not None else parse_podgroup(podgroup, default_queue)
         self.podgroup = podgroup
-        self.name = obj.name(podgroup)
-        self.namespace = obj.namespace(podgroup) or "default"
-        self.uid = f"{self.namespace}/{self.name}"
-        self.queue: str = spec.get("queue") or default_queue
-        self.min_available = int(spec.get("minMember") or 0)
-        self.min_task_member: dict[str, int] = {k: int(v) for k, v in (spec.get("minTaskMember") or {}).items()}
-        self.min_resources = scheduler_resources(spec.get("minResources"), field="spec.minResources") \
-            if spec.get("minResources") is not None else None
+        self.name = p.name
+        self.namespace = p.namespace
+        self.uid = p.uid
+        self.queue: str = p.queue
+        self.min_available = p.min_available
+        self.min_task_member: dict[str, int] = dict(p.min_task_member)
+        self.min_resources = p.min_resources
         self.priority = priority
-        self.creation: str = meta.get("creationTimestamp") or ""
-        raw = obj.annotations(podgroup).get(PREEMPTABLE, obj.labels(podgroup).get(PREEMPTABLE))
-        self.preemptable = bool(parse_bool(raw)) if raw is not None else False
-        self.phase: str = status.get("phase") or ""
-        self.conditions: list[dict[str, Any]] = [dict(c) for c in status.get("conditions") or []]
+        self.creation: str = p.creation
+        self.preemptable = p.preemptable
+        self.phase: str = p.phase
+        self.conditions: list[dict[str, Any]] = [dict(c) for c in p.conditions]
         self.tasks: dict[str, TaskInfo] = {}
         self.status_counts: Counter[TaskStatus] = Counter()
         self._be_pending = 0

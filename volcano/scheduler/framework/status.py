@@ -34,6 +34,8 @@ from volcano.scheduler.framework.session import Session
 __all__ = ["Event", "SessionOutcome", "close_session", "job_status", "pod_group_phase", "status_changed"]
 
 S = TaskStatus
+_UNPLACED = (S.Allocated, S.Pending, S.Pipelined)
+"""Statuses of tasks that get a ``PodScheduled=False`` condition at close."""
 
 
 class Event(NamedTuple):
@@ -105,6 +107,18 @@ def _pod_condition_changed(task: TaskInfo, cond: Mapping[str, Any]) -> bool:
     return True
 
 
+def _add_up(allocated: dict[str, Any], ssn: Session, queue: str, vec: Any, has_root: bool) -> None:
+    """Add ``vec`` to ``queue`` and, with a ``root`` queue, to each ancestor up to it."""
+    name: str | None = queue
+    seen: set[str] = set()
+    while name is not None and name in allocated and name not in seen:
+        seen.add(name)
+        allocated[name] = allocated[name] + vec
+        if not has_root or name == "root":
+            break
+        name = ssn.queues[name].parent or "root"
+
+
 def close_session(ssn: Session) -> SessionOutcome:
     """Run plugin close hooks and compute every status write (see module docstring)."""
     ssn.close()
@@ -118,9 +132,13 @@ def close_session(ssn: Session) -> SessionOutcome:
         update = not old or status_changed(new, old)
         if update:
             out.podgroups.append((job, new))
-        ordered = ssn.sort_tasks(job.tasks.values())
-        fit = job.fit_error(ordered)
-        if new["phase"] in ("Pending", "Inqueue", "Unknown"):
+        waiting = new["phase"] in ("Pending", "Inqueue", "Unknown")
+        # Only a waiting job's event and its unplaced tasks' conditions read the task order
+        # and the fit message: a job with neither skips both (both are pure).
+        needed = waiting or job.count(_UNPLACED) > 0 or not ssn.reuse
+        ordered = ssn.sort_tasks(job.tasks.values()) if needed else []
+        fit = job.fit_error(ordered) if needed else ""
+        if waiting:
             pending = job.status_counts[S.Pending]
             out.events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable",
                                     f"{pending}/{len(job.tasks)} tasks in gang unschedulable: {fit}"))
@@ -128,7 +146,7 @@ def close_session(ssn: Session) -> SessionOutcome:
             out.events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled",
                                     "pod group is ready"))
         for task in ordered:
-            if task.status not in (S.Allocated, S.Pending, S.Pipelined) or task.spec.gated:
+            if task.status not in _UNPLACED or task.spec.gated:
                 continue
             reason, msg, nominated = task_scheduling_reason(job, task)
             if not msg:
@@ -141,17 +159,14 @@ def close_session(ssn: Session) -> SessionOutcome:
     allocated: dict[str, Any] = {name: ssn.space.zeros() for name in ssn.queues}
     has_root = "root" in ssn.queues
     for job in ssn.jobs.values():
-        for t in job.tasks.values():
-            if t.status not in ALLOCATED_STATUSES:
-                continue
-            name: str | None = job.queue
-            seen: set[str] = set()
-            while name is not None and name in allocated and name not in seen:
-                seen.add(name)
-                allocated[name] = allocated[name] + ssn.space.fit(t.vec)
-                if not has_root or name == "root":
-                    break
-                name = ssn.queues[name].parent or "root"
+        # job.allocated is the sum of its tasks' vectors in ALLOCATED_STATUSES (kept by JobInfo);
+        # without reuse, the reference sums the tasks one by one.
+        if not job.count(ALLOCATED_STATUSES):
+            continue
+        vecs = [ssn.space.fit(job.allocated)] if ssn.reuse else \
+            [ssn.space.fit(t.vec) for t in job.tasks.values() if t.status in ALLOCATED_STATUSES]
+        for vec in vecs:
+            _add_up(allocated, ssn, job.queue, vec, has_root)
     for name, vec in sorted(allocated.items()):
         res = ssn.space.to_resources(vec)
         current = accessors.status(ssn.queues[name].obj).get("allocated") or {}
