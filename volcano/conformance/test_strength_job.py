@@ -14,6 +14,7 @@ the limit so that a check against the wrong count shows:
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
@@ -217,3 +218,58 @@ def test_a_dependent_task_waits_for_its_dependency_to_be_ready(cluster: Cluster,
         cluster.wait_until(lambda: count_phase(of("b"), ("Running",)) == 1, 120, "b's pod running")
     else:
         cluster.hold(lambda: not of("b"), 60, "no pod of b while a is below its minAvailable")
+
+
+@pytest.mark.job_plugins
+@pytest.mark.parametrize(("args", "port"), [([], 22), (["--ssh-port=2222"], 2222)])
+def test_ssh_secret_holds_a_key_pair_and_a_host_per_pod(cluster: Cluster, args: list[str], port: int) -> None:
+    """The ssh plugin's Secret ``<job>-ssh`` (controllers reference §4.3): ``id_rsa`` a PKCS#1 PEM
+    private key, ``id_rsa.pub`` and ``authorized_keys`` the same ``ssh-rsa`` public key, and
+    ``config`` without host-key checking followed by one Host block per pod on the ssh port."""
+    name = "sshkeys"
+    cluster.apply(job(name, [Task(name="m", rep=1, req=NO_REQUESTS), Task(name="w", rep=2, req=NO_REQUESTS)],
+                      plugins={"ssh": args}))
+    cluster.wait_until(lambda: cluster.try_get("Secret", f"{name}-ssh") is not None, 60, "the ssh Secret")
+    data = {k: base64.b64decode(v).decode() for k, v in cluster.get("Secret", f"{name}-ssh")["data"].items()}
+    assert sorted(data) == ["authorized_keys", "config", "id_rsa", "id_rsa.pub"]
+    private = data["id_rsa"].splitlines()
+    assert private[0] == "-----BEGIN RSA PRIVATE KEY-----" and private[-1] == "-----END RSA PRIVATE KEY-----"
+    assert base64.b64decode("".join(private[1:-1]))[:1] == b"\x30"  # a DER SEQUENCE
+    assert data["id_rsa.pub"].startswith("ssh-rsa ") and data["authorized_keys"] == data["id_rsa.pub"]
+    hosts = "".join(f"Host {h}\n  HostName {h}.{name}\n  Port {port}\n"
+                    for h in (f"{name}-m-0", f"{name}-w-0", f"{name}-w-1"))
+    assert data["config"] == "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n" + hosts
+
+
+OUT_OF_SYNC = "volcano.sh/controller-out-of-sync"
+
+
+def _last_seen(cluster: Cluster, pod_uid: str) -> Obj:
+    """The last state of a pod the watch saw before it was removed (or now)."""
+    return [obj for _, kind, _, obj in cluster.recorder.history
+            if kind == "Pod" and obj["metadata"]["uid"] == pod_uid][-1]
+
+
+@pytest.mark.parametrize("action", ["RestartJob", "TerminateJob"])
+def test_pods_the_controller_kills_are_marked_out_of_sync(cluster: Cluster, action: str) -> None:
+    """PodEvicted -> ``action``: the user deletes one pod; the controller kills the others, marking
+    each ``volcano.sh/controller-out-of-sync`` before deleting it (controllers reference §2.7), so
+    their deletions are not taken for further evictions: a RestartJob restarts the job once (one
+    retry, every task back to running) and a TerminateJob ends Terminated."""
+    name = f"oos-{action.lower()}"
+    cluster.apply(job(name, [Task(name="a", rep=2, req=NO_REQUESTS), Task(name="b", rep=1, req=NO_REQUESTS)],
+                      policies=[{"event": "PodEvicted", "action": action}]))
+    cluster.wait_until(lambda: count_phase(cluster.job_pods(name), ("Running",)) == 3, 120, f"{name} running")
+    first = {p["metadata"]["name"]: p["metadata"]["uid"] for p in cluster.job_pods(name)}
+    cluster.delete("Pod", f"{name}-a-0")
+    if action == "RestartJob":
+        cluster.wait_until(lambda: len({p["metadata"]["uid"] for p in cluster.job_pods(name)
+                                        if p["status"].get("phase") == "Running"} - set(first.values())) == 3,
+                           300, f"{name} running again with new pods")
+        cluster.hold(lambda: job_phase(cluster, name) == "Running"
+                     and cluster.get("Job", name)["status"].get("retryCount") == 1, 60, "one restart only")
+    else:
+        wait_job_phase(cluster, name, "Terminated", 300)
+    marked = {n: (_last_seen(cluster, uid)["metadata"].get("annotations") or {}).get(OUT_OF_SYNC)
+              for n, uid in first.items()}
+    assert marked == {f"{name}-a-0": None, f"{name}-a-1": "true", f"{name}-b-0": "true"}

@@ -1,0 +1,170 @@
+"""Scheduler semantics the other scheduling cases leave to a single check, at their boundaries.
+
+* the victim order between jobs of one queue: the job drf orders later (the larger dominant
+  share) gives up its pods first, whatever the pods' names and ages (scheduler reference §4.6,
+  ``BuildVictimsPriorityQueue``);
+* drf's own victim rule when it is the plugin that decides (``enablePreemptable``): a starving job
+  may take pods from a job with a larger share only up to equal shares (§5.3), so a gang that needs
+  more than half the cluster gets nothing, one that needs half gets it;
+* node affinity operators (``In``, ``NotIn``, ``Exists``, ``DoesNotExist``, ``Gt``, ``Lt``) at
+  the label value itself and one on each side (§6, predicates as Kubernetes' node affinity).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import pod, pod_group
+from volcano.conformance.lib.sizing import cluster_size
+from volcano.conformance.lib.waits import bound
+from volcano.conformance.test_scheduling_support import CI_CONF, conf_with, make_priority_classes
+
+Obj = dict[str, Any]
+PREEMPTABLE = {"volcano.sh/preemptable": "true"}
+PRIORITIES = {"high-priority": 100, "low-priority": 10}
+PREEMPT_ONLY_CONF = conf_with(CI_CONF, old='"enqueue, allocate, backfill, reclaim, preempt"',
+                              new='"enqueue, allocate, backfill, preempt"')
+
+
+def _evicted(cluster: Cluster, prefix: str) -> list[str]:
+    """Pods named ``prefix*`` with a Warning ``Evict`` event, sorted."""
+    return sorted({(e.get("involvedObject") or {}).get("name", "") for e in cluster.events(kind="Pod")
+                   if e.get("reason") == "Evict"
+                   and (e.get("involvedObject") or {}).get("name", "").startswith(prefix)})
+
+
+def _group(cluster: Cluster, name: str, count: int, req: dict[str, str], *, priority_class: str | None = None,
+           node_selector: dict[str, str] | None = None, min_member: int = 1) -> list[str]:
+    """A PodGroup ``name`` and ``count`` pods ``<name>-<i>`` of it (preemptable, 0 s grace)."""
+    cluster.apply(pod_group(name, min_member=min_member, priority_class=priority_class))
+    names = [f"{name}-{i}" for i in range(count)]
+    cluster.apply([pod(n, group=name, req=req, labels=dict(PREEMPTABLE), priority_class=priority_class,
+                       node_selector=node_selector, grace_seconds=0) for n in names])
+    return names
+
+
+def _wait_bound(cluster: Cluster, names: list[str], count: int | None = None, timeout: float = 120) -> None:
+    want = len(names) if count is None else count
+    cluster.wait_until(lambda: _count_bound(cluster, names) == want, timeout, f"{want} of {names[0]}... bound")
+
+
+def _count_bound(cluster: Cluster, names: list[str]) -> int:
+    pods = {p["metadata"]["name"]: p for p in cluster.pods()}
+    return sum(1 for n in names if n in pods and bound(pods[n]) and not pods[n]["metadata"].get("deletionTimestamp"))
+
+
+@pytest.mark.preemption
+@pytest.mark.scheduler_conf(PREEMPT_ONLY_CONF)
+def test_the_job_with_the_larger_share_gives_up_its_pod_first(cluster: Cluster) -> None:
+    """On one worker, ``big`` (2 pods of 1.5 CPUs) and then ``small`` (2 pods of 0.5 CPU) run,
+    both low-priority with minMember 1, so gang lets either lose one pod. A high-priority pod of 1
+    CPU pinned to that worker needs one victim: it is big's (drf orders big after small), although
+    small's pods are younger. Taking small's first would need a second victim."""
+    make_priority_classes(cluster, PRIORITIES)
+    worker = cluster.worker_nodes()[0]["metadata"]["name"]
+    host = {"kubernetes.io/hostname": worker}
+    big = _group(cluster, "big", 2, {"cpu": "1500m"}, priority_class="low-priority", node_selector=host)
+    _wait_bound(cluster, big)
+    small = _group(cluster, "small", 2, {"cpu": "500m"}, priority_class="low-priority", node_selector=host)
+    _wait_bound(cluster, small)
+    urgent = _group(cluster, "urgent", 1, {"cpu": "1"}, priority_class="high-priority", node_selector=host)
+    _wait_bound(cluster, urgent, timeout=300)
+    assert len(_evicted(cluster, "big-")) == 1
+    assert _evicted(cluster, "small-") == []
+    cluster.hold(lambda: _count_bound(cluster, small) == 2 and _count_bound(cluster, big) == 1, 30,
+                 "small keeps both pods")
+
+
+# drf decides the victims alone: priority's and gang's victim filters off, conformance beside drf.
+DRF_PREEMPT_CONF = """\
+actions: "enqueue, allocate, preempt"
+tiers:
+- plugins:
+  - name: priority
+    enablePreemptable: false
+  - name: gang
+    enablePreemptable: false
+- plugins:
+  - name: conformance
+  - name: drf
+    enablePreemptable: true
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+"""
+
+
+@pytest.mark.preemption
+@pytest.mark.fairshare
+@pytest.mark.cluster(control_plane=False)
+@pytest.mark.scheduler_conf(DRF_PREEMPT_CONF)
+@pytest.mark.parametrize(("gang", "taken"), [(7, 7), (8, 8), (9, 0)])
+def test_drf_preempts_up_to_equal_shares(cluster: Cluster, gang: int, taken: int) -> None:
+    """``hog`` runs on all 16 one-CPU slots (minMember 1); a gang ``fair`` of ``gang`` pods
+    (minMember = pods, same priority) arrives. drf lets fair take a pod while fair's share with it
+    stays at most hog's share without it: up to 8 of 16, so gangs of 7 and 8 run and one of 9
+    takes nothing (its gang is never complete, so the statement is discarded)."""
+    rep = cluster_size(cluster, {"cpu": "1"})
+    assert rep == 16, "the shares are worked out for 16 one-CPU slots"
+    hog = _group(cluster, "hog", rep, {"cpu": "1"})
+    _wait_bound(cluster, hog)
+    fair = _group(cluster, "fair", gang, {"cpu": "1"}, min_member=gang)
+    if taken:
+        _wait_bound(cluster, fair, taken, timeout=300)
+    cluster.hold(lambda: _count_bound(cluster, fair) == taken and _count_bound(cluster, hog) == rep - taken, 60,
+                 f"fair runs {taken}, hog {rep - taken}")
+    assert len(_evicted(cluster, "hog-")) == taken
+
+
+def _label_workers(cluster: Cluster) -> list[str]:
+    """Label worker i with ``rank=i`` (and the first two with ``tier=gold``); their names."""
+    names = [w["metadata"]["name"] for w in cluster.worker_nodes()]
+    for i, n in enumerate(names):
+        labels: dict[str, str | None] = {"rank": str(i), "tier": "gold" if i < 2 else None}
+        cluster.patch("Node", n, {"metadata": {"labels": labels}})
+    return names
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("operator", "values", "allowed"), [
+    ("Gt", ["0"], [1, 2, 3]), ("Gt", ["1"], [2, 3]), ("Gt", ["2"], [3]), ("Gt", ["3"], []),
+    ("Lt", ["1"], [0]), ("Lt", ["2"], [0, 1]), ("Lt", ["0"], []),
+    ("In", ["1", "3"], [1, 3]), ("NotIn", ["1", "3"], [0, 2]),
+])
+def test_node_affinity_operators_on_a_numeric_label(cluster: Cluster, operator: str, values: list[str],
+                                                     allowed: list[int]) -> None:
+    """Workers labelled rank 0..3; one pod per worker with a required node-affinity term on ``rank``:
+    the pods bind to exactly the allowed workers, one each (1 pod per worker's whole CPU)."""
+    _assert_affinity_places(cluster, {"key": "rank", "operator": operator, "values": values}, allowed)
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("operator", "allowed"), [("Exists", [0, 1]), ("DoesNotExist", [2, 3])])
+def test_node_affinity_label_presence(cluster: Cluster, operator: str, allowed: list[int]) -> None:
+    """Only the first two workers carry ``tier``: Exists allows them, DoesNotExist the others."""
+    _assert_affinity_places(cluster, {"key": "tier", "operator": operator}, allowed)
+
+
+def _assert_affinity_places(cluster: Cluster, expression: Obj, allowed: list[int]) -> None:
+    names = _label_workers(cluster)
+    cpu = int(cluster.worker_nodes()[0]["status"]["allocatable"]["cpu"])
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [expression]}]}}}
+    pods = []
+    for i in range(len(names)):
+        p = pod(f"picky-{i}", req={"cpu": str(cpu)})
+        p["spec"]["affinity"] = affinity
+        pods.append(p)
+    cluster.apply(pods)
+    want = sorted(names[i] for i in allowed)
+
+    def placed() -> list[str]:
+        return sorted(p["spec"]["nodeName"] for p in cluster.pods() if p["metadata"]["name"].startswith("picky-")
+                      and bound(p))
+
+    if want:
+        cluster.wait_until(lambda: placed() == want, 60, f"pods on {want}")
+    cluster.hold(lambda: placed() == want, 30, f"pods only on {want}")
