@@ -151,6 +151,41 @@ def test_pod_name_length_limit(cluster: Cluster, name_length: int, admitted: boo
 
 
 @pytest.mark.admission
+@pytest.mark.parametrize(("length", "causes"), [
+    (63, None), (64, "spec.schedulerName: Too long: may not be more than 63 bytes")])
+def test_scheduler_name_length(cluster: Cluster, length: int, causes: str | None) -> None:
+    """The CRD schema's maxLength on ``spec.schedulerName``."""
+    name = f"scheduler-name-{length}"
+    job = adm.base_job(name)
+    job["spec"]["schedulerName"] = ("s" * length)
+    if causes is None:
+        assert adm.plain(cluster.apply(job)[0])["spec"]["schedulerName"] == "s" * length
+        return
+    d = adm.denial(lambda: cluster.apply(job))
+    assert adm.schema_causes(d, JOB_KIND, name) == causes
+    assert cluster.try_get("Job", name) is None
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize("length", [63, 64])
+def test_task_name_length(cluster: Cluster, length: int) -> None:
+    """A task name of 63 characters passes the schema but makes a pod name too long for the
+    webhook; 64 is past the schema's maxLength."""
+    job = adm.base_job(f"task-name-{length}")
+    task = ("t" * length)
+    job["spec"]["tasks"][0]["name"] = task
+    d = adm.denial(lambda: cluster.apply(job))
+    if length == 63:
+        assert adm.webhook_message(d, adm.JOB_WEBHOOK) == (
+            f"create pod with name task-name-63-{task}-0 validate failed "
+            "[name part must be no more than 63 characters];")
+    else:
+        assert adm.schema_causes(d, JOB_KIND, "task-name-64") == (
+            "spec.tasks[0].name: Too long: may not be more than 63 bytes")
+    assert cluster.try_get("Job", f"task-name-{length}") is None
+
+
+@pytest.mark.admission
 @pytest.mark.parametrize(("new_min", "admitted"), [(5, True), (6, False)])
 def test_update_min_available_at_total_replicas(cluster: Cluster, new_min: int, admitted: bool) -> None:
     """On UPDATE the job's minAvailable may rise to the total replicas (2 + 3), not past it."""
@@ -273,6 +308,33 @@ def test_queue_resource_chain_at_limits(cluster: Cluster, request: pytest.Fixtur
             assert got["spec"][key] == value
     else:
         assert got == expected
+
+
+@pytest.mark.admission
+def test_parent_queue_with_allocated_pods(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """A leaf queue whose pods are running cannot become the parent of another queue (its pods
+    would sit in a non-leaf queue); an idle leaf queue can."""
+    for name in ("alloc-second", "alloc-first", "alloc-parent", "alloc-empty"):
+        adm.own_queue(request, cluster, name)
+    cluster.apply(adm.queue_manifest("alloc-parent", {"weight": 1}))
+    cluster.apply(adm.queue_manifest("alloc-empty", {"weight": 1}))
+    adm.wait_queue_open(cluster, "alloc-parent")
+    job = adm.base_job("alloc-job")
+    job["spec"]["queue"] = "alloc-parent"
+    cluster.apply(job)
+
+    def allocated_pods() -> str:
+        q = cluster.get("Queue", "alloc-parent")
+        return str(((q.get("status") or {}).get("allocated") or {}).get("pods") or "0")
+
+    cluster.wait_until(lambda: allocated_pods() == "1", 300, "one pod allocated in alloc-parent")
+    got = _outcome(cluster, adm.queue_manifest("alloc-first", {"weight": 1, "parent": "alloc-parent"}),
+                   adm.QUEUE_WEBHOOK)
+    assert got == ("queue alloc-parent cannot be the parent queue of queue alloc-first because it has "
+                   "allocated Pods: 1")
+    child = _outcome(cluster, adm.queue_manifest("alloc-first", {"weight": 1, "parent": "alloc-empty"}),
+                     adm.QUEUE_WEBHOOK)
+    assert isinstance(child, dict) and child["spec"]["parent"] == "alloc-empty"
 
 
 # ------------------------------------------------------------------------------------------- Pod

@@ -331,3 +331,64 @@ def test_pod_update_image_allowed_other_spec_forbidden(cluster: Cluster) -> None
     assert _invalid(d, "Pod", "pod-update").startswith(
         "spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`")
     assert cluster.get("Pod", "pod-update")["spec"]["restartPolicy"] == "Always"
+
+
+# --------------------------------------------------------------------------------- apply, re-apply
+
+
+def _deployment(containers: list[Obj], strategy: Obj, volumes: list[Obj] | None = None) -> Obj:
+    """A Deployment of no replicas (no pods, so only its own controller touches it)."""
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "reapplied"},
+            "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "reapplied"}}, "strategy": strategy,
+                     "template": {"metadata": {"labels": {"app": "reapplied"}},
+                                  "spec": {"containers": containers, "volumes": volumes or []}}}}
+
+
+def _container(name: str, *env: str) -> Obj:
+    return {"name": name, "image": "busybox:1.24", "env": [{"name": e, "value": e.lower()} for e in env]}
+
+
+def _names(items: list[Obj] | None) -> list[str]:
+    return [i["name"] for i in items or []]
+
+
+@pytest.mark.admission
+def test_reapplied_manifest_wins_for_keyed_lists(cluster: Cluster) -> None:
+    """Applying a changed manifest leaves exactly the manifest's list items, in its order:
+    items dropped from the middle of a keyed list go, reordered items follow the manifest."""
+    rolling = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}
+    cluster.apply(_deployment([_container("a", "X", "Y", "Z"), _container("b", "X"), _container("c", "X")],
+                              rolling))
+    cluster.apply(_deployment([_container("a", "X", "Z"), _container("c", "X", "W")], rolling))
+    spec = cluster.get("Deployment", "reapplied")["spec"]["template"]["spec"]
+    assert _names(spec["containers"]) == ["a", "c"]
+    assert [_names(c.get("env")) for c in spec["containers"]] == [["X", "Z"], ["X", "W"]]
+    cluster.apply(_deployment([_container("c", "W", "X"), _container("a", "Z", "X")], rolling))
+    spec = cluster.get("Deployment", "reapplied")["spec"]["template"]["spec"]
+    assert _names(spec["containers"]) == ["c", "a"]
+    assert [_names(c.get("env")) for c in spec["containers"]] == [["W", "X"], ["Z", "X"]]
+
+
+@pytest.mark.admission
+def test_reapplied_one_of_fields_replace_each_other(cluster: Cluster) -> None:
+    """Fields that are one of several choices (the rollout strategy's type, a volume's source) switch
+    cleanly when a manifest picks another: the old choice's fields go with it."""
+    volume = [{"name": "data", "emptyDir": {}}]
+    cluster.apply(_deployment([_container("a")], {"type": "RollingUpdate",
+                                                  "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}, volume))
+    cluster.apply(_deployment([_container("a")], {"type": "Recreate"},
+                              [{"name": "data", "configMap": {"name": "some-config"}}]))
+    spec = cluster.get("Deployment", "reapplied")["spec"]
+    assert spec["strategy"] == {"type": "Recreate"}
+    (data,) = spec["template"]["spec"]["volumes"]
+    assert data["configMap"]["name"] == "some-config"
+    assert "emptyDir" not in data
+
+
+@pytest.mark.admission
+def test_reapplied_manifest_drops_removed_keys(cluster: Cluster) -> None:
+    cluster.apply(_cm("reapplied-cm", {"a": "1", "b": "2", "c": "3"}, labels={"x": "1", "y": "2"}))
+    cluster.apply(_cm("reapplied-cm", {"a": "1", "c": "4"}, labels={"y": "2"}))
+    cm = plain(cluster.get("ConfigMap", "reapplied-cm"))
+    assert cm["data"] == {"a": "1", "c": "4"}
+    assert cm["metadata"]["labels"] == {"y": "2"}
