@@ -245,6 +245,32 @@ def test_policy_exit_code_around_zero(cluster: Cluster, exit_code: int, admitted
         assert isinstance(got, str) and got.startswith("1 error occurred:\n\t* 0 is not a valid error code\n\n")
 
 
+@pytest.mark.admission
+@pytest.mark.parametrize(("replicas", "min_available", "expected"), [
+    pytest.param(6, None, None, id="replicas-at-product"),
+    pytest.param(7, None, " 'Replicas' are not equal to TotalPartitions*PartitionSize in task: task-1, job: "
+                          "partition-7-none;", id="replicas-off-product"),
+    pytest.param(6, 4, None, id="min-available-at-min-partitions"),
+    pytest.param(6, 3, " 'MinAvailable' is not equal to MinPartitions*PartitionSize in task: task-1, job: "
+                       "partition-6-3;", id="min-available-off-min-partitions"),
+])
+def test_partition_arithmetic(cluster: Cluster, replicas: int, min_available: int | None,
+                              expected: str | None) -> None:
+    """A partitioned task (3 partitions of 2, at least 2 of them): replicas must be 3 x 2 and a
+    given minAvailable 2 x 2; without one the webhook derives it from the partitions."""
+    name = f"partition-{replicas}-{min_available if min_available is not None else 'none'}"
+    job = adm.base_job(name)
+    task = job["spec"]["tasks"][0]
+    task.update(replicas=replicas, partitionPolicy={"totalPartitions": 3, "partitionSize": 2, "minPartitions": 2})
+    if min_available is not None:
+        task["minAvailable"] = min_available
+    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    if expected is None:
+        assert isinstance(got, dict) and got["spec"]["tasks"][0]["minAvailable"] == 4
+    else:
+        assert got == expected.strip()
+
+
 # ----------------------------------------------------------------------------------------- Queue
 
 
@@ -335,6 +361,73 @@ def test_parent_queue_with_allocated_pods(cluster: Cluster, request: pytest.Fixt
     child = _outcome(cluster, adm.queue_manifest("alloc-first", {"weight": 1, "parent": "alloc-empty"}),
                      adm.QUEUE_WEBHOOK)
     assert isinstance(child, dict) and child["spec"]["parent"] == "alloc-empty"
+
+
+def _family(cluster: Cluster, request: pytest.FixtureRequest, parent: Obj, *children: tuple[str, Obj]) -> None:
+    """Create queue ``h-parent`` with ``parent`` and the given children under it (all deleted at the
+    end, children first)."""
+    adm.own_queue(request, cluster, "h-parent")
+    cluster.apply(adm.queue_manifest("h-parent", {"weight": 1, **parent}))
+    for name, spec in children:
+        adm.own_queue(request, cluster, name)
+        cluster.apply(adm.queue_manifest(name, {"weight": 1, "parent": "h-parent", **spec}))
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("cpu", "expected"), [
+    ("3999m", None), ("4", None),
+    ("4001m", "queue h-child capability[cpu]=4001m exceeds its ancestor's capability=4")])
+def test_child_capability_within_ancestor(cluster: Cluster, request: pytest.FixtureRequest, cpu: str,
+                                          expected: str | None) -> None:
+    _family(cluster, request, {"capability": {"cpu": "4"}})
+    adm.own_queue(request, cluster, "h-child")
+    got = _outcome(cluster, adm.queue_manifest("h-child", {"weight": 1, "parent": "h-parent",
+                                                           "capability": {"cpu": cpu}}), adm.QUEUE_WEBHOOK)
+    if expected is None:
+        assert isinstance(got, dict) and got["spec"]["capability"] == {"cpu": cpu}
+    else:
+        assert got == expected
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("key", "cpu", "expected"), [
+    ("deserved", "2", None),
+    ("deserved", "2001m", "parent queue h-parent validation failed: sum of children's deserved (cpu: 4001m) "
+                          "exceeds parent's deserved limit (cpu: 4)"),
+    ("guarantee", "2", None),
+    ("guarantee", "2001m", "parent queue h-parent validation failed: sum of children's guarantee (cpu: 4001m) "
+                           "exceeds parent's guarantee limit (cpu: 4)"),
+])
+def test_children_sum_within_parent(cluster: Cluster, request: pytest.FixtureRequest, key: str, cpu: str,
+                                    expected: str | None) -> None:
+    """The siblings' deserved (guarantee) together may reach the parent's, not pass it."""
+    def amounts(value: str, deserved: str) -> Obj:
+        if key == "deserved":
+            return {"deserved": {"cpu": value}}
+        return {"deserved": {"cpu": deserved}, "guarantee": {"resource": {"cpu": value}}}
+
+    _family(cluster, request, amounts("4", "8"), ("h-first", amounts("2", "3")))
+    adm.own_queue(request, cluster, "h-second")
+    got = _outcome(cluster, adm.queue_manifest("h-second", {"weight": 1, "parent": "h-parent", **amounts(cpu, "3")}),
+                   adm.QUEUE_WEBHOOK)
+    if expected is None:
+        assert isinstance(got, dict) and got["spec"]["parent"] == "h-parent"
+    else:
+        assert got == expected
+
+
+@pytest.mark.admission
+def test_queue_with_children_cannot_be_deleted(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    _family(cluster, request, {}, ("h-a", {}), ("h-b", {}))
+    d = adm.denial(lambda: cluster.delete("Queue", "h-parent"))
+    assert adm.webhook_message(d, adm.QUEUE_WEBHOOK) == (
+        "queue h-parent can not be deleted because it has 2 child queues: h-a, h-b")
+    cluster.delete("Queue", "h-a")
+    cluster.wait_until(lambda: cluster.try_get("Queue", "h-a") is None, 30, "h-a deleted")
+    d = adm.denial(lambda: cluster.delete("Queue", "h-parent"))
+    assert adm.webhook_message(d, adm.QUEUE_WEBHOOK) == (
+        "queue h-parent can not be deleted because it has 1 child queues: h-b")
+    assert cluster.try_get("Queue", "h-parent") is not None
 
 
 # ------------------------------------------------------------------------------------------- Pod

@@ -187,3 +187,19 @@ def test_pod_priority_from_its_class(cluster: Cluster, request: pytest.FixtureRe
     assert (d.code, d.reason) == (403, "Forbidden"), d
     assert d.message == 'pods "prio-unknown" is forbidden: no PriorityClass with name strength-no-such-class was found'
     assert cluster.try_get("Pod", "prio-other") is None and cluster.try_get("Pod", "prio-unknown") is None
+
+
+@pytest.mark.admission
+def test_global_default_priority_class(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """A pod without a class gets the global default's value and name; a second global default
+    is refused."""
+    for name in ("strength-default-class", "strength-second-default"):
+        _own_priority_class(request, cluster, name)
+    cluster.apply({**_priority_class("strength-default-class", 7), "globalDefault": True})
+    pod = plain(cluster.apply(_pod("prio-defaulted"))[0])
+    assert (pod["spec"]["priorityClassName"], pod["spec"]["priority"]) == ("strength-default-class", 7)
+    d = denial(lambda: cluster.apply({**_priority_class("strength-second-default", 8), "globalDefault": True}))
+    assert (d.code, d.reason) == (403, "Forbidden"), d
+    assert d.message.endswith("PriorityClass strength-default-class is already marked as default. "
+                              "Only one default can exist")
+    assert cluster.try_get("PriorityClass", "strength-second-default") is None
