@@ -151,6 +151,41 @@ def test_pod_name_length_limit(cluster: Cluster, name_length: int, admitted: boo
 
 
 @pytest.mark.admission
+@pytest.mark.parametrize(("length", "causes"), [
+    (63, None), (64, "spec.schedulerName: Too long: may not be more than 63 bytes")])
+def test_scheduler_name_length(cluster: Cluster, length: int, causes: str | None) -> None:
+    """The CRD schema's maxLength on ``spec.schedulerName``."""
+    name = f"scheduler-name-{length}"
+    job = adm.base_job(name)
+    job["spec"]["schedulerName"] = ("s" * length)
+    if causes is None:
+        assert adm.plain(cluster.apply(job)[0])["spec"]["schedulerName"] == "s" * length
+        return
+    d = adm.denial(lambda: cluster.apply(job))
+    assert adm.schema_causes(d, JOB_KIND, name) == causes
+    assert cluster.try_get("Job", name) is None
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize("length", [63, 64])
+def test_task_name_length(cluster: Cluster, length: int) -> None:
+    """A task name of 63 characters passes the schema but makes a pod name too long for the
+    webhook; 64 is past the schema's maxLength."""
+    job = adm.base_job(f"task-name-{length}")
+    task = ("t" * length)
+    job["spec"]["tasks"][0]["name"] = task
+    d = adm.denial(lambda: cluster.apply(job))
+    if length == 63:
+        assert adm.webhook_message(d, adm.JOB_WEBHOOK) == (
+            f"create pod with name task-name-63-{task}-0 validate failed "
+            "[name part must be no more than 63 characters];")
+    else:
+        assert adm.schema_causes(d, JOB_KIND, "task-name-64") == (
+            "spec.tasks[0].name: Too long: may not be more than 63 bytes")
+    assert cluster.try_get("Job", f"task-name-{length}") is None
+
+
+@pytest.mark.admission
 @pytest.mark.parametrize(("new_min", "admitted"), [(5, True), (6, False)])
 def test_update_min_available_at_total_replicas(cluster: Cluster, new_min: int, admitted: bool) -> None:
     """On UPDATE the job's minAvailable may rise to the total replicas (2 + 3), not past it."""
@@ -208,6 +243,32 @@ def test_policy_exit_code_around_zero(cluster: Cluster, exit_code: int, admitted
         assert isinstance(got, dict) and got["spec"]["policies"][0]["exitCode"] == exit_code
     else:
         assert isinstance(got, str) and got.startswith("1 error occurred:\n\t* 0 is not a valid error code\n\n")
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("replicas", "min_available", "expected"), [
+    pytest.param(6, None, None, id="replicas-at-product"),
+    pytest.param(7, None, " 'Replicas' are not equal to TotalPartitions*PartitionSize in task: task-1, job: "
+                          "partition-7-none;", id="replicas-off-product"),
+    pytest.param(6, 4, None, id="min-available-at-min-partitions"),
+    pytest.param(6, 3, " 'MinAvailable' is not equal to MinPartitions*PartitionSize in task: task-1, job: "
+                       "partition-6-3;", id="min-available-off-min-partitions"),
+])
+def test_partition_arithmetic(cluster: Cluster, replicas: int, min_available: int | None,
+                              expected: str | None) -> None:
+    """A partitioned task (3 partitions of 2, at least 2 of them): replicas must be 3 x 2 and a
+    given minAvailable 2 x 2; without one the webhook derives it from the partitions."""
+    name = f"partition-{replicas}-{min_available if min_available is not None else 'none'}"
+    job = adm.base_job(name)
+    task = job["spec"]["tasks"][0]
+    task.update(replicas=replicas, partitionPolicy={"totalPartitions": 3, "partitionSize": 2, "minPartitions": 2})
+    if min_available is not None:
+        task["minAvailable"] = min_available
+    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    if expected is None:
+        assert isinstance(got, dict) and got["spec"]["tasks"][0]["minAvailable"] == 4
+    else:
+        assert got == expected.strip()
 
 
 # ----------------------------------------------------------------------------------------- Queue
@@ -273,6 +334,100 @@ def test_queue_resource_chain_at_limits(cluster: Cluster, request: pytest.Fixtur
             assert got["spec"][key] == value
     else:
         assert got == expected
+
+
+@pytest.mark.admission
+def test_parent_queue_with_allocated_pods(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """A leaf queue whose pods are running cannot become the parent of another queue (its pods
+    would sit in a non-leaf queue); an idle leaf queue can."""
+    for name in ("alloc-second", "alloc-first", "alloc-parent", "alloc-empty"):
+        adm.own_queue(request, cluster, name)
+    cluster.apply(adm.queue_manifest("alloc-parent", {"weight": 1}))
+    cluster.apply(adm.queue_manifest("alloc-empty", {"weight": 1}))
+    adm.wait_queue_open(cluster, "alloc-parent")
+    job = adm.base_job("alloc-job")
+    job["spec"]["queue"] = "alloc-parent"
+    cluster.apply(job)
+
+    def allocated_pods() -> str:
+        q = cluster.get("Queue", "alloc-parent")
+        return str(((q.get("status") or {}).get("allocated") or {}).get("pods") or "0")
+
+    cluster.wait_until(lambda: allocated_pods() == "1", 300, "one pod allocated in alloc-parent")
+    got = _outcome(cluster, adm.queue_manifest("alloc-first", {"weight": 1, "parent": "alloc-parent"}),
+                   adm.QUEUE_WEBHOOK)
+    assert got == ("queue alloc-parent cannot be the parent queue of queue alloc-first because it has "
+                   "allocated Pods: 1")
+    child = _outcome(cluster, adm.queue_manifest("alloc-first", {"weight": 1, "parent": "alloc-empty"}),
+                     adm.QUEUE_WEBHOOK)
+    assert isinstance(child, dict) and child["spec"]["parent"] == "alloc-empty"
+
+
+def _family(cluster: Cluster, request: pytest.FixtureRequest, parent: Obj, *children: tuple[str, Obj]) -> None:
+    """Create queue ``h-parent`` with ``parent`` and the given children under it (all deleted at the
+    end, children first)."""
+    adm.own_queue(request, cluster, "h-parent")
+    cluster.apply(adm.queue_manifest("h-parent", {"weight": 1, **parent}))
+    for name, spec in children:
+        adm.own_queue(request, cluster, name)
+        cluster.apply(adm.queue_manifest(name, {"weight": 1, "parent": "h-parent", **spec}))
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("cpu", "expected"), [
+    ("3999m", None), ("4", None),
+    ("4001m", "queue h-child capability[cpu]=4001m exceeds its ancestor's capability=4")])
+def test_child_capability_within_ancestor(cluster: Cluster, request: pytest.FixtureRequest, cpu: str,
+                                          expected: str | None) -> None:
+    _family(cluster, request, {"capability": {"cpu": "4"}})
+    adm.own_queue(request, cluster, "h-child")
+    got = _outcome(cluster, adm.queue_manifest("h-child", {"weight": 1, "parent": "h-parent",
+                                                           "capability": {"cpu": cpu}}), adm.QUEUE_WEBHOOK)
+    if expected is None:
+        assert isinstance(got, dict) and got["spec"]["capability"] == {"cpu": cpu}
+    else:
+        assert got == expected
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("key", "cpu", "expected"), [
+    ("deserved", "2", None),
+    ("deserved", "2001m", "parent queue h-parent validation failed: sum of children's deserved (cpu: 4001m) "
+                          "exceeds parent's deserved limit (cpu: 4)"),
+    ("guarantee", "2", None),
+    ("guarantee", "2001m", "parent queue h-parent validation failed: sum of children's guarantee (cpu: 4001m) "
+                           "exceeds parent's guarantee limit (cpu: 4)"),
+])
+def test_children_sum_within_parent(cluster: Cluster, request: pytest.FixtureRequest, key: str, cpu: str,
+                                    expected: str | None) -> None:
+    """The siblings' deserved (guarantee) together may reach the parent's, not pass it."""
+    def amounts(value: str, deserved: str) -> Obj:
+        if key == "deserved":
+            return {"deserved": {"cpu": value}}
+        return {"deserved": {"cpu": deserved}, "guarantee": {"resource": {"cpu": value}}}
+
+    _family(cluster, request, amounts("4", "8"), ("h-first", amounts("2", "3")))
+    adm.own_queue(request, cluster, "h-second")
+    got = _outcome(cluster, adm.queue_manifest("h-second", {"weight": 1, "parent": "h-parent", **amounts(cpu, "3")}),
+                   adm.QUEUE_WEBHOOK)
+    if expected is None:
+        assert isinstance(got, dict) and got["spec"]["parent"] == "h-parent"
+    else:
+        assert got == expected
+
+
+@pytest.mark.admission
+def test_queue_with_children_cannot_be_deleted(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    _family(cluster, request, {}, ("h-a", {}), ("h-b", {}))
+    d = adm.denial(lambda: cluster.delete("Queue", "h-parent"))
+    assert adm.webhook_message(d, adm.QUEUE_WEBHOOK) == (
+        "queue h-parent can not be deleted because it has 2 child queues: h-a, h-b")
+    cluster.delete("Queue", "h-a")
+    cluster.wait_until(lambda: cluster.try_get("Queue", "h-a") is None, 30, "h-a deleted")
+    d = adm.denial(lambda: cluster.delete("Queue", "h-parent"))
+    assert adm.webhook_message(d, adm.QUEUE_WEBHOOK) == (
+        "queue h-parent can not be deleted because it has 1 child queues: h-b")
+    assert cluster.try_get("Queue", "h-parent") is not None
 
 
 # ------------------------------------------------------------------------------------------- Pod

@@ -331,3 +331,131 @@ def test_pod_update_image_allowed_other_spec_forbidden(cluster: Cluster) -> None
     assert _invalid(d, "Pod", "pod-update").startswith(
         "spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`")
     assert cluster.get("Pod", "pod-update")["spec"]["restartPolicy"] == "Always"
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("tolerations", "error"), [
+    pytest.param([{"key": "a", "operator": "Exists", "effect": "NoSchedule"},
+                  {"key": "b", "operator": "Exists", "effect": "NoExecute"}], None, id="added"),
+    pytest.param([{"key": "a", "operator": "Exists", "effect": "NoExecute"}],
+                 "spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds",
+                 id="effect-changed"),
+])
+def test_pod_tolerations_may_only_grow(cluster: Cluster, request: pytest.FixtureRequest, tolerations: list[Obj],
+                                       error: str | None) -> None:
+    name = f"tolerations-{request.node.callspec.id}"
+    cluster.apply(_idle_pod(name, tolerations=[{"key": "a", "operator": "Exists", "effect": "NoSchedule"}]))
+    if error is None:
+        patched = cluster.patch("Pod", name, {"spec": {"tolerations": tolerations}})
+        assert [t["key"] for t in patched["spec"]["tolerations"]] == ["a", "b"]
+        return
+    d = denial(lambda: cluster.patch("Pod", name, {"spec": {"tolerations": tolerations}}))
+    assert _invalid(d, "Pod", name).startswith(error)
+    assert cluster.get("Pod", name)["spec"]["tolerations"][0]["effect"] == "NoSchedule"
+
+
+@pytest.mark.admission
+def test_pod_status_subresource(cluster: Cluster) -> None:
+    """Status goes through ``/status`` (spec in that patch is ignored); status sent to the pod
+    itself is ignored."""
+    cluster.apply(_idle_pod("status-pod"))
+    condition = {"type": "example.com/Checked", "status": "True"}
+    cluster.patch("Pod", "status-pod", {"status": {"conditions": [condition]},
+                                        "spec": {"activeDeadlineSeconds": 5}}, subresource="status")
+    pod = plain(cluster.get("Pod", "status-pod"))
+    assert condition in [{"type": c["type"], "status": c["status"]} for c in pod["status"]["conditions"]]
+    assert "activeDeadlineSeconds" not in pod["spec"]
+    cluster.patch("Pod", "status-pod", {"status": {"phase": "Failed"}})
+    assert cluster.get("Pod", "status-pod")["status"].get("phase") != "Failed"
+
+
+@pytest.mark.admission
+def test_unscheduled_pod_is_deleted_at_once(cluster: Cluster) -> None:
+    """A pod no node runs has no kubelet to wait for: DELETE removes it immediately."""
+    cluster.apply(_idle_pod("unbound-delete", terminationGracePeriodSeconds=30))
+    cluster.delete("Pod", "unbound-delete")
+    assert cluster.try_get("Pod", "unbound-delete") is None
+
+
+@pytest.mark.admission
+def test_foreground_deletion_waits_for_dependents(cluster: Cluster) -> None:
+    """Foreground: the owner stays (with the foregroundDeletion finalizer) until its blocking
+    dependents are gone; a dependent held by its own finalizer holds the owner too."""
+    owner = plain(cluster.apply(_cm("fg-owner"))[0])
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "fg-owner", "uid": owner["metadata"]["uid"],
+           "blockOwnerDeletion": True}
+    cluster.apply(_cm("fg-dependent", ownerReferences=[ref], finalizers=["example.com/hold"]))
+    cluster.delete("ConfigMap", "fg-owner", propagation_policy="Foreground")
+
+    def dependent_marked() -> bool:
+        dep = cluster.try_get("ConfigMap", "fg-dependent")
+        return dep is not None and bool(dep["metadata"].get("deletionTimestamp"))
+
+    cluster.wait_until(dependent_marked, 60, "dependent marked for deletion")
+    held = plain(cluster.get("ConfigMap", "fg-owner"))
+    assert held["metadata"]["deletionTimestamp"]
+    assert held["metadata"]["finalizers"] == ["foregroundDeletion"]
+    cluster.patch("ConfigMap", "fg-dependent", {"metadata": {"finalizers": None}})
+    cluster.wait_until(lambda: cluster.try_get("ConfigMap", "fg-owner") is None, 60, "owner deleted")
+    assert cluster.try_get("ConfigMap", "fg-dependent") is None
+
+
+# --------------------------------------------------------------------------------- apply, re-apply
+
+
+def _deployment(containers: list[Obj], strategy: Obj, volumes: list[Obj] | None = None) -> Obj:
+    """A Deployment of no replicas (no pods, so only its own controller touches it)."""
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "reapplied"},
+            "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "reapplied"}}, "strategy": strategy,
+                     "template": {"metadata": {"labels": {"app": "reapplied"}},
+                                  "spec": {"containers": containers, "volumes": volumes or []}}}}
+
+
+def _container(name: str, *env: str) -> Obj:
+    return {"name": name, "image": "busybox:1.24", "env": [{"name": e, "value": e.lower()} for e in env]}
+
+
+def _names(items: list[Obj] | None) -> list[str]:
+    return [i["name"] for i in items or []]
+
+
+@pytest.mark.admission
+def test_reapplied_manifest_wins_for_keyed_lists(cluster: Cluster) -> None:
+    """Applying a changed manifest leaves exactly the manifest's list items, in its order:
+    items dropped from the middle of a keyed list go, reordered items follow the manifest."""
+    rolling = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}
+    cluster.apply(_deployment([_container("a", "X", "Y", "Z"), _container("b", "X"), _container("c", "X")],
+                              rolling))
+    cluster.apply(_deployment([_container("a", "X", "Z"), _container("c", "X", "W")], rolling))
+    spec = cluster.get("Deployment", "reapplied")["spec"]["template"]["spec"]
+    assert _names(spec["containers"]) == ["a", "c"]
+    assert [_names(c.get("env")) for c in spec["containers"]] == [["X", "Z"], ["X", "W"]]
+    cluster.apply(_deployment([_container("c", "W", "X"), _container("a", "Z", "X")], rolling))
+    spec = cluster.get("Deployment", "reapplied")["spec"]["template"]["spec"]
+    assert _names(spec["containers"]) == ["c", "a"]
+    assert [_names(c.get("env")) for c in spec["containers"]] == [["W", "X"], ["Z", "X"]]
+
+
+@pytest.mark.admission
+def test_reapplied_one_of_fields_replace_each_other(cluster: Cluster) -> None:
+    """Fields that are one of several choices (the rollout strategy's type, a volume's source) switch
+    cleanly when a manifest picks another: the old choice's fields go with it."""
+    volume = [{"name": "data", "emptyDir": {}}]
+    cluster.apply(_deployment([_container("a")], {"type": "RollingUpdate",
+                                                  "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}, volume))
+    cluster.apply(_deployment([_container("a")], {"type": "Recreate"},
+                              [{"name": "data", "configMap": {"name": "some-config"}}]))
+    spec = cluster.get("Deployment", "reapplied")["spec"]
+    assert spec["strategy"] == {"type": "Recreate"}
+    (data,) = spec["template"]["spec"]["volumes"]
+    assert data["configMap"]["name"] == "some-config"
+    assert "emptyDir" not in data
+
+
+@pytest.mark.admission
+def test_reapplied_manifest_drops_removed_keys(cluster: Cluster) -> None:
+    cluster.apply(_cm("reapplied-cm", {"a": "1", "b": "2", "c": "3"}, labels={"x": "1", "y": "2"}))
+    cluster.apply(_cm("reapplied-cm", {"a": "1", "c": "4"}, labels={"y": "2"}))
+    cm = plain(cluster.get("ConfigMap", "reapplied-cm"))
+    assert cm["data"] == {"a": "1", "c": "4"}
+    assert cm["metadata"]["labels"] == {"y": "2"}

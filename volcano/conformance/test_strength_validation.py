@@ -1,0 +1,205 @@
+"""API conformance: Kubernetes' own validation of the built-in kinds a Volcano user submits, at
+the limits, and the Priority admission plugin.
+
+Volcano jobs become pods, so a malformed pod template reaches a user either as the Job webhook's
+denial or as the API server's answer to the pod itself. These cases send pods (and the
+workload kinds around them) with each value at a limit and one step past it, and check the
+answer a real API server gives: 201 with the value stored, 422 Invalid naming the field, or
+400 BadRequest when the body cannot even be decoded into the Go type. Pods use a scheduler
+that does not exist, so nothing binds or runs them. Every case uses only the backend-neutral
+``cluster`` fixture.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.test_admission import Denial, denial, plain
+
+__all__: list[str] = []
+
+Obj = dict[str, Any]
+
+
+def _pod(name: str, container: Obj | None = None, **spec: Any) -> Obj:
+    """A pod no scheduler binds; ``container`` fields are laid over one busybox container."""
+    c: Obj = {"name": "c", "image": "busybox:1.24", **(container or {})}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"schedulerName": "strength-absent-scheduler", "containers": [c], **spec}}
+
+
+def _causes(d: Denial, kind: str, name: str) -> str:
+    assert (d.code, d.reason) == (422, "Invalid"), d
+    prefix = f'{kind} "{name}" is invalid: '
+    assert d.message.startswith(prefix), d.message
+    return d.message[len(prefix):]
+
+
+def _check(cluster: Cluster, obj: Obj, expected: str | None) -> Obj | None:
+    """Create ``obj``: stored when ``expected`` is None, else 422 with exactly these causes and
+    nothing stored."""
+    kind, name = obj["kind"], obj["metadata"]["name"]
+    group = obj["apiVersion"].rpartition("/")[0]
+    if expected is None:
+        stored: Obj = plain(cluster.apply(obj)[0])
+        return stored
+    d = denial(lambda: cluster.apply(obj))
+    assert _causes(d, f"{kind}.{group}" if group else kind, name) == expected
+    assert cluster.try_get(kind, name) is None
+    return None
+
+
+_PORT = "spec.containers[0].ports[0]"
+_POD_LIMITS = [
+    pytest.param({"ports": [{"containerPort": 1}]}, {}, None, id="container-port-1"),
+    pytest.param({"ports": [{"containerPort": 65535}]}, {}, None, id="container-port-65535"),
+    pytest.param({"ports": [{"containerPort": 65536}]}, {},
+                 f"{_PORT}.containerPort: Invalid value: 65536: must be between 1 and 65535, inclusive",
+                 id="container-port-65536"),
+    pytest.param({"ports": [{"containerPort": 80, "hostPort": 65535}]}, {}, None, id="host-port-65535"),
+    pytest.param({"ports": [{"containerPort": 80, "hostPort": 65536}]}, {},
+                 f"{_PORT}.hostPort: Invalid value: 65536: must be between 1 and 65535, inclusive",
+                 id="host-port-65536"),
+    pytest.param({"ports": [{"containerPort": 80, "name": "p" * 15}]}, {}, None, id="port-name-15"),
+    pytest.param({"ports": [{"containerPort": 80, "name": "p" * 16}]}, {},
+                 f'{_PORT}.name: Invalid value: "{"p" * 16}": must be no more than 15 characters',
+                 id="port-name-16"),
+    pytest.param({"resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "1"}}}, {}, None,
+                 id="request-at-limit"),
+    pytest.param({"resources": {"requests": {"cpu": "1001m"}, "limits": {"cpu": "1"}}}, {},
+                 'spec.containers[0].resources.requests: Invalid value: "1001m": must be less than or equal to '
+                 "cpu limit of 1", id="request-over-limit"),
+    pytest.param({"resources": {"requests": {"memory": "0"}}}, {}, None, id="request-zero"),
+    pytest.param({}, {"activeDeadlineSeconds": 1}, None, id="deadline-1"),
+    pytest.param({}, {"activeDeadlineSeconds": 0},
+                 "spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive",
+                 id="deadline-0"),
+    pytest.param({}, {"terminationGracePeriodSeconds": 0}, None, id="grace-0"),
+    pytest.param({}, {"restartPolicy": "Sometimes"},
+                 'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", '
+                 '"Never"', id="restart-policy"),
+]
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("container", "spec", "expected"), _POD_LIMITS)
+def test_pod_field_limits(cluster: Cluster, request: pytest.FixtureRequest, container: Obj, spec: Obj,
+                          expected: str | None) -> None:
+    name = f"pod-{request.node.callspec.id}"
+    stored = _check(cluster, _pod(name, container, **spec), expected)
+    if stored is not None:
+        for key, value in spec.items():
+            assert stored["spec"][key] == value
+
+
+@pytest.mark.admission
+def test_duplicate_container_names(cluster: Cluster) -> None:
+    pod = _pod("dup-containers")
+    pod["spec"]["containers"].append({"name": "c", "image": "busybox:1.24"})
+    assert _check(cluster, pod, 'spec.containers[1].name: Duplicate value: "c"') is None
+
+
+_UNDECODABLE = [
+    pytest.param({"ports": [{"containerPort": "80"}]},
+                 "json: cannot unmarshal string into Go struct field ContainerPort.spec.containers.ports.containerPort "
+                 "of type int32", id="port-as-string"),
+    pytest.param({"ports": [{"containerPort": 2**31}]},
+                 f"json: cannot unmarshal number {2**31} into Go struct field ContainerPort.spec.containers.ports."
+                 "containerPort of type int32", id="port-past-int32"),
+    pytest.param({"env": {"A": "1"}},
+                 "json: cannot unmarshal object into Go struct field Container.spec.containers.env of type "
+                 "[]v1.EnvVar", id="env-as-map"),
+]
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("container", "detail"), _UNDECODABLE)
+def test_undecodable_pod_is_bad_request(cluster: Cluster, request: pytest.FixtureRequest, container: Obj,
+                                        detail: str) -> None:
+    """A body that does not decode into the Go type is 400 BadRequest, before any validation."""
+    name = f"undecodable-{request.node.callspec.id}"
+    d = denial(lambda: cluster.apply(_pod(name, container)))
+    assert (d.code, d.reason) == (400, "BadRequest"), d
+    assert d.message == f'Pod in version "v1" cannot be handled as a Pod: {detail}'
+    assert cluster.try_get("Pod", name) is None
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("replicas", "expected"), [
+    (0, None), (-1, "spec.replicas: Invalid value: -1: must be greater than or equal to 0")])
+def test_deployment_replicas_lower_bound(cluster: Cluster, replicas: int, expected: str | None) -> None:
+    name = f"replicas-{abs(replicas)}{'-below' if replicas < 0 else ''}"
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+                  "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                           "template": {"metadata": {"labels": {"app": name}},
+                                        "spec": {"containers": [{"name": "c", "image": "busybox:1.24"}]}}}}
+    stored = _check(cluster, deployment, expected)
+    assert stored is None or stored["spec"]["replicas"] == 0
+
+
+# ------------------------------------------------------------------------------- PriorityClass
+
+
+def _priority_class(name: str, value: int) -> Obj:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value}
+
+
+def _own_priority_class(request: pytest.FixtureRequest, cluster: Cluster, name: str) -> None:
+    def remove() -> None:
+        if cluster.try_get("PriorityClass", name) is not None:
+            cluster.delete("PriorityClass", name)
+    request.addfinalizer(remove)
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("value", "expected"), [
+    (1_000_000_000, None),
+    (1_000_000_001, "value: Forbidden: maximum allowed value of a user defined priority is 1000000000"),
+])
+def test_priority_class_value_limit(cluster: Cluster, request: pytest.FixtureRequest, value: int,
+                                    expected: str | None) -> None:
+    name = f"strength-priority-{value}"
+    _own_priority_class(request, cluster, name)
+    stored = _check(cluster, _priority_class(name, value), expected)
+    assert stored is None or (stored["value"], stored["preemptionPolicy"]) == (value, "PreemptLowerPriority")
+
+
+@pytest.mark.admission
+def test_pod_priority_from_its_class(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """The Priority plugin resolves a pod's class to its value; a pod may repeat the value, not
+    contradict it; an unknown class is refused."""
+    _own_priority_class(request, cluster, "strength-priority-class")
+    cluster.apply(_priority_class("strength-priority-class", 1000))
+    pod = plain(cluster.apply(_pod("prio-resolved", priorityClassName="strength-priority-class"))[0])
+    assert (pod["spec"]["priority"], pod["spec"]["preemptionPolicy"]) == (1000, "PreemptLowerPriority")
+    same = plain(cluster.apply(_pod("prio-same", priorityClassName="strength-priority-class", priority=1000))[0])
+    assert same["spec"]["priority"] == 1000
+    d = denial(lambda: cluster.apply(_pod("prio-other", priorityClassName="strength-priority-class",
+                                          priority=1001)))
+    assert (d.code, d.reason) == (403, "Forbidden"), d
+    assert d.message == ('pods "prio-other" is forbidden: the integer value of priority (1001) must not be provided '
+                         "in pod spec; priority admission controller computed 1000 from the given PriorityClass name")
+    d = denial(lambda: cluster.apply(_pod("prio-unknown", priorityClassName="strength-no-such-class")))
+    assert (d.code, d.reason) == (403, "Forbidden"), d
+    assert d.message == 'pods "prio-unknown" is forbidden: no PriorityClass with name strength-no-such-class was found'
+    assert cluster.try_get("Pod", "prio-other") is None and cluster.try_get("Pod", "prio-unknown") is None
+
+
+@pytest.mark.admission
+def test_global_default_priority_class(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """A pod without a class gets the global default's value and name; a second global default
+    is refused."""
+    for name in ("strength-default-class", "strength-second-default"):
+        _own_priority_class(request, cluster, name)
+    cluster.apply({**_priority_class("strength-default-class", 7), "globalDefault": True})
+    pod = plain(cluster.apply(_pod("prio-defaulted"))[0])
+    assert (pod["spec"]["priorityClassName"], pod["spec"]["priority"]) == ("strength-default-class", 7)
+    d = denial(lambda: cluster.apply({**_priority_class("strength-second-default", 8), "globalDefault": True}))
+    assert (d.code, d.reason) == (403, "Forbidden"), d
+    assert d.message.endswith("PriorityClass strength-default-class is already marked as default. "
+                              "Only one default can exist")
+    assert cluster.try_get("PriorityClass", "strength-second-default") is None
