@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.scheduler.harness import conf, node, opt, pg, pod, queue, res, run
@@ -12,6 +14,18 @@ def allocate_conf():  # type: ignore[no-untyped-def]
                                opt("drf", "preemptable", "jobOrder"),
                                opt("proportion", "queueOrder", "reclaimable", "allocatable"),
                                opt("predicates", "predicate"), opt("nodeorder", "nodeOrder")])
+
+
+def _two_masters_two_workers(worker_cpu: int, task_min: dict[str, int]) -> tuple[list[Any], ...]:
+    """Nodes, queues, PodGroups and pods of upstream's two "prepredicate" cases: a 1-cpu master node
+    and a ``worker_cpu``-cpu worker node; job pg1 (minMember 2, per-task ``task_min``) of two master and
+    two worker pods, each selecting its role's node."""
+    return ([node("n1", res(1, "2Gi"), {"nodeRole": "master"}),
+             node("n2", res(worker_cpu, "2Gi"), {"nodeRole": "worker"})],
+            [queue("c1")],
+            [pg("pg1", "c1", "c1", 2, task_min=task_min)],
+            [pod("c1", f"p{i}", req=res(1, "1G"), group="pg1", labels={"volcano.sh/task-spec": role},
+                 selector={"nodeRole": role}) for i, role in enumerate(["master", "master", "worker", "worker"])])
 
 
 CASES = [
@@ -28,30 +42,10 @@ CASES = [
         {"c1/p2": "n1"},
         id="prepredicate failed: node selector does not match",
     ),
-    pytest.param(
-        [node("n1", res(1, "2Gi"), {"nodeRole": "master"}), node("n2", res(1, "2Gi"), {"nodeRole": "worker"})],
-        [queue("c1")],
-        [pg("pg1", "c1", "c1", 2, task_min={"master": 1, "worker": 1})],
-        [
-            pod("c1", f"p{i}", req=res(1, "1G"), group="pg1", labels={"volcano.sh/task-spec": role},
-                selector={"nodeRole": role})
-            for i, role in enumerate(["master", "master", "worker", "worker"])
-        ],
-        {"c1/p0": "n1", "c1/p2": "n2"},
-        id="prepredicate failed and tasks are not used up",
-    ),
-    pytest.param(
-        [node("n1", res(1, "2Gi"), {"nodeRole": "master"}), node("n2", res(2, "2Gi"), {"nodeRole": "worker"})],
-        [queue("c1")],
-        [pg("pg1", "c1", "c1", 2, task_min={"master": 2, "worker": 0})],
-        [
-            pod("c1", f"p{i}", req=res(1, "1G"), group="pg1", labels={"volcano.sh/task-spec": role},
-                selector={"nodeRole": role})
-            for i, role in enumerate(["master", "master", "worker", "worker"])
-        ],
-        {},
-        id="master's min member can not be allocated",
-    ),
+    pytest.param(*_two_masters_two_workers(1, {"master": 1, "worker": 1}), {"c1/p0": "n1", "c1/p2": "n2"},
+                 id="prepredicate failed and tasks are not used up"),
+    pytest.param(*_two_masters_two_workers(2, {"master": 2, "worker": 0}), {},
+                 id="master's min member can not be allocated"),
     pytest.param(
         [node("n1", res(2, "4Gi"))],
         [queue("c1")],

@@ -31,28 +31,18 @@ def _job(
     return job
 
 
-@pytest.mark.parametrize(
-    ("min_member", "tasks", "skip"),
-    [
-        pytest.param(2, [(S.Running, "node-1"), (S.Releasing, "node-2")], True, id="partial termination"),
-        pytest.param(
-            2,
-            [(S.Running, "node-1"), (S.Releasing, "node-2"), (S.Pending, "")],
-            False,
-            id="pending replacement still needs condition",
-        ),
-        pytest.param(
-            2,
-            [(S.Running, "node-1"), (S.Releasing, "node-2"), (S.Pipelined, "node-3")],
-            False,
-            id="pipelined replacement still needs condition",
-        ),
-        pytest.param(1, [(S.Releasing, "")], False, id="never scheduled releasing task is not counted"),
-        pytest.param(
-            3, [(S.Running, "node-1"), (S.Releasing, "node-2")], False, id="scheduled tasks below minAvailable"
-        ),
-    ],
-)
+SKIP_CASES = {
+    "partial termination": (2, [(S.Running, "node-1"), (S.Releasing, "node-2")], True),
+    "pending replacement still needs condition": (
+        2, [(S.Running, "node-1"), (S.Releasing, "node-2"), (S.Pending, "")], False),
+    "pipelined replacement still needs condition": (
+        2, [(S.Running, "node-1"), (S.Releasing, "node-2"), (S.Pipelined, "node-3")], False),
+    "never scheduled releasing task is not counted": (1, [(S.Releasing, "")], False),
+    "scheduled tasks below minAvailable": (3, [(S.Running, "node-1"), (S.Releasing, "node-2")], False),
+}
+
+
+@pytest.mark.parametrize(("min_member", "tasks", "skip"), list(SKIP_CASES.values()), ids=list(SKIP_CASES))
 def test_should_skip_unschedulable_for_releasing(min_member, tasks, skip):  # type: ignore[no-untyped-def]
     assert should_skip_unschedulable_for_releasing(_job(min_member, tasks)) is skip
 
@@ -60,71 +50,28 @@ def test_should_skip_unschedulable_for_releasing(min_member, tasks, skip):  # ty
 UNSCHED = [{"type": "Unschedulable", "status": "True", "transitionID": "s1"}]
 
 
-@pytest.mark.parametrize(
-    ("min_member", "phase", "tasks", "conds", "expected"),
-    [
-        pytest.param(
-            1, "Running", [(S.Releasing, "node-1")], None, "Running", id="single pod terminating keeps Running"
-        ),
-        pytest.param(
-            2,
-            "Running",
-            [(S.Running, "node-1"), (S.Releasing, "node-2")],
-            None,
-            "Running",
-            id="multi pod partial terminating keeps Running",
-        ),
-        pytest.param(
-            2,
-            "Running",
-            [(S.Releasing, "node-1"), (S.Releasing, "node-2")],
-            None,
-            "Running",
-            id="all pods terminating keeps Running",
-        ),
-        pytest.param(
-            2,
-            "Pending",
-            [(S.Releasing, ""), (S.Pending, "")],
-            None,
-            "Pending",
-            id="never-scheduled pending pod deleted stays Pending",
-        ),
-        pytest.param(
-            2,
-            "Running",
-            [(S.Succeeded, "n"), (S.Succeeded, "n")],
-            None,
-            "Completed",
-            id="all scheduled tasks completed",
-        ),
-        pytest.param(
-            2,
-            "Running",
-            [(S.Releasing, "node-1")],
-            None,
-            "Pending",
-            id="scheduled releasing tasks below minMember fall to Pending",
-        ),
-        pytest.param(
-            2,
-            "Running",
-            [(S.Running, "node-1"), (S.Pending, "")],
-            UNSCHED,
-            "Unknown",
-            id="running and unschedulable is Unknown",
-        ),
-        pytest.param(2, "Inqueue", [(S.Pending, ""), (S.Pending, "")], None, "Inqueue", id="Inqueue is sticky"),
-        pytest.param(
-            2,
-            "Running",
-            [(S.Running, "node-1"), (S.Pending, "")],
-            [{"type": "Unschedulable", "status": "True", "transitionID": "older"}],
-            "Pending",
-            id="an older session's condition does not make it Unknown",
-        ),
-    ],
-)
+PHASE_CASES = {
+    "single pod terminating keeps Running": (1, "Running", [(S.Releasing, "node-1")], None, "Running"),
+    "multi pod partial terminating keeps Running": (
+        2, "Running", [(S.Running, "node-1"), (S.Releasing, "node-2")], None, "Running"),
+    "all pods terminating keeps Running": (
+        2, "Running", [(S.Releasing, "node-1"), (S.Releasing, "node-2")], None, "Running"),
+    "never-scheduled pending pod deleted stays Pending": (
+        2, "Pending", [(S.Releasing, ""), (S.Pending, "")], None, "Pending"),
+    "all scheduled tasks completed": (2, "Running", [(S.Succeeded, "n"), (S.Succeeded, "n")], None, "Completed"),
+    "scheduled releasing tasks below minMember fall to Pending": (
+        2, "Running", [(S.Releasing, "node-1")], None, "Pending"),
+    "running and unschedulable is Unknown": (
+        2, "Running", [(S.Running, "node-1"), (S.Pending, "")], UNSCHED, "Unknown"),
+    "Inqueue is sticky": (2, "Inqueue", [(S.Pending, ""), (S.Pending, "")], None, "Inqueue"),
+    "an older session's condition does not make it Unknown": (
+        2, "Running", [(S.Running, "node-1"), (S.Pending, "")],
+        [{"type": "Unschedulable", "status": "True", "transitionID": "older"}], "Pending"),
+}
+
+
+@pytest.mark.parametrize(("min_member", "phase", "tasks", "conds", "expected"), list(PHASE_CASES.values()),
+                         ids=list(PHASE_CASES))
 def test_pod_group_phase(min_member, phase, tasks, conds, expected):  # type: ignore[no-untyped-def]
     assert pod_group_phase(_job(min_member, tasks, phase, conds), "s1") == expected
 

@@ -172,3 +172,18 @@ CASES = [
 def test_reclaim(quota, priority, nodes, queues, pgs, pods, pcs, expected):  # type: ignore[no-untyped-def]
     r = run(tiers(quota, priority), nodes=nodes, queues=queues, podgroups=pgs, pods=pods, pcs=pcs)
     assert r.evicted == expected
+
+
+@pytest.mark.parametrize(("reclaimable", "expected"), [(None, ["c1/preemptee2"]), (False, [])])
+def test_a_queue_marked_not_reclaimable_gives_up_no_pod(reclaimable, expected):  # type: ignore[no-untyped-def]
+    """The table's first case with q1's ``spec.reclaimable`` unset (the default: reclaimable) and
+    false: the reclaim action takes no victim from a queue that is not reclaimable, even one above
+    its share (a mutation spot-check found this filter untested)."""
+    pods = [P("preemptee1", "n1", "Running", res(1, "1G"), "pg1", PRE_F),
+            P("preemptee2", "n1", "Running", res(1, "1G"), "pg1", PRE_T),
+            P("preemptee3", "n1", "Running", res(1, "1G"), "pg1", PRE_F),
+            P("preemptor1", "", "Pending", res(1, "1G"), "pg2")]
+    r = run(tiers(), nodes=[node("n1", res(3, "3Gi"))], queues=[queue("q1", reclaimable=reclaimable), queue("q2")],
+            podgroups=[pg("pg1", "c1", "q1", 1, pc_name="low-priority"),
+                       pg("pg2", "c1", "q2", 1, pc_name="high-priority")], pods=pods)
+    assert r.evicted == expected

@@ -9,7 +9,7 @@ import pytest
 
 from volcano.admission import install_admission
 from volcano.apiserver import ApiError, ApiServer
-from volcano.kube.leader import LeaderElector
+from volcano.kube.leader import LeaderElector, LeaderOptions
 from volcano.kube.nodes import GROUP_LABEL, SimNodes
 from volcano.kubelet.annotation_check import install_sim_annotation_check
 from volcano.sim import RandomStreams, SimClock
@@ -137,3 +137,11 @@ def test_sim_nodes_take_over_existing_nodes_and_check_their_options() -> None:
                             ({"count": 1, "prefix": "Bad_"}, "--prefix"), ({"count": 1, "gpu": -2}, "--gpu")):
         with pytest.raises(ValueError, match=message):
             SimNodes(server, clock, **kwargs)
+
+
+def test_a_components_start_line_names_its_lease_or_none() -> None:
+    """``volcano scheduler`` and ``volcano controllers`` print the Lease they elect through, or say
+    there is none (``--leader-elect=false``)."""
+    assert LeaderOptions(namespace="volcano-system", name="vc-scheduler").describe() == \
+        "Lease volcano-system/vc-scheduler"
+    assert LeaderOptions(enabled=False, name="vc-scheduler").describe() == "no leader election"

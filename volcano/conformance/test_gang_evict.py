@@ -227,7 +227,7 @@ def test_evicting_gang_blocked(cluster: Cluster, case: Blocked) -> None:
 
 # -- role-tight tasks (GP-R1, GR-R1) ----------------------------------------------------------------
 
-def _role_tight_case(cluster: Cluster, queues: dict[str, int], priorities: dict[str, int],
+def _role_tight_case(cluster: Cluster, queues: dict[str, int], priorities: dict[str, int], *,
                      victim: tuple[str, str, str], evictor: tuple[str, str, str]) -> None:
     """A multi-role victim ``(name, queue, priority class)`` (ps 1 pod, worker 3 pods min 2, job
     minAvailable 3) runs; a one-pod evictor ``(name, queue, priority class)`` gets its place; the
@@ -246,12 +246,12 @@ def _role_tight_case(cluster: Cluster, queues: dict[str, int], priorities: dict[
 @pytest.mark.preemption
 @pytest.mark.upstream(SUITE, "GP-R1: per-role surplus gate keeps role-tight tasks safe")
 def test_gp_r1(cluster: Cluster) -> None:
-    _role_tight_case(cluster, {"gp-q": 4}, HIGH_LOW, ("victim-gpr1", "gp-q", "gp-low-pri"),
-                     ("preemptor-gpr1", "gp-q", "gp-high-pri"))
+    _role_tight_case(cluster, {"gp-q": 4}, HIGH_LOW, victim=("victim-gpr1", "gp-q", "gp-low-pri"),
+                     evictor=("preemptor-gpr1", "gp-q", "gp-high-pri"))
 
 
 @pytest.mark.reclaim
 @pytest.mark.upstream(SUITE, "GR-R1: per-role surplus gate keeps role-tight tasks safe")
 def test_gr_r1(cluster: Cluster) -> None:
-    _role_tight_case(cluster, {"grr1-q1": 1, "grr1-q2": 3}, LOW, ("victim-grr1", "grr1-q2", "gr-low-pri"),
-                     ("reclaimer-grr1", "grr1-q1", "gr-low-pri"))
+    _role_tight_case(cluster, {"grr1-q1": 1, "grr1-q2": 3}, LOW, victim=("victim-grr1", "grr1-q2", "gr-low-pri"),
+                     evictor=("reclaimer-grr1", "grr1-q1", "gr-low-pri"))

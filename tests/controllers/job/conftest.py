@@ -180,7 +180,7 @@ class Cluster:
         self.run(ms)
 
 
-def fail_until_retry_limit(cluster: Cluster, name: str, max_retry: int) -> None:
+def fail_until_retry_limit(cluster: Cluster, name: str, *, max_retry: int) -> None:
     """Fail pod ``<name>-task-0`` of a one-pod job with policy PodFailed -> RestartJob and ``maxRetry``
     ``max_retry``: each of the first ``max_retry - 1`` failures restarts the job (Restarting, retryCount
     counts up, Running again once its group is Inqueue and its pod runs); the next one fails it."""

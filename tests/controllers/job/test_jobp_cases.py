@@ -233,7 +233,7 @@ def test_restart_limit_reaches_failed(cluster: Cluster) -> None:
     name = "retry-limit"
     cluster.start(job(name, [task("task", 1)], policies=[{"event": "PodFailed", "action": "RestartJob"}],
                       max_retry=3))
-    fail_until_retry_limit(cluster, name, 3)
+    fail_until_retry_limit(cluster, name, max_retry=3)
     assert cluster.phases(name)[-2:] == ["Restarting", "Failed"]
 
 

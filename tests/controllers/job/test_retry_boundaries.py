@@ -66,7 +66,7 @@ def test_job_fails_on_the_restart_request_at_max_retry(cluster: Cluster, max_ret
     name = f"job-retry-{max_retry}"
     cluster.start(job(name, [task("task", 1)], policies=[{"event": "PodFailed", "action": "RestartJob"}],
                       max_retry=max_retry))
-    fail_until_retry_limit(cluster, name, max_retry)
+    fail_until_retry_limit(cluster, name, max_retry=max_retry)
 
 
 @pytest.mark.parametrize(("succeeded", "completed"), [(1, False), (2, True)])
