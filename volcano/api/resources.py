@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from volcano.api.frozen import FrozenDict
 from volcano.api.quantity import QuantityError, format_milli, to_milli
 
 __all__ = [
@@ -241,6 +242,28 @@ def pod_requests(pod: Mapping[str, Any], *, default_from_limits: bool = True) ->
     makes it for every created pod. Pass ``False`` for objects that were never
     API-defaulted and must be counted as written (e.g. a Job's pod template).
     """
+    spec = pod.get("spec")
+    if type(spec) is not dict and type(spec) is not FrozenDict:
+        return _pod_requests(pod, default_from_limits)
+    try:  # the answer is a function of these three values alone; pods of one workload share them
+        key = (default_from_limits, repr((spec.get("containers"), spec.get("initContainers"), spec.get("overhead"))))
+    except RecursionError:
+        return _pod_requests(pod, default_from_limits)
+    total = _POD_REQUESTS.get(key)
+    if total is None:
+        total = _pod_requests(pod, default_from_limits)
+        if len(_POD_REQUESTS) >= 4096:
+            _POD_REQUESTS.clear()
+        _POD_REQUESTS[key] = total
+    return total
+
+
+_POD_REQUESTS: dict[tuple[bool, str], Resources] = {}
+"""``pod_requests`` answers by the ``repr`` (types and order included) of the pod's containers,
+init containers and overhead; bounded. Resources are immutable values, so one can be shared."""
+
+
+def _pod_requests(pod: Mapping[str, Any], default_from_limits: bool) -> Resources:
     total = _aggregate(pod, _container_requests if default_from_limits else _container_requests_as_written)
     overhead = (pod.get("spec") or {}).get("overhead")
     if overhead:

@@ -19,18 +19,52 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from volcano.api.frozen import FrozenDict, freeze
+from volcano.api.frozen import FrozenDict, FrozenList, freeze
 from volcano.api.kinds import KindInfo, resolve_kind
 from volcano.apiserver.errors import not_found
 from volcano.apiserver.meta import resource_name
 from volcano.apiserver.watch import WatchHub
 
-__all__ = ["ObjectStore", "Tracker"]
+__all__ = ["ObjectStore", "Tracker", "share_unchanged"]
 
 Tracker = Callable[[Any, Any], None]
 """``fn(old, new)`` called after every committed write (``old`` None on insert, ``new`` None on remove)."""
 
 _Bucket = dict[str, dict[str, FrozenDict]]  # namespace -> name -> object
+
+
+def share_unchanged(old: FrozenDict, new: dict[str, Any]) -> None:
+    """Put ``old``'s frozen value in place of each top-level and ``metadata`` value of ``new``
+    that is the same value (equal, and equal by ``repr``, so that ``1``, ``1.0`` and ``True`` or a
+    tuple and a list still differ), so that freezing ``new`` copies only what changed and readers
+    see unchanged parts as the very same objects: ``freeze`` would build an equal copy."""
+    for part, value in list(new.items()):
+        if part == "metadata":
+            continue
+        before = old.get(part, _ABSENT)
+        if before is not value and type(value) is not FrozenDict and type(value) is not FrozenList \
+                and _same(before, value):
+            new[part] = before
+    meta, old_meta = new.get("metadata"), old.get("metadata")
+    if type(meta) is dict and type(old_meta) is FrozenDict:
+        for field, value in list(meta.items()):
+            before = old_meta.get(field, _ABSENT)
+            if before is not value and type(value) in (dict, list) and _same(before, value):
+                meta[field] = before
+
+
+_ABSENT = object()
+
+
+def _same(frozen: Any, value: Any) -> bool:
+    """Whether ``frozen`` (a stored value) is the frozen form of the plain container ``value``."""
+    t = type(value)
+    if not ((t is dict and type(frozen) is FrozenDict) or (t is list and type(frozen) is FrozenList)):
+        return False
+    try:
+        return bool(frozen == value) and repr(frozen) == repr(value)
+    except RecursionError:
+        return False
 
 
 class ObjectStore:
@@ -144,12 +178,15 @@ class ObjectStore:
         return obj
 
     def replace(self, info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> FrozenDict:
-        """Store ``new`` over the stored ``old``; MODIFIED."""
+        """Store ``new`` over the stored ``old``; MODIFIED. Parts of ``new`` equal to the same
+        parts of ``old`` (top-level fields and metadata fields) are stored as ``old``'s frozen
+        parts (``share_unchanged``)."""
         if self._dry:
             new["metadata"] = {**new["metadata"], "resourceVersion": old["metadata"]["resourceVersion"]}
             return freeze(new)
         rv = self._next_rv(new)
         meta = new["metadata"]
+        share_unchanged(old, new)
         obj: FrozenDict = freeze(new)
         self._objects[info.key][meta.get("namespace", "")][meta["name"]] = obj
         self.hub.append(info.key, rv, "MODIFIED", obj, old)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from volcano.api.frozen import FrozenDict
 from volcano.api.quantity import to_milli
 from volcano.apiserver.validation.field import FieldError, Shown, duplicate, invalid, not_supported, required
 from volcano.apiserver.validation.names import (
@@ -29,6 +30,8 @@ _EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
+    if type(value) is dict or type(value) is FrozenDict:  # the common case, without the ABC check
+        return value
     return value if isinstance(value, Mapping) else {}
 
 

@@ -27,6 +27,7 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
+from volcano.api.frozen import FrozenDict
 from volcano.apiserver.validation.crd_schemas import CRD_SCHEMAS, K8S_DEFAULTS, QUANTITY_PATTERN
 from volcano.apiserver.validation.field import go_value, json_type_name
 from volcano.apiserver.validation.openapi import StrictValidator, embedded_definitions, is_rfc3339, strict_integers
@@ -107,11 +108,58 @@ def _validators(kind_key: str, part: str | None) -> tuple[Callable[[Any], Any], 
     return validate, slow
 
 
+_ACCEPTED: dict[tuple[str, str, str], bool] = {}
+"""Top-level values that passed a kind's schema: (kind, property, ``repr`` of the value); bounded."""
+
+
+@cache
+def _by_parts(kind_key: str) -> bool:
+    """Whether the kind's root schema is only ``type: object`` and ``properties``: then an object
+    passes exactly when each of its properties passes (unknown ones are not checked)."""
+    root = _to_json_schema(CRD_SCHEMAS[kind_key], True)
+    return set(root) <= {"type", "properties"} and root.get("type") == "object"
+
+
+def _accepted_by_parts(kind_key: str, obj: Any) -> bool:
+    """True when ``obj`` provably passes the kind's schema, property by property, a value equal by
+    ``repr`` (types and key order included) to one that passed before taken as passing. False
+    means "not proven" (the caller validates the whole object, which alone words errors)."""
+    if (type(obj) is not dict and type(obj) is not FrozenDict) or not _by_parts(kind_key):
+        return False
+    props = CRD_SCHEMAS[kind_key]["properties"]
+    for prop, value in obj.items():
+        if prop not in props:
+            continue
+        key = None
+        if prop != "metadata" and type(value) is not str:  # metadata never repeats (names, uids)
+            try:
+                key = (kind_key, prop, repr(value))
+            except RecursionError:
+                return False
+            if key in _ACCEPTED:
+                continue
+        try:
+            _validators(kind_key, prop)[0]({prop: value})
+        except fastjsonschema.JsonSchemaValueException:
+            return False
+        if key is not None:
+            if len(_ACCEPTED) >= 4096:
+                _ACCEPTED.clear()
+            _ACCEPTED[key] = True
+    return True
+
+
 def schema_errors(kind_key: str, obj: Mapping[str, Any], part: str | None = None) -> list[str]:
     """Every schema violation of ``obj`` as ``<path>: <detail>`` (kube-openapi's wording); [] when valid
     or when ``kind_key`` has no schema. ``part="status"`` checks only the status (a status write)."""
     if kind_key not in CRD_SCHEMAS or (part is not None and part not in CRD_SCHEMAS[kind_key]["properties"]):
         return []
+    if part is None and _accepted_by_parts(kind_key, obj):
+        return []
+    return _full_schema_errors(kind_key, obj, part)
+
+
+def _full_schema_errors(kind_key: str, obj: Mapping[str, Any], part: str | None) -> list[str]:
     fast, slow = _validators(kind_key, part)
     try:
         fast(obj)

@@ -156,7 +156,7 @@ def _label_value_errors_uncached(value: str) -> list[str]:
 
 def labels_errors(labels: Any, path: str) -> list[FieldError]:
     """``ValidateLabels``: every key a qualified name, every value a label value (errors name ``path``)."""
-    if not isinstance(labels, Mapping):
+    if not labels or not isinstance(labels, Mapping):
         return []
     errs: list[FieldError] = []
     for key in sorted(labels, key=str):
@@ -169,7 +169,7 @@ def labels_errors(labels: Any, path: str) -> list[FieldError]:
 
 def annotations_errors(annotations: Any, path: str) -> list[FieldError]:
     """``ValidateAnnotations``: keys are qualified names (checked lower-cased), at most 256 KiB in total."""
-    if not isinstance(annotations, Mapping):
+    if not annotations or not isinstance(annotations, Mapping):
         return []
     errs: list[FieldError] = []
     total = 0

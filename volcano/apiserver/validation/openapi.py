@@ -149,9 +149,14 @@ def definitions() -> dict[str, Any]:
 def definition_name(info: KindInfo) -> str:
     """The OpenAPI definition a kind decodes with: ``io.k8s.api.core.v1.Pod``, ``io.k8s.api.apps.v1.Deployment``;
     for a custom resource, ``PartialObjectMetadata`` (only its metadata has a Go type)."""
-    group = info.group.split(".", 1)[0] if info.group else "core"
-    name = f"io.k8s.api.{group}.{info.version}.{info.kind}"
-    return name if name in definitions() and not info.group.endswith(".volcano.sh") else _PARTIAL
+    return _definition_name(info.group, info.version, info.kind)
+
+
+@cache
+def _definition_name(api_group: str, version: str, kind: str) -> str:
+    group = api_group.split(".", 1)[0] if api_group else "core"
+    name = f"io.k8s.api.{group}.{version}.{kind}"
+    return name if name in definitions() and not api_group.endswith(".volcano.sh") else _PARTIAL
 
 
 def is_rfc3339(value: str) -> bool:

@@ -1,0 +1,72 @@
+"""``share_unchanged``: an update stores the unchanged parts of the old object as they are, and the
+stored result is exactly what freezing the update would give (same values, same types at every
+level: ``1``, ``1.0`` and ``True``, a tuple and a list, are never mistaken for one another)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from volcano.api.frozen import FrozenDict, freeze, thaw
+from volcano.apiserver.store import share_unchanged
+
+_leaf = st.one_of(st.sampled_from([1, 1.0, True, 0, False, 0.0, None, "1", "", "a"]), st.integers(-3, 3))
+_value = st.recursive(_leaf, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3)),
+    max_leaves=8)
+
+
+def _shape(value: Any) -> Any:
+    """The value with every node's type spelled out (what ``==`` does not distinguish)."""
+    if isinstance(value, dict):
+        return (type(value).__name__, [(k, _shape(v)) for k, v in value.items()])
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, [_shape(v) for v in value])
+    return (type(value).__name__, value)
+
+
+def _retyped(value: Any) -> Any:
+    """An equal value of another type where there is one (``1`` -> ``1.0`` -> ``True`` -> ``1``)."""
+    if type(value) is bool:
+        return int(value)
+    if type(value) is int:
+        return float(value)
+    if type(value) is float:
+        return bool(value) if value in (0.0, 1.0) else int(value) if value.is_integer() else "changed"
+    return "changed"
+
+
+def _perturb(value: Any, how: int) -> Any:
+    """An edited plain copy of ``value``: unchanged, a number retyped, a list made a tuple, or new."""
+    plain = thaw(value)
+    if how == 0:
+        return plain
+    if how == 1 and isinstance(plain, dict) and plain:
+        key = next(iter(plain))
+        plain[key] = _perturb(plain[key], 1) if isinstance(plain[key], dict | list) else _retyped(plain[key])
+        return plain
+    if how == 2 and isinstance(plain, list):
+        return tuple(plain)
+    return {"new": how}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["spec", "status", "data", "extra"]), _value, max_size=4),
+       st.dictionaries(st.sampled_from(["labels", "annotations", "finalizers", "ownerReferences"]), _value,
+                       max_size=3),
+       st.lists(st.integers(0, 3), min_size=8, max_size=8))
+def test_shared_update_stores_what_freezing_it_would(parts: dict[str, Any], meta: dict[str, Any],
+                                                    hows: list[int]) -> None:
+    old = freeze({**parts, "metadata": {"name": "x", **meta}})
+    new = {k: _perturb(v, hows[i % 8]) for i, (k, v) in enumerate(parts.items())}
+    new["metadata"] = {"name": "x", **{k: _perturb(v, hows[(i + 4) % 8]) for i, (k, v) in enumerate(meta.items())}}
+    expected = freeze(copy.deepcopy(new))
+    share_unchanged(old, new)
+    stored = freeze(new)
+    assert _shape(stored) == _shape(expected)
+    for key, value in stored.items():
+        if key != "metadata" and type(old.get(key)) is FrozenDict and _shape(old[key]) == _shape(value):
+            assert value is old[key]  # an unchanged part is the stored part itself
