@@ -50,7 +50,7 @@ class ProportionPlugin(Plugin):
         """Build queue attributes, compute deserved, register callbacks and event handlers."""
         self._ssn = ssn
         self._names: dict[int, tuple[Mapping[str, Num], list[str]]] = {}
-        """Per queue attribute (by identity, alive for the session): its deserved mapping and the resource names of it."""
+        """Per queue attribute (by identity; alive for the session): its deserved and the names in it."""
         self.attrs, self.total, total_guarantee = qs.build_queue_attrs(ssn)
         ordered = [self.attrs[name] for name in sorted(self.attrs)]
         compute_deserved(self.total, [a.quota for a in ordered], total_guarantee)
