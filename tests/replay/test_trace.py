@@ -90,6 +90,8 @@ def test_the_synthetic_shape_poisson_arrivals_heavy_tails_weighted_queues() -> N
     durations = np.array([j.duration_s for j in jobs])
     assert abs(np.median(durations) - 480) < 25 and durations.max() > 50 * np.median(durations)
     assert all(j.gpu == 8 for j in jobs if j.gang_size >= 8)
+    offered = sum(j.gpus * j.duration_s for j in jobs) / (24 * 3600 * spec.nodes * spec.gpus_per_node)
+    assert 0.8 < offered < 1.0  # GPU-seconds asked for over GPU-seconds the day holds: a busy cluster
     share = {q: sum(j.queue == q for j in jobs) / len(jobs) for q, _ in spec.queues}
     for queue, weight in spec.queues:
         assert math.isclose(share[queue], weight / 10, abs_tol=0.02), (queue, share)

@@ -26,6 +26,7 @@ cluster's seeded streams: the same trace, configuration and seed give the same
 from __future__ import annotations
 
 import contextlib
+import gc
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -193,6 +194,16 @@ def _deleter(cluster: FakeCluster, mode: str, namespace: str) -> Callable[[JobRe
     return delete
 
 
+_FREEZE_MS = 600_000
+"""How often (simulated ms) a replay freezes its surviving objects out of the collector's scans."""
+
+
+def _freeze() -> None:
+    """Collect cyclic garbage, then move every surviving object to the permanent generation."""
+    gc.collect()
+    gc.freeze()
+
+
 def _check(trace: Sequence[TraceJob], config: ReplayConfig) -> None:
     if config.mode not in ("podgroup", "job"):
         raise ValueError(f"mode: expected 'podgroup' or 'job', got {config.mode!r}")
@@ -208,7 +219,11 @@ def replay(trace: Sequence[TraceJob], config: ReplayConfig | None = None, *,
     """Replay ``trace`` (sorted by submit time) on a new cluster shaped by ``config``.
 
     ``progress(simulated seconds, jobs finished, jobs submitted)`` is called after each
-    submission instant (for a progress line; it must not touch the cluster)."""
+    submission instant (for a progress line; it must not touch the cluster).
+
+    While it runs, the objects that survive each 10 simulated minutes are frozen out of the
+    garbage collector's scans (``gc.freeze``, undone on return): the collector otherwise walks
+    the whole cluster again and again. No simulated result depends on it."""
     config = config or ReplayConfig()
     _check(trace, config)
     wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -223,6 +238,29 @@ def replay(trace: Sequence[TraceJob], config: ReplayConfig | None = None, *,
     records = {j.name: JobRecord(j) for j in trace}
     recorder = _Recorder(cluster, records, config.keep_finished, _deleter(cluster, config.mode, config.namespace))
     setup_wall = time.perf_counter() - wall0
+    _freeze()  # the cluster's long-lived objects leave the collector's scans (see _drive)
+    try:
+        _drive(cluster, trace, config, records, recorder, start_ms, progress)
+    finally:
+        gc.unfreeze()
+    for record in records.values():
+        for attr in ("start_ms", "finish_ms"):
+            if getattr(record, attr) >= 0:
+                setattr(record, attr, getattr(record, attr) - start_ms)
+    changes = [(t - start_ms, d) for t, d in recorder.gpu_changes]
+    return ReplayResult(config, list(records.values()), cluster.clock.now_ms - start_ms,
+                        config.nodes * config.gpus_per_node, changes, wall_s=time.perf_counter() - wall0,
+                        cpu_s=time.process_time() - cpu0, setup_wall_s=setup_wall)
+
+
+def _drive(cluster: FakeCluster, trace: Sequence[TraceJob], config: ReplayConfig, records: dict[str, JobRecord],
+           recorder: _Recorder, start_ms: int, progress: Callable[[float, int, int], None] | None) -> None:
+    """Submit each job at its time, then run until the end or until every job has finished.
+
+    Every ``_FREEZE_MS`` of simulated time the surviving objects are frozen out of the
+    garbage collector's scans (``gc.freeze``): a full collection otherwise walks the whole
+    cluster, over and over, as the heap grows. Simulated results do not depend on it."""
+    next_freeze = cluster.clock.now_ms + _FREEZE_MS
     last_submit = max((j.submit_s for j in trace), default=0.0)
     end_ms = start_ms + round((config.seconds if config.seconds is not None else last_submit) * 1000)
     create = cluster.client.create
@@ -235,6 +273,9 @@ def replay(trace: Sequence[TraceJob], config: ReplayConfig | None = None, *,
         for obj in job_objects(job, config.mode, config.namespace):
             create(obj)
         records[job.name].submit_ms = at_ms - start_ms
+        if cluster.clock.now_ms >= next_freeze:
+            next_freeze = cluster.clock.now_ms + _FREEZE_MS
+            _freeze()
         if progress is not None:
             progress((cluster.clock.now_ms - start_ms) / 1000, recorder.finished, len(trace))
     submitted = sum(1 for r in records.values() if r.submit_ms >= 0)
@@ -242,13 +283,6 @@ def replay(trace: Sequence[TraceJob], config: ReplayConfig | None = None, *,
         chunk_s = min(end_ms - cluster.clock.now_ms, 600_000) / 1000
         with contextlib.suppress(TimeoutError):  # the chunk ended first: report progress, go on
             cluster.run_until(lambda _c: recorder.finished >= submitted, timeout=chunk_s)
+        _freeze()
         if progress is not None:
             progress((cluster.clock.now_ms - start_ms) / 1000, recorder.finished, len(trace))
-    for record in records.values():
-        for attr in ("start_ms", "finish_ms"):
-            if getattr(record, attr) >= 0:
-                setattr(record, attr, getattr(record, attr) - start_ms)
-    changes = [(t - start_ms, d) for t, d in recorder.gpu_changes]
-    return ReplayResult(config, list(records.values()), cluster.clock.now_ms - start_ms,
-                        config.nodes * config.gpus_per_node, changes, wall_s=time.perf_counter() - wall0,
-                        cpu_s=time.process_time() - cpu0, setup_wall_s=setup_wall)

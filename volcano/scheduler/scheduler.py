@@ -87,10 +87,14 @@ class _WatchedMetrics(MetricsSink):
         self.counts: list[tuple[str, Any]] = []
         """Counter reports, in order (``preempt``/n, ``evict``/action, ``retry``/job)."""
 
-    def _gauge(self, key: tuple[str, ...], n: int) -> None:
+    def _gauge(self, key: tuple[str, ...], n: int) -> bool:
+        """Note a gauge report; True when it moves the gauge (every gauge write goes through
+        here, so an unmoved one already holds ``n`` and is not forwarded)."""
         if self.gauges.get(key) != n:
             self.gauges[key] = n
             self.changed = self.gauge_changed = True
+            return True
+        return False
 
     def count_preemption_attempts(self, n: int) -> None:
         """Forwarded; a change when ``n`` > 0."""
@@ -100,9 +104,9 @@ class _WatchedMetrics(MetricsSink):
         self.sink.count_preemption_attempts(n)
 
     def set_preemption_victims(self, n: int) -> None:
-        """Forwarded; a change when the value moves."""
-        self._gauge(("victims",), n)
-        self.sink.set_preemption_victims(n)
+        """Forwarded when the value moves (a change)."""
+        if self._gauge(("victims",), n):
+            self.sink.set_preemption_victims(n)
 
     def count_eviction_transaction(self, action: str) -> None:
         """Forwarded; always a change."""
@@ -111,14 +115,14 @@ class _WatchedMetrics(MetricsSink):
         self.sink.count_eviction_transaction(action)
 
     def set_unschedulable_tasks(self, job: str, n: int) -> None:
-        """Forwarded; a change when the value moves."""
-        self._gauge(("tasks", job), n)
-        self.sink.set_unschedulable_tasks(job, n)
+        """Forwarded when the value moves (a change)."""
+        if self._gauge(("tasks", job), n):
+            self.sink.set_unschedulable_tasks(job, n)
 
     def set_unschedulable_jobs(self, n: int) -> None:
-        """Forwarded; a change when the value moves."""
-        self._gauge(("jobs",), n)
-        self.sink.set_unschedulable_jobs(n)
+        """Forwarded when the value moves (a change)."""
+        if self._gauge(("jobs",), n):
+            self.sink.set_unschedulable_jobs(n)
 
     def count_job_retry(self, job: str) -> None:
         """Forwarded; always a change."""

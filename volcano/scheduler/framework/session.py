@@ -61,7 +61,7 @@ from volcano.scheduler.framework.queue import QueueInfo
 from volcano.scheduler.framework.resources import Vec
 from volcano.scheduler.framework.snapshot import Snapshot
 from volcano.scheduler.framework.state import State, StateKey
-from volcano.scheduler.framework.task import COMPLETED_STATUSES, TaskInfo, TaskStatus, default_task_less
+from volcano.scheduler.framework.task import COMPLETED_STATUSES, TaskInfo, TaskSpec, TaskStatus, default_task_less
 from volcano.scheduler.framework.util import PriorityQueue
 from volcano.sim.clock import Clock, SimClock
 from volcano.sim.trace import Trace
@@ -130,6 +130,8 @@ class Session:
             name: [[] for _ in conf.tiers] for name in CATALOGUE}
         self._current: tuple[int, PluginOption] | None = None
         self._locality: list[bool | Callable[[TaskInfo], bool]] = []
+        self._task_keys: list[list[Callable[[TaskSpec], Any]]] | None = [[] for _ in conf.tiers]
+        """Task-order keys per tier, in registration order (None: some callback has none)."""
         self._open_plugins(registry)
 
     def _place_tasks(self, snapshot: Snapshot, task_vecs: list[Vec]) -> None:
@@ -189,7 +191,8 @@ class Session:
 
     # -- registration --------------------------------------------------------------------
     def add_fn(self, point: Point[P, A, Any], fn: Callable[P, A], *,
-               row_local: bool | Callable[[TaskInfo], bool] = False) -> None:
+               row_local: bool | Callable[[TaskInfo], bool] = False,
+               key: Callable[[TaskSpec], Any] | None = None) -> None:
         """Register ``fn`` for ``point`` on behalf of the plugin being opened
         (ignored when that plugin's entry disables the point's flag).
 
@@ -199,16 +202,28 @@ class Session:
         predicate answers ``fn(task, rows)`` for those rows only. When every
         callback is row-local for a task, node selection keeps per-signature
         results and re-evaluates only rows changed since
-        (``volcano.scheduler.framework.select``)."""
+        (``volcano.scheduler.framework.select``).
+
+        ``key`` (``TASK_ORDER`` only) promises that ``fn(l, r)`` is negative, zero or
+        positive exactly as ``key(l.spec)`` is less than, equal to or greater than
+        ``key(r.spec)``; when every task-order callback has one, ``sort_tasks`` sorts
+        by the keys instead of comparing pairs (see there)."""
         if self._current is None:
             raise RuntimeError("add_fn is only valid inside Plugin.open")
         if CATALOGUE.get(point.name) is not point:
             raise ValueError(f"{point.name!r} is not a point of the catalogue")
+        if key is not None and point is not TASK_ORDER:
+            raise ValueError(f"add_fn: key is only valid for {TASK_ORDER.name!r}, got it for {point.name!r}")
         tier, opt = self._current
         if opt.enabled(point.flag):
             self._fns[point.name][tier].append(fn)
             if (point is PREDICATE or point is NODE_ORDER) and row_local is not True:
                 self._locality.append(row_local)
+            if point is TASK_ORDER:
+                if key is None:
+                    self._task_keys = None
+                elif self._task_keys is not None:
+                    self._task_keys[tier].append(key)
 
     def rows_local(self, task: TaskInfo) -> bool:
         """Whether every predicate and node-order callback is row-local for ``task``
@@ -332,7 +347,22 @@ class Session:
         return [heap.pop() for _ in range(len(heap))]
 
     def sort_tasks(self, tasks: Iterable[TaskInfo]) -> list[TaskInfo]:
-        """Tasks in task order (the pop order of Volcano's task heap)."""
+        """Tasks in task order (the pop order of Volcano's task heap).
+
+        When every task-order callback has a key (``add_fn``) and every task has a
+        pod-name index, the order is a sort by the tuple (the keys in tier walk
+        order, index, creation, uid): the first non-zero callback decides, else
+        Volcano's default order, which for indexed tasks is exactly that tuple's
+        tail. Otherwise (or without ``reuse``) tasks are compared pair by pair."""
+        keys = self._task_keys
+        if self.reuse and keys is not None:
+            items = list(tasks)
+            if all(t.spec.index is not None for t in items):
+                flat = [k for tier in keys for k in tier]
+                return sorted(items, key=lambda t: (*(k(t.spec) for k in flat), t.spec.index, t.spec.creation,
+                                                    t.spec.uid))
+            tasks = items
+
         def cmp(a: TaskInfo, b: TaskInfo) -> int:
             return -1 if self.task_less(a, b) else (1 if self.task_less(b, a) else 0)
 

@@ -66,7 +66,8 @@ def pod_group_phase(job: JobInfo, session_uid: str) -> str:
                         and c.get("transitionID") == session_uid for c in job.conditions)
     if job.status_counts[S.Running] > 0 and unschedulable:
         return "Unknown"
-    releasing = sum(1 for t in job.tasks.values() if t.status == S.Releasing and t.node_name)
+    releasing = sum(1 for t in job.tasks.values() if t.status == S.Releasing and t.node_name) \
+        if job.status_counts[S.Releasing] else 0
     scheduled = job.count(SCHEDULED_STATUSES) + releasing
     if scheduled >= job.min_available:
         return "Completed" if scheduled == job.count(COMPLETED_STATUSES) else "Running"
@@ -97,7 +98,8 @@ def status_changed(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
     nc, oc = list(new.get("conditions") or []), list(old.get("conditions") or [])
     if len(nc) != len(oc):
         return True
-    return any(_cond_key(a) != _cond_key(b) for a, b in zip(nc, oc, strict=True))
+    # Equal conditions have equal keys: only unequal pairs need the key comparison.
+    return any(a != b and _cond_key(a) != _cond_key(b) for a, b in zip(nc, oc, strict=True))
 
 
 def _pod_condition_changed(task: TaskInfo, cond: Mapping[str, Any]) -> bool:

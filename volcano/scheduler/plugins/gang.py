@@ -36,7 +36,8 @@ S = TaskStatus
 def should_skip_unschedulable_for_releasing(job: JobInfo) -> bool:
     """True while members terminate but the gang still holds minAvailable (no
     Pending or Pipelined tasks, ≥1 releasing task with a node)."""
-    releasing = sum(1 for t in job.tasks.values() if t.status == S.Releasing and t.node_name)
+    releasing = sum(1 for t in job.tasks.values() if t.status == S.Releasing and t.node_name) \
+        if job.status_counts[S.Releasing] else 0
     if releasing == 0 or job.status_counts[S.Pending] or job.status_counts[S.Pipelined]:
         return False
     return job.count(SCHEDULED_STATUSES) + releasing >= job.min_available

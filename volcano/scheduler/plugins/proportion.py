@@ -11,6 +11,7 @@ arithmetic and its tolerance rule live in ``volcano.scheduler.framework.quota``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from volcano.scheduler.framework import quota_state as qs
@@ -48,6 +49,8 @@ class ProportionPlugin(Plugin):
     def open(self, ssn: Session) -> None:
         """Build queue attributes, compute deserved, register callbacks and event handlers."""
         self._ssn = ssn
+        self._names: dict[int, tuple[Mapping[str, Num], list[str]]] = {}
+        """Per queue attribute (by identity; alive for the session): its deserved and the names in it."""
         self.attrs, self.total, total_guarantee = qs.build_queue_attrs(ssn)
         ordered = [self.attrs[name] for name in sorted(self.attrs)]
         compute_deserved(self.total, [a.quota for a in ordered], total_guarantee)
@@ -56,11 +59,14 @@ class ProportionPlugin(Plugin):
         qs.register_quota_plugin(ssn, self)
         ssn.add_fn(OVERUSED, self.overused)
 
-    @staticmethod
-    def _update_share(attr: qs.QueueAttr) -> None:
+    def _update_share(self, attr: qs.QueueAttr) -> None:
         deserved = attr.quota.deserved
-        attr.share = max((share(attr.allocated.get(n, 0), deserved[n]) for n in resource_names(deserved)),
-                         default=0.0)
+        # deserved is fixed once open has computed it: its resource names are worked out once
+        # per deserved mapping, not on every allocation event.
+        hit = self._names.get(id(attr))
+        if hit is None or hit[0] is not deserved:
+            hit = self._names[id(attr)] = (deserved, resource_names(deserved))
+        attr.share = max((share(attr.allocated.get(n, 0), deserved[n]) for n in hit[1]), default=0.0)
 
     def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
         """Higher ``spec.priority`` first, then the smaller share; equal shares abstain."""
