@@ -273,3 +273,24 @@ def test_pods_the_controller_kills_are_marked_out_of_sync(cluster: Cluster, acti
     marked = {n: (_last_seen(cluster, uid)["metadata"].get("annotations") or {}).get(OUT_OF_SYNC)
               for n, uid in first.items()}
     assert marked == {f"{name}-a-0": None, f"{name}-a-1": "true", f"{name}-b-0": "true"}
+
+
+@pytest.mark.parametrize(("succeeding", "min_available", "phase"), [
+    (1, 2, "Failed"), (2, 2, "Completed"), (3, 2, "Completed"), (0, 0, "Completed"),
+])
+def test_a_finished_job_completes_when_its_successes_reach_min_available(cluster: Cluster, succeeding: int,
+                                                                         min_available: int, phase: str) -> None:
+    """Three pods end after 5 s, ``succeeding`` of them with exit 0 and the rest with exit 1 (no
+    policy): once all have ended the job is Completed when the successes reach the job's
+    minAvailable, else Failed (controllers reference §3.5, 3b; the tasks set no minAvailable of their
+    own, so 3a does not apply). With minAvailable 0 (every task's minAvailable 0) nothing is required."""
+    name = f"finish-{succeeding}-of-{min_available}"
+    task_min = 0 if min_available == 0 else None
+    tasks = [Task(name="ok", rep=succeeding, min=0, req=NO_REQUESTS, duration="5s", restart_policy="Never",
+                  min_available=task_min),
+             Task(name="bad", rep=3 - succeeding, min=0, req=NO_REQUESTS, duration="5s", exit_code=1,
+                  restart_policy="Never", min_available=task_min)]
+    spec = job(name, [t for t in tasks if t.rep], min=min_available)
+    spec["spec"]["minAvailable"] = min_available
+    cluster.apply(spec)
+    wait_job_phase(cluster, name, phase, 300)

@@ -168,3 +168,36 @@ def _assert_affinity_places(cluster: Cluster, expression: Obj, allowed: list[int
     if want:
         cluster.wait_until(lambda: placed() == want, 60, f"pods on {want}")
     cluster.hold(lambda: placed() == want, 30, f"pods only on {want}")
+
+
+# Overcommit alone gates enqueue: proportion would also hold a job whose minResources exceed the queue's
+# real capability (the cluster's 16 CPUs), which hides overcommit's 1.2 x 16 = 19.2.
+NO_PROPORTION_CONF = conf_with(CI_CONF, old="  - name: proportion\n", new="")
+
+
+def _overcommit_conf(factor: float | None) -> str:
+    if factor is None:
+        return NO_PROPORTION_CONF
+    return conf_with(NO_PROPORTION_CONF, old="  - name: overcommit\n",
+                     new=f"  - name: overcommit\n    arguments:\n      overcommit-factor: {factor}\n")
+
+
+@pytest.mark.queue
+@pytest.mark.cluster(control_plane=False)
+@pytest.mark.parametrize(("factor", "milli", "admitted"), [
+    pytest.param(factor, milli, admitted, marks=pytest.mark.scheduler_conf(_overcommit_conf(factor)))
+    for factor, milli, admitted in [(None, 19199, True), (None, 19200, True), (None, 19201, False),
+                                    (1.0, 16000, True), (1.0, 16001, False)]
+])
+def test_overcommit_admits_min_resources_up_to_the_factor(cluster: Cluster, factor: float | None, milli: int,
+                                                           admitted: bool) -> None:
+    """On 16 idle CPUs a PodGroup whose minResources ask for ``milli`` millicores is admitted (Inqueue,
+    its one pod binds) while that is at most 16 x the overcommit factor (1.2 by default), else it
+    stays Pending with its pod unbound (scheduler reference §5.6)."""
+    cluster.apply(pod_group("asks", min_member=1, min_resources={"cpu": f"{milli}m"}))
+    cluster.apply(pod("asks-0", group="asks", req={"cpu": "1"}))
+    if admitted:
+        cluster.wait_until(lambda: bound(cluster.get("Pod", "asks-0")), 60, "the pod binds")
+        return
+    cluster.hold(lambda: cluster.get("PodGroup", "asks").get("status", {}).get("phase", "Pending") == "Pending"
+                 and not bound(cluster.get("Pod", "asks-0")), 60, "the PodGroup stays Pending")
