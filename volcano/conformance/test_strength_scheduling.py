@@ -201,3 +201,60 @@ def test_overcommit_admits_min_resources_up_to_the_factor(cluster: Cluster, fact
         return
     cluster.hold(lambda: cluster.get("PodGroup", "asks").get("status", {}).get("phase", "Pending") == "Pending"
                  and not bound(cluster.get("Pod", "asks-0")), 60, "the PodGroup stays Pending")
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.cluster(pods=3)
+@pytest.mark.parametrize("extra", [-1, 0, 1])
+def test_a_node_takes_pods_up_to_its_pod_capacity(cluster: Cluster, extra: int) -> None:
+    """Workers of 3 pods each (``status.allocatable.pods``): of 3 x workers + ``extra`` tiny pods, all
+    bind while they fit and exactly 3 x workers when there is one more (predicates' pod count)."""
+    capacity = 3 * len(cluster.worker_nodes())
+    names = [f"tiny-{i}" for i in range(capacity + extra)]
+    cluster.apply([pod(n, req={"cpu": "10m"}) for n in names])
+    want = min(len(names), capacity)
+    _wait_bound(cluster, names, want)
+    cluster.hold(lambda: _count_bound(cluster, names) == want, 30, f"{want} pods bound")
+
+
+def _port_pod(name: str, protocol: str | None, host: dict[str, str]) -> Obj:
+    p = pod(name, req={"cpu": "100m"}, node_selector=host)
+    port: Obj = {"containerPort": 8080, "hostPort": 8080}
+    if protocol:
+        port["protocol"] = protocol
+    p["spec"]["containers"][0]["ports"] = [port]
+    return p
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("first", "second", "shares"), [
+    ("TCP", "UDP", True), ("UDP", "TCP", True), ("TCP", "TCP", False), (None, "TCP", False), ("UDP", "UDP", False),
+])
+def test_a_host_port_is_taken_per_protocol(cluster: Cluster, first: str | None, second: str | None,
+                                           shares: bool) -> None:
+    """Two pods pinned to one worker with host port 8080: they share it when the protocols differ
+    (no protocol means TCP), else the second stays unbound (predicates' NodePorts)."""
+    host = {"kubernetes.io/hostname": cluster.worker_nodes()[0]["metadata"]["name"]}
+    cluster.apply(_port_pod("port-a", first, host))
+    _wait_bound(cluster, ["port-a"])
+    cluster.apply(_port_pod("port-b", second, host))
+    if shares:
+        _wait_bound(cluster, ["port-b"])
+    else:
+        cluster.hold(lambda: _count_bound(cluster, ["port-b"]) == 0, 30, "port-b stays unbound")
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("weights", "winner"), [((10, 90), 2), ((90, 10), 1)])
+def test_the_heavier_preferred_node_affinity_term_wins(cluster: Cluster, weights: tuple[int, int],
+                                                       winner: int) -> None:
+    """Two preferred node-affinity terms, rank 1 and rank 2, with ``weights``: the pod lands on the
+    worker of the heavier term (nodeorder's node-affinity score sums the matching terms' weights)."""
+    names = _label_workers(cluster)
+    p = pod("prefers")
+    p["spec"]["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": w, "preference": {"matchExpressions": [{"key": "rank", "operator": "In", "values": [str(r)]}]}}
+        for w, r in zip(weights, (1, 2), strict=True)]}}
+    cluster.apply(p)
+    _wait_bound(cluster, ["prefers"])
+    assert cluster.get("Pod", "prefers")["spec"]["nodeName"] == names[winner]
