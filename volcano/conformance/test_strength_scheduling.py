@@ -258,3 +258,20 @@ def test_the_heavier_preferred_node_affinity_term_wins(cluster: Cluster, weights
     cluster.apply(p)
     _wait_bound(cluster, ["prefers"])
     assert cluster.get("Pod", "prefers")["spec"]["nodeName"] == names[winner]
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize("scheduler", ["volcano", "default-scheduler"])
+def test_a_cordoned_node_takes_no_new_pod(cluster: Cluster, scheduler: str) -> None:
+    """Every worker but the last is cordoned (``spec.unschedulable``); one pod per worker's whole CPU:
+    one binds, to the last worker, the others wait (Kubernetes' NodeUnschedulable, for Volcano's
+    predicates and the default scheduler alike)."""
+    workers = [w["metadata"]["name"] for w in cluster.worker_nodes()]
+    cpu = int(cluster.worker_nodes()[0]["status"]["allocatable"]["cpu"])
+    for name in workers[:-1]:
+        cluster.patch("Node", name, {"spec": {"unschedulable": True}})
+    names = [f"whole-{i}" for i in range(len(workers))]
+    cluster.apply([pod(n, req={"cpu": str(cpu)}, scheduler=scheduler) for n in names])
+    _wait_bound(cluster, names, 1)
+    cluster.hold(lambda: _count_bound(cluster, names) == 1, 30, "one pod bound")
+    assert [p["spec"]["nodeName"] for p in cluster.pods() if bound(p)] == [workers[-1]]
