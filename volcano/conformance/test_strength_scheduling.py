@@ -275,3 +275,24 @@ def test_a_cordoned_node_takes_no_new_pod(cluster: Cluster, scheduler: str) -> N
     _wait_bound(cluster, names, 1)
     cluster.hold(lambda: _count_bound(cluster, names) == 1, 30, "one pod bound")
     assert [p["spec"]["nodeName"] for p in cluster.pods() if bound(p)] == [workers[-1]]
+
+
+def _binpack_conf(weight: int) -> str:
+    return conf_with(CI_CONF, old="  - name: binpack\n",
+                     new=f"  - name: binpack\n    arguments:\n      binpack.weight: {weight}\n")
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("weight", "packs"), [
+    pytest.param(w, packs, marks=pytest.mark.scheduler_conf(_binpack_conf(w))) for w, packs in [(0, False), (20, True)]
+])
+def test_binpack_weight_decides_between_packing_and_spreading(cluster: Cluster, weight: int, packs: bool) -> None:
+    """nodeorder's least-requested score spreads pods, binpack's packs them: with ``binpack.weight``
+    20 a second pod joins the first one's node, with 0 it goes to an empty node (reference §6,
+    binpack's score times its weight)."""
+    first = _group(cluster, "first", 1, {"cpu": "1"})
+    _wait_bound(cluster, first)
+    second = _group(cluster, "second", 1, {"cpu": "1"})
+    _wait_bound(cluster, second)
+    nodes = [cluster.get("Pod", n)["spec"]["nodeName"] for n in (*first, *second)]
+    assert (nodes[0] == nodes[1]) is packs, nodes
