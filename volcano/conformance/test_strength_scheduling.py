@@ -296,3 +296,22 @@ def test_binpack_weight_decides_between_packing_and_spreading(cluster: Cluster, 
     _wait_bound(cluster, second)
     nodes = [cluster.get("Pod", n)["spec"]["nodeName"] for n in (*first, *second)]
     assert (nodes[0] == nodes[1]) is packs, nodes
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize("members", [2, 3])
+def test_a_gang_with_preferred_pod_affinity_to_itself_lands_together(cluster: Cluster, members: int) -> None:
+    """A gang whose pods prefer (weight 100) a node running ``app=flock``, their own label: scheduled
+    in one session, each pod placed counts for the next, so all land on one node (nodeorder's
+    inter-pod affinity score sees the session's placements)."""
+    cluster.apply(pod_group("flock", min_member=members))
+    affinity = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100,
+                "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "flock"}},
+                                    "topologyKey": "kubernetes.io/hostname"}}]}}
+    names = [f"flock-{i}" for i in range(members)]
+    pods = [pod(n, group="flock", req={"cpu": "1"}, labels={"app": "flock"}) for n in names]
+    for p in pods:
+        p["spec"]["affinity"] = affinity
+    cluster.apply(pods)
+    _wait_bound(cluster, names)
+    assert len({cluster.get("Pod", n)["spec"]["nodeName"] for n in names}) == 1
