@@ -277,6 +277,16 @@ def test_a_cordoned_node_takes_no_new_pod(cluster: Cluster, scheduler: str) -> N
     assert [p["spec"]["nodeName"] for p in cluster.pods() if bound(p)] == [workers[-1]]
 
 
+def _second_pod_joins_the_first(cluster: Cluster) -> bool:
+    """Bind a one-CPU pod, then another: whether the second lands on the first one's node."""
+    first = _group(cluster, "first", 1, {"cpu": "1"})
+    _wait_bound(cluster, first)
+    second = _group(cluster, "second", 1, {"cpu": "1"})
+    _wait_bound(cluster, second)
+    nodes = [cluster.get("Pod", n)["spec"]["nodeName"] for n in (*first, *second)]
+    return bool(nodes[0] == nodes[1])
+
+
 def _binpack_conf(weight: int) -> str:
     return conf_with(CI_CONF, old="  - name: binpack\n",
                      new=f"  - name: binpack\n    arguments:\n      binpack.weight: {weight}\n")
@@ -290,12 +300,7 @@ def test_binpack_weight_decides_between_packing_and_spreading(cluster: Cluster, 
     """nodeorder's least-requested score spreads pods, binpack's packs them: with ``binpack.weight``
     20 a second pod joins the first one's node, with 0 it goes to an empty node (reference §6,
     binpack's score times its weight)."""
-    first = _group(cluster, "first", 1, {"cpu": "1"})
-    _wait_bound(cluster, first)
-    second = _group(cluster, "second", 1, {"cpu": "1"})
-    _wait_bound(cluster, second)
-    nodes = [cluster.get("Pod", n)["spec"]["nodeName"] for n in (*first, *second)]
-    assert (nodes[0] == nodes[1]) is packs, nodes
+    assert _second_pod_joins_the_first(cluster) is packs
 
 
 @pytest.mark.scheduling_base
@@ -315,3 +320,21 @@ def test_a_gang_with_preferred_pod_affinity_to_itself_lands_together(cluster: Cl
     cluster.apply(pods)
     _wait_bound(cluster, names)
     assert len({cluster.get("Pod", n)["spec"]["nodeName"] for n in names}) == 1
+
+
+def _nodeorder_conf(least: int, most: int) -> str:
+    return conf_with(CI_CONF.replace("  - name: binpack\n", ""), old="  - name: nodeorder\n",
+                     new=f"  - name: nodeorder\n    arguments:\n      leastrequested.weight: {least}\n"
+                         f"      mostrequested.weight: {most}\n      balancedresource.weight: 0\n")
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("least", "most", "packs"), [
+    pytest.param(least, most, packs, marks=pytest.mark.scheduler_conf(_nodeorder_conf(least, most)))
+    for least, most, packs in [(2, 1, False), (1, 2, True), (0, 1, True), (1, 0, False)]
+])
+def test_nodeorder_adds_least_and_most_requested_by_weight(cluster: Cluster, least: int, most: int,
+                                                          packs: bool) -> None:
+    """nodeorder's score is the weighted sum of least-requested (spreads) and most-requested (packs):
+    the heavier of the two decides whether a second pod joins the first one's node."""
+    assert _second_pod_joins_the_first(cluster) is packs
