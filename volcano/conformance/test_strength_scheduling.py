@@ -338,3 +338,24 @@ def test_nodeorder_adds_least_and_most_requested_by_weight(cluster: Cluster, lea
     """nodeorder's score is the weighted sum of least-requested (spreads) and most-requested (packs):
     the heavier of the two decides whether a second pod joins the first one's node."""
     assert _second_pod_joins_the_first(cluster) is packs
+
+
+@pytest.mark.scheduling_base
+def test_an_empty_namespace_selector_lets_pod_affinity_reach_every_namespace(cluster: Cluster) -> None:
+    """A pod ``app=target`` runs on the third worker in another namespace. A pod preferring (weight
+    100) nodes with ``app=target`` pods and an empty ``namespaceSelector`` (all namespaces, as in
+    Kubernetes) lands there, although least-requested scoring alone would avoid that node."""
+    workers = [w["metadata"]["name"] for w in cluster.worker_nodes()]
+    cluster.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}})
+    target = pod("target", req={"cpu": "2"}, labels={"app": "target"},
+                 node_selector={"kubernetes.io/hostname": workers[2]})
+    target["metadata"]["namespace"] = "elsewhere"
+    cluster.apply(target)
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "target", "elsewhere")), 60, "target bound")
+    seeker = pod("seeker")
+    seeker["spec"]["affinity"] = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
+        "weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "target"}},
+                                           "namespaceSelector": {}, "topologyKey": "kubernetes.io/hostname"}}]}}
+    cluster.apply(seeker)
+    _wait_bound(cluster, ["seeker"])
+    assert cluster.get("Pod", "seeker")["spec"]["nodeName"] == workers[2]
