@@ -82,7 +82,7 @@ def mutmut_config(suite: str) -> str:
         "[tool.mutmut]",
         'source_paths = ["volcano"]',
         f"only_mutate = {json.dumps(only)}",
-        'also_copy = ["fixtures/"]',
+        f"also_copy = {json.dumps(top_level())}",
         f"pytest_add_cli_args_test_selection = {json.dumps(SUITES[suite])}",
         'pytest_add_cli_args = ["-p", "no:cacheprovider"]',
         "use_git_change_detection = false",
@@ -95,11 +95,20 @@ def mutmut_config(suite: str) -> str:
     return "\n".join(lines)
 
 
+def top_level() -> list[str]:
+    """The repository's tracked top-level files and directories besides the sources and pyproject.toml:
+    tests read some of them (scripts/, docs/, deploy/, fixtures/, README.md ...) relative to the tree."""
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    names = {line.split("/", 1)[0] for line in listed.splitlines() if line}
+    return sorted(names - {"volcano", "pyproject.toml"})
+
+
 def prepare(suite: str) -> Path:
-    """The suite's work directory: links to the sources and tests, and a pyproject with its mutmut section."""
+    """The suite's work directory: links to the sources, tests and other top-level entries, and a
+    pyproject with its mutmut section."""
     work = OUT / suite
     work.mkdir(parents=True, exist_ok=True)
-    for name in ("volcano", "tests", "fixtures"):
+    for name in ("volcano", *top_level()):
         link = work / name
         if not link.is_symlink():
             link.symlink_to(ROOT / name)
