@@ -28,8 +28,11 @@ with a 95% confidence interval (stratified estimate, finite-population corrected
 surviving mutant with its diff and, where ``scripts/mutation_reasons.yaml`` has one, the reason it
 is equivalent or accepted.
 
+A recorded verdict stands until the mutated function changes; ``--retest-survivors``
+(``MUTATION_RETEST_SURVIVORS=1``) tests the sample's survivors again, for after tests were added.
+
 Usage: ``python scripts/mutation.py [--sample N] [--seed S] [--max-minutes M] [--max-children K]
-[--stage both|conformance|unit] [--packages scheduler,admission,...] [--report-only]``.
+[--stage both|conformance|unit] [--packages scheduler,admission,...] [--retest-survivors] [--report-only]``.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import hashlib
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -67,6 +71,7 @@ SUITES = {
 KILLED = {1, 3, 36, 24, -24, 152, 255, 37}
 SURVIVED = {0, 5, 33}
 UNCOUNTED = {None, 2, 34}
+TIMEOUT_MULTIPLIER = 4.0
 
 
 def mutmut_config(suite: str) -> str:
@@ -77,20 +82,33 @@ def mutmut_config(suite: str) -> str:
         "[tool.mutmut]",
         'source_paths = ["volcano"]',
         f"only_mutate = {json.dumps(only)}",
-        'also_copy = ["fixtures/"]',
+        f"also_copy = {json.dumps(top_level())}",
         f"pytest_add_cli_args_test_selection = {json.dumps(SUITES[suite])}",
         'pytest_add_cli_args = ["-p", "no:cacheprovider"]',
         "use_git_change_detection = false",
+        # A mutant gets (estimated test time + 1 s) x multiplier x 2 CPU seconds. mutmut's default
+        # multiplier of 15 let a mutant that makes the Job controller flap between phases spin for
+        # most of an hour; its tests stop at the first failure, so 8 x their time is ample.
+        f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
         "",
     ]
     return "\n".join(lines)
 
 
+def top_level() -> list[str]:
+    """The repository's tracked top-level files and directories besides the sources and pyproject.toml:
+    tests read some of them (scripts/, docs/, deploy/, fixtures/, README.md ...) relative to the tree."""
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    names = {line.split("/", 1)[0] for line in listed.splitlines() if line}
+    return sorted(names - {"volcano", "pyproject.toml"})
+
+
 def prepare(suite: str) -> Path:
-    """The suite's work directory: links to the sources and tests, and a pyproject with its mutmut section."""
+    """The suite's work directory: links to the sources, tests and other top-level entries, and a
+    pyproject with its mutmut section."""
     work = OUT / suite
     work.mkdir(parents=True, exist_ok=True)
-    for name in ("volcano", "tests", "fixtures"):
+    for name in ("volcano", *top_level()):
         link = work / name
         if not link.is_symlink():
             link.symlink_to(ROOT / name)
@@ -115,6 +133,29 @@ def generate(work: Path, children: int) -> None:
     """Create (or bring up to date) every mutant of the scope, without running anything."""
     subprocess.run([sys.executable, "-c", GENERATE.format(children=children)], cwd=work, check=True,
                    stdout=subprocess.DEVNULL)
+    sync_unmutated(work)
+
+
+def sync_unmutated(work: Path) -> None:
+    """Bring the copies of files outside the scope (the conformance suite among them) up to date.
+
+    mutmut copies the source tree into ``mutants/`` once and afterwards re-creates only the files
+    it mutates, so an edited or added conformance case, or a removed one, would otherwise not reach
+    the mutants."""
+    src, dst = ROOT / "volcano", work / "mutants" / "volcano"
+    scoped = tuple(prefix.removeprefix("volcano/") for prefix in PACKAGES.values())
+    for path in sorted(src.rglob("*")):
+        rel = path.relative_to(src).as_posix()
+        if not path.is_file() or "__pycache__" in rel or rel.startswith(scoped):
+            continue
+        target = dst / rel
+        if not target.exists() or target.read_bytes() != path.read_bytes():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+    for target in sorted(dst.rglob("*.py")):
+        rel = target.relative_to(dst).as_posix()
+        if "__pycache__" not in rel and not rel.startswith(scoped) and not (src / rel).exists():
+            target.unlink()
 
 
 def package_of(name: str) -> str | None:
@@ -314,6 +355,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report-only", action="store_true", help="write the report from recorded results")
     ap.add_argument("--stage", choices=("both", *SUITES), default=os.environ.get("MUTATION_STAGE", "both"),
                     help="run one stage of the cascade only (the other is read from recorded results)")
+    ap.add_argument("--retest-survivors", action="store_true",
+                    default=os.environ.get("MUTATION_RETEST_SURVIVORS", "") not in ("", "0"),
+                    help="test the sample's recorded survivors again (after tests were added)")
     ap.add_argument("--packages", default=os.environ.get("MUTATION_PACKAGES", ""),
                     help=f"comma-separated subset of {', '.join(PACKAGES)} to sample (default: all)")
     args = ap.parse_args(argv)
@@ -334,10 +378,12 @@ def main(argv: list[str] | None = None) -> int:
             if chosen - set(PACKAGES):
                 ap.error(f"--packages: unknown {', '.join(sorted(chosen - set(PACKAGES)))}")
             sample = {pkg: names if pkg in chosen else [] for pkg, names in sample.items()}
-            todo = [n for names in sample.values() for n in names if codes[suite].get(n) in UNCOUNTED]
+            redo = UNCOUNTED | (SURVIVED if args.retest_survivors else set())
+            todo = [n for names in sample.values() for n in names if codes[suite].get(n) in redo]
         else:  # the unit tests only where the conformance suite left the mutant alive
+            redo = UNCOUNTED | (SURVIVED if args.retest_survivors else set())
             todo = [n for names in sample.values() for n in names
-                    if codes["conformance"].get(n) in SURVIVED and codes[suite].get(n) in UNCOUNTED]
+                    if codes["conformance"].get(n) in SURVIVED and codes[suite].get(n) in redo]
         if args.report_only or args.stage not in ("both", suite):
             continue
         print(f"[{suite}] {sum(population.values())} mutants; sample {sum(map(len, sample.values()))}; "

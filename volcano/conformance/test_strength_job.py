@@ -173,7 +173,7 @@ PVC_SPEC = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storag
 @pytest.mark.parametrize("kind", ["generated", "existing", "missing"])
 def test_job_volumes_become_claims_mounted_in_every_pod(cluster: Cluster, kind: str) -> None:
     """A Job volume (controllers reference §1.2.4): with only ``volumeClaim`` the controller creates
-    the PVC ``<job>-pvc-<12 characters>`` and writes its name back (admission refuses a name and a
+    the PVC ``<job>-pvc-<12 characters>``, owned by the job, and writes its name back (admission refuses a name and a
     ``volumeClaim`` together); a named claim that exists is used as it is; a named claim that does
     not exist keeps the job without pods (a PVCError event) until it is created. Every container of
     every pod mounts each distinct claim once."""
@@ -198,6 +198,8 @@ def test_job_volumes_become_claims_mounted_in_every_pod(cluster: Cluster, kind: 
     assert cluster.try_get("PersistentVolumeClaim", claim) is not None, claim
     if kind == "generated":
         assert claim.startswith(f"{name}-pvc-") and len(claim) == len(f"{name}-pvc-") + 12, claim
+        owners = cluster.get("PersistentVolumeClaim", claim)["metadata"].get("ownerReferences") or []
+        assert [(o["kind"], o["name"], o.get("controller")) for o in owners] == [("Job", name, True)], owners
     assert [_claims(p) for p in cluster.job_pods(name)] == [[(claim, ["/data"])]] * 2
 
 
@@ -273,3 +275,57 @@ def test_pods_the_controller_kills_are_marked_out_of_sync(cluster: Cluster, acti
     marked = {n: (_last_seen(cluster, uid)["metadata"].get("annotations") or {}).get(OUT_OF_SYNC)
               for n, uid in first.items()}
     assert marked == {f"{name}-a-0": None, f"{name}-a-1": "true", f"{name}-b-0": "true"}
+
+
+@pytest.mark.parametrize(("succeeding", "min_available", "phase"), [
+    (1, 2, "Failed"), (2, 2, "Completed"), (3, 2, "Completed"), (0, 0, "Completed"),
+])
+def test_a_finished_job_completes_when_its_successes_reach_min_available(cluster: Cluster, succeeding: int,
+                                                                         min_available: int, phase: str) -> None:
+    """Three pods end after 5 s, ``succeeding`` of them with exit 0 and the rest with exit 1 (no
+    policy): once all have ended the job is Completed when the successes reach the job's
+    minAvailable, else Failed (controllers reference §3.5, 3b; the tasks set no minAvailable of their
+    own, so 3a does not apply). With minAvailable 0 (every task's minAvailable 0) nothing is required."""
+    name = f"finish-{succeeding}-of-{min_available}"
+    task_min = 0 if min_available == 0 else None
+    tasks = [Task(name="ok", rep=succeeding, min=0, req=NO_REQUESTS, duration="5s", restart_policy="Never",
+                  min_available=task_min),
+             Task(name="bad", rep=3 - succeeding, min=0, req=NO_REQUESTS, duration="5s", exit_code=1,
+                  restart_policy="Never", min_available=task_min)]
+    spec = job(name, [t for t in tasks if t.rep], min=min_available)
+    spec["spec"]["minAvailable"] = min_available
+    cluster.apply(spec)
+    wait_job_phase(cluster, name, phase, 300)
+
+
+@pytest.mark.podgroup_status
+def test_the_podgroup_and_pods_mirror_the_job(cluster: Cluster) -> None:
+    """What the Job controller copies (controllers reference §2.5, §2.6): the PodGroup gets the job's
+    networkTopology, minTaskMember per task (a partitioned task's minPartitions x partitionSize) and
+    one subGroupPolicy per partitioned task, whatever the task order; pods get their partition id and,
+    of the job's labels, only ``volcano.sh/preemptable``; the plugins that ran are recorded in
+    ``status.controlledResources``."""
+    name = "mirror"
+    parted = Task(name="parted", rep=4, req=NO_REQUESTS).manifest(name, 1)
+    parted["partitionPolicy"] = {"totalPartitions": 2, "partitionSize": 2, "minPartitions": 1}
+    spec = job(name, [Task(name="plain", rep=2, req=NO_REQUESTS)], plugins={"env": [], "svc": []},
+               labels={"volcano.sh/preemptable": "true", "team": "blue"})
+    spec["spec"]["tasks"].append(parted)
+    spec["spec"]["minAvailable"] = 4
+    spec["spec"]["networkTopology"] = {"mode": "hard", "highestTierAllowed": 2}
+    cluster.apply(spec)
+    cluster.wait_until(lambda: count_phase(cluster.job_pods(name), ("Running",)) == 6, 120, f"{name} running")
+    pg = pod_group_of(cluster, name)
+    assert pg is not None
+    assert pg["spec"]["minTaskMember"] == {"plain": 2, "parted": 2}
+    assert pg["spec"]["networkTopology"] == {"mode": "hard", "highestTierAllowed": 2}
+    [policy] = pg["spec"]["subGroupPolicy"]
+    assert (policy["name"], policy["subGroupSize"], policy["minSubGroups"], policy["matchLabelKeys"]) == \
+        ("parted", 2, 1, ["volcano.sh/partition-id"])
+    labels = {p["metadata"]["name"]: p["metadata"].get("labels") or {} for p in cluster.job_pods(name)}
+    assert {n: lb.get("volcano.sh/partition-id") for n, lb in labels.items()} == {
+        f"{name}-plain-0": None, f"{name}-plain-1": None, f"{name}-parted-0": "0", f"{name}-parted-1": "0",
+        f"{name}-parted-2": "1", f"{name}-parted-3": "1"}
+    assert all(lb.get("volcano.sh/preemptable") == "true" and "team" not in lb for lb in labels.values())
+    resources = cluster.get("Job", name)["status"].get("controlledResources")
+    assert resources == {"plugin-env": "env", "plugin-svc": "svc"}, resources

@@ -168,3 +168,194 @@ def _assert_affinity_places(cluster: Cluster, expression: Obj, allowed: list[int
     if want:
         cluster.wait_until(lambda: placed() == want, 60, f"pods on {want}")
     cluster.hold(lambda: placed() == want, 30, f"pods only on {want}")
+
+
+# Overcommit alone gates enqueue: proportion would also hold a job whose minResources exceed the queue's
+# real capability (the cluster's 16 CPUs), which hides overcommit's 1.2 x 16 = 19.2.
+NO_PROPORTION_CONF = conf_with(CI_CONF, old="  - name: proportion\n", new="")
+
+
+def _overcommit_conf(factor: float | None) -> str:
+    if factor is None:
+        return NO_PROPORTION_CONF
+    return conf_with(NO_PROPORTION_CONF, old="  - name: overcommit\n",
+                     new=f"  - name: overcommit\n    arguments:\n      overcommit-factor: {factor}\n")
+
+
+@pytest.mark.queue
+@pytest.mark.cluster(control_plane=False)
+@pytest.mark.parametrize(("factor", "milli", "admitted"), [
+    pytest.param(factor, milli, admitted, marks=pytest.mark.scheduler_conf(_overcommit_conf(factor)))
+    for factor, milli, admitted in [(None, 19199, True), (None, 19200, True), (None, 19201, False),
+                                    (1.0, 16000, True), (1.0, 16001, False)]
+])
+def test_overcommit_admits_min_resources_up_to_the_factor(cluster: Cluster, factor: float | None, milli: int,
+                                                           admitted: bool) -> None:
+    """On 16 idle CPUs a PodGroup whose minResources ask for ``milli`` millicores is admitted (Inqueue,
+    its one pod binds) while that is at most 16 x the overcommit factor (1.2 by default), else it
+    stays Pending with its pod unbound (scheduler reference §5.6)."""
+    cluster.apply(pod_group("asks", min_member=1, min_resources={"cpu": f"{milli}m"}))
+    cluster.apply(pod("asks-0", group="asks", req={"cpu": "1"}))
+    if admitted:
+        cluster.wait_until(lambda: bound(cluster.get("Pod", "asks-0")), 60, "the pod binds")
+        return
+    cluster.hold(lambda: cluster.get("PodGroup", "asks").get("status", {}).get("phase", "Pending") == "Pending"
+                 and not bound(cluster.get("Pod", "asks-0")), 60, "the PodGroup stays Pending")
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.cluster(pods=3)
+@pytest.mark.parametrize("extra", [-1, 0, 1])
+def test_a_node_takes_pods_up_to_its_pod_capacity(cluster: Cluster, extra: int) -> None:
+    """Workers of 3 pods each (``status.allocatable.pods``): of 3 x workers + ``extra`` tiny pods, all
+    bind while they fit and exactly 3 x workers when there is one more (predicates' pod count)."""
+    capacity = 3 * len(cluster.worker_nodes())
+    names = [f"tiny-{i}" for i in range(capacity + extra)]
+    cluster.apply([pod(n, req={"cpu": "10m"}) for n in names])
+    want = min(len(names), capacity)
+    _wait_bound(cluster, names, want)
+    cluster.hold(lambda: _count_bound(cluster, names) == want, 30, f"{want} pods bound")
+
+
+def _port_pod(name: str, protocol: str | None, host: dict[str, str]) -> Obj:
+    p = pod(name, req={"cpu": "100m"}, node_selector=host)
+    port: Obj = {"containerPort": 8080, "hostPort": 8080}
+    if protocol:
+        port["protocol"] = protocol
+    p["spec"]["containers"][0]["ports"] = [port]
+    return p
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("first", "second", "shares"), [
+    ("TCP", "UDP", True), ("UDP", "TCP", True), ("TCP", "TCP", False), (None, "TCP", False), ("UDP", "UDP", False),
+])
+def test_a_host_port_is_taken_per_protocol(cluster: Cluster, first: str | None, second: str | None,
+                                           shares: bool) -> None:
+    """Two pods pinned to one worker with host port 8080: they share it when the protocols differ
+    (no protocol means TCP), else the second stays unbound (predicates' NodePorts)."""
+    host = {"kubernetes.io/hostname": cluster.worker_nodes()[0]["metadata"]["name"]}
+    cluster.apply(_port_pod("port-a", first, host))
+    _wait_bound(cluster, ["port-a"])
+    cluster.apply(_port_pod("port-b", second, host))
+    if shares:
+        _wait_bound(cluster, ["port-b"])
+    else:
+        cluster.hold(lambda: _count_bound(cluster, ["port-b"]) == 0, 30, "port-b stays unbound")
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("weights", "winner"), [((10, 90), 2), ((90, 10), 1)])
+def test_the_heavier_preferred_node_affinity_term_wins(cluster: Cluster, weights: tuple[int, int],
+                                                       winner: int) -> None:
+    """Two preferred node-affinity terms, rank 1 and rank 2, with ``weights``: the pod lands on the
+    worker of the heavier term (nodeorder's node-affinity score sums the matching terms' weights)."""
+    names = _label_workers(cluster)
+    p = pod("prefers")
+    p["spec"]["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": w, "preference": {"matchExpressions": [{"key": "rank", "operator": "In", "values": [str(r)]}]}}
+        for w, r in zip(weights, (1, 2), strict=True)]}}
+    cluster.apply(p)
+    _wait_bound(cluster, ["prefers"])
+    assert cluster.get("Pod", "prefers")["spec"]["nodeName"] == names[winner]
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize("scheduler", ["volcano", "default-scheduler"])
+def test_a_cordoned_node_takes_no_new_pod(cluster: Cluster, scheduler: str) -> None:
+    """Every worker but the last is cordoned (``spec.unschedulable``); one pod per worker's whole CPU:
+    one binds, to the last worker, the others wait (Kubernetes' NodeUnschedulable, for Volcano's
+    predicates and the default scheduler alike)."""
+    workers = [w["metadata"]["name"] for w in cluster.worker_nodes()]
+    cpu = int(cluster.worker_nodes()[0]["status"]["allocatable"]["cpu"])
+    for name in workers[:-1]:
+        cluster.patch("Node", name, {"spec": {"unschedulable": True}})
+    names = [f"whole-{i}" for i in range(len(workers))]
+    cluster.apply([pod(n, req={"cpu": str(cpu)}, scheduler=scheduler) for n in names])
+    _wait_bound(cluster, names, 1)
+    cluster.hold(lambda: _count_bound(cluster, names) == 1, 30, "one pod bound")
+    assert [p["spec"]["nodeName"] for p in cluster.pods() if bound(p)] == [workers[-1]]
+
+
+def _second_pod_joins_the_first(cluster: Cluster) -> bool:
+    """Bind a one-CPU pod, then another: whether the second lands on the first one's node."""
+    first = _group(cluster, "first", 1, {"cpu": "1"})
+    _wait_bound(cluster, first)
+    second = _group(cluster, "second", 1, {"cpu": "1"})
+    _wait_bound(cluster, second)
+    nodes = [cluster.get("Pod", n)["spec"]["nodeName"] for n in (*first, *second)]
+    return bool(nodes[0] == nodes[1])
+
+
+def _binpack_conf(weight: int) -> str:
+    return conf_with(CI_CONF, old="  - name: binpack\n",
+                     new=f"  - name: binpack\n    arguments:\n      binpack.weight: {weight}\n")
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("weight", "packs"), [
+    pytest.param(w, packs, marks=pytest.mark.scheduler_conf(_binpack_conf(w))) for w, packs in [(0, False), (20, True)]
+])
+def test_binpack_weight_decides_between_packing_and_spreading(cluster: Cluster, weight: int, packs: bool) -> None:
+    """nodeorder's least-requested score spreads pods, binpack's packs them: with ``binpack.weight``
+    20 a second pod joins the first one's node, with 0 it goes to an empty node (reference §6,
+    binpack's score times its weight)."""
+    assert _second_pod_joins_the_first(cluster) is packs
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize("members", [2, 3])
+def test_a_gang_with_preferred_pod_affinity_to_itself_lands_together(cluster: Cluster, members: int) -> None:
+    """A gang whose pods prefer (weight 100) a node running ``app=flock``, their own label: scheduled
+    in one session, each pod placed counts for the next, so all land on one node (nodeorder's
+    inter-pod affinity score sees the session's placements)."""
+    cluster.apply(pod_group("flock", min_member=members))
+    affinity = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100,
+                "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "flock"}},
+                                    "topologyKey": "kubernetes.io/hostname"}}]}}
+    names = [f"flock-{i}" for i in range(members)]
+    pods = [pod(n, group="flock", req={"cpu": "1"}, labels={"app": "flock"}) for n in names]
+    for p in pods:
+        p["spec"]["affinity"] = affinity
+    cluster.apply(pods)
+    _wait_bound(cluster, names)
+    assert len({cluster.get("Pod", n)["spec"]["nodeName"] for n in names}) == 1
+
+
+def _nodeorder_conf(least: int, most: int) -> str:
+    return conf_with(CI_CONF.replace("  - name: binpack\n", ""), old="  - name: nodeorder\n",
+                     new=f"  - name: nodeorder\n    arguments:\n      leastrequested.weight: {least}\n"
+                         f"      mostrequested.weight: {most}\n      balancedresource.weight: 0\n")
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("least", "most", "packs"), [
+    pytest.param(least, most, packs, marks=pytest.mark.scheduler_conf(_nodeorder_conf(least, most)))
+    for least, most, packs in [(2, 1, False), (1, 2, True), (0, 1, True), (1, 0, False)]
+])
+def test_nodeorder_adds_least_and_most_requested_by_weight(cluster: Cluster, least: int, most: int,
+                                                          packs: bool) -> None:
+    """nodeorder's score is the weighted sum of least-requested (spreads) and most-requested (packs):
+    the heavier of the two decides whether a second pod joins the first one's node."""
+    assert _second_pod_joins_the_first(cluster) is packs
+
+
+@pytest.mark.scheduling_base
+def test_an_empty_namespace_selector_lets_pod_affinity_reach_every_namespace(cluster: Cluster) -> None:
+    """A pod ``app=target`` runs on the third worker in another namespace. A pod preferring (weight
+    100) nodes with ``app=target`` pods and an empty ``namespaceSelector`` (all namespaces, as in
+    Kubernetes) lands there, although least-requested scoring alone would avoid that node."""
+    workers = [w["metadata"]["name"] for w in cluster.worker_nodes()]
+    cluster.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}})
+    target = pod("target", req={"cpu": "2"}, labels={"app": "target"},
+                 node_selector={"kubernetes.io/hostname": workers[2]})
+    target["metadata"]["namespace"] = "elsewhere"
+    cluster.apply(target)
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "target", "elsewhere")), 60, "target bound")
+    seeker = pod("seeker")
+    seeker["spec"]["affinity"] = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
+        "weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "target"}},
+                                           "namespaceSelector": {}, "topologyKey": "kubernetes.io/hostname"}}]}}
+    cluster.apply(seeker)
+    _wait_bound(cluster, ["seeker"])
+    assert cluster.get("Pod", "seeker")["spec"]["nodeName"] == workers[2]
