@@ -303,6 +303,23 @@ def test_partition_arithmetic(cluster: Cluster, replicas: int, min_available: in
         assert got == expected.strip()
 
 
+@pytest.mark.admission
+@pytest.mark.parametrize(("policy", "cpu", "admitted"), [
+    ("none", "500m", True), ("best-effort", "1", True), ("best-effort", "500m", False)])
+def test_topology_policy_needs_whole_cpus(cluster: Cluster, policy: str, cpu: str, admitted: bool) -> None:
+    """A task with a NUMA topology policy other than ``none`` must request whole CPUs."""
+    name = f"numa-{policy}-{cpu}"
+    job = adm.base_job(name)
+    task = job["spec"]["tasks"][0]
+    task["topologyPolicy"] = policy
+    task["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": cpu}, "limits": {"cpu": cpu}}
+    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    if admitted:
+        assert isinstance(got, dict) and got["spec"]["tasks"][0]["topologyPolicy"] == policy
+    else:
+        assert got == "the cpu request isn't an integer in spec.task[0] container[0]."
+
+
 # ----------------------------------------------------------------------------------------- Queue
 
 

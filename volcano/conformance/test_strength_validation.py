@@ -140,6 +140,36 @@ def test_deployment_replicas_lower_bound(cluster: Cluster, replicas: int, expect
     assert stored is None or stored["spec"]["replicas"] == 0
 
 
+@pytest.mark.admission
+def test_node_field_selector_takes_one_name(cluster: Cluster) -> None:
+    """A required node affinity on ``metadata.name`` (matchFields) with In: exactly one value."""
+    def pod(name: str, values: list[str]) -> Obj:
+        term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": values}]}
+        return _pod(name, affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [term]}}})
+
+    assert cluster.apply(pod("field-one", ["node-a"]))[0]["metadata"]["name"] == "field-one"
+    d = denial(lambda: cluster.apply(pod("field-two", ["node-a", "node-b"])))
+    assert _causes(d, "Pod", "field-two").startswith(
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
+        "matchFields[0].values: ")
+    assert cluster.try_get("Pod", "field-two") is None
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("policy", "expected"), [
+    ("Never", None), ("OnFailure", None),
+    ("Always", 'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"')])
+def test_batch_job_restart_policy(cluster: Cluster, policy: str, expected: str | None) -> None:
+    """A Kubernetes batch Job's pods may not restart Always."""
+    name = f"batch-{policy.lower()}"
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
+           "spec": {"template": {"spec": {"restartPolicy": policy, "schedulerName": "strength-absent-scheduler",
+                                          "containers": [{"name": "c", "image": "busybox:1.24"}]}}}}
+    stored = _check(cluster, job, expected)
+    assert stored is None or stored["spec"]["template"]["spec"]["restartPolicy"] == policy
+
+
 # ------------------------------------------------------------------------------- PriorityClass
 
 
@@ -166,6 +196,10 @@ def test_priority_class_value_limit(cluster: Cluster, request: pytest.FixtureReq
     _own_priority_class(request, cluster, name)
     stored = _check(cluster, _priority_class(name, value), expected)
     assert stored is None or (stored["value"], stored["preemptionPolicy"]) == (value, "PreemptLowerPriority")
+    if stored is not None:  # the value is fixed once created
+        d = denial(lambda: cluster.patch("PriorityClass", name, {"value": value - 1}))
+        assert _causes(d, "PriorityClass.scheduling.k8s.io", name) == (
+            "value: Forbidden: may not be changed in an update.")
 
 
 @pytest.mark.admission
