@@ -232,6 +232,40 @@ def test_update_task_min_available(cluster: Cluster, task_min: int, expected: st
     assert cluster.get("Job", name)["spec"]["tasks"][0]["minAvailable"] == 3
 
 
+_IMMUTABLE = ("job updates may not change fields other than `minAvailable`, `tasks[*].replicas under spec` "
+              "and `PriorityClassName`")
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("path", "value", "expected"), [
+    pytest.param(("replicas",), 2, None, id="replicas"),
+    pytest.param(("template", "spec", "containers", 0, "image"), "busybox:1.36", _IMMUTABLE, id="image"),
+    pytest.param(("policies", 0, "action"), "RestartJob", _IMMUTABLE, id="task-policy"),
+    pytest.param(("maxRetry",), 5, _IMMUTABLE, id="task-max-retry"),
+])
+def test_update_inside_a_task(cluster: Cluster, request: pytest.FixtureRequest, path: tuple[str | int, ...],
+                              value: Any, expected: str | None) -> None:
+    """Inside a task only the replicas (and minAvailable) may change on UPDATE."""
+    name = f"update-task-{request.node.callspec.id}"
+    job = adm.base_job(name)
+    job["spec"]["tasks"][0]["policies"] = [{"event": "PodFailed", "action": "AbortJob"}]
+    cluster.apply(job)
+
+    def change(obj: Obj) -> None:
+        node: Any = obj["spec"]["tasks"][0]
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+
+    if expected is None:
+        assert adm.update(cluster, "Job", name, change)["spec"]["tasks"][0]["replicas"] == value
+        return
+    before = adm.plain(cluster.get("Job", name))["spec"]
+    d = adm.denial(lambda: adm.update(cluster, "Job", name, change))
+    assert adm.webhook_message(d, adm.JOB_WEBHOOK) == expected
+    assert adm.plain(cluster.get("Job", name))["spec"] == before
+
+
 @pytest.mark.admission
 @pytest.mark.parametrize(("exit_code", "admitted"), [(-1, True), (0, False), (1, True)])
 def test_policy_exit_code_around_zero(cluster: Cluster, exit_code: int, admitted: bool) -> None:

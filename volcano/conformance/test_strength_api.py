@@ -451,16 +451,16 @@ def test_reapplied_manifest_wins_for_keyed_lists(cluster: Cluster) -> None:
     """Applying a changed manifest leaves exactly the manifest's list items, in its order:
     items dropped from the middle of a keyed list go, reordered items follow the manifest."""
     rolling = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}
-    cluster.apply(_deployment([_container("a", "X", "Y", "Z"), _container("b", "X"), _container("c", "X")],
-                              rolling))
-    cluster.apply(_deployment([_container("a", "X", "Z"), _container("c", "X", "W")], rolling))
+    cluster.apply(_deployment([_container("a", "X", "Y", "Z", "V"), _container("b", "X"), _container("c", "X"),
+                               _container("d", "X")], rolling))
+    cluster.apply(_deployment([_container("a", "X", "Z", "V"), _container("c", "X", "W"), _container("d")], rolling))
     spec = cluster.get("Deployment", "reapplied")["spec"]["template"]["spec"]
-    assert _names(spec["containers"]) == ["a", "c"]
-    assert [_names(c.get("env")) for c in spec["containers"]] == [["X", "Z"], ["X", "W"]]
-    cluster.apply(_deployment([_container("c", "W", "X"), _container("a", "Z", "X")], rolling))
+    assert _names(spec["containers"]) == ["a", "c", "d"]
+    assert [_names(c.get("env")) for c in spec["containers"]] == [["X", "Z", "V"], ["X", "W"], []]
+    cluster.apply(_deployment([_container("d"), _container("c", "W", "X"), _container("a", "V", "Z", "X")], rolling))
     spec = cluster.get("Deployment", "reapplied")["spec"]["template"]["spec"]
-    assert _names(spec["containers"]) == ["c", "a"]
-    assert [_names(c.get("env")) for c in spec["containers"]] == [["W", "X"], ["Z", "X"]]
+    assert _names(spec["containers"]) == ["d", "c", "a"]
+    assert [_names(c.get("env")) for c in spec["containers"]] == [[], ["W", "X"], ["V", "Z", "X"]]
 
 
 @pytest.mark.admission

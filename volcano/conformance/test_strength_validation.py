@@ -112,6 +112,9 @@ _UNDECODABLE = [
     pytest.param({"env": {"A": "1"}},
                  "json: cannot unmarshal object into Go struct field Container.spec.containers.env of type "
                  "[]v1.EnvVar", id="env-as-map"),
+    pytest.param({"livenessProbe": {"exec": {"command": ["true"]}, "periodSeconds": 1.5}},
+                 "json: cannot unmarshal number 1.5 into Go struct field Probe.spec.containers.livenessProbe."
+                 "periodSeconds of type int32", id="fraction-in-int32"),
 ]
 
 
@@ -125,6 +128,17 @@ def test_undecodable_pod_is_bad_request(cluster: Cluster, request: pytest.Fixtur
     assert (d.code, d.reason) == (400, "BadRequest"), d
     assert d.message == f'Pod in version "v1" cannot be handled as a Pod: {detail}'
     assert cluster.try_get("Pod", name) is None
+
+
+@pytest.mark.admission
+def test_undecodable_timestamp_is_bad_request(cluster: Cluster) -> None:
+    """Times decode as RFC 3339; anything else fails the request before validation."""
+    pod = _pod("bad-time")
+    pod["metadata"]["creationTimestamp"] = "yesterday"
+    d = denial(lambda: cluster.apply(pod))
+    assert (d.code, d.reason) == (400, "BadRequest"), d
+    assert d.message == ('Pod in version "v1" cannot be handled as a Pod: parsing time "yesterday" as '
+                         '"2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"')
 
 
 @pytest.mark.admission
