@@ -479,34 +479,3 @@ def test_queue_with_children_cannot_be_deleted(cluster: Cluster, request: pytest
     assert adm.webhook_message(d, adm.QUEUE_WEBHOOK) == (
         "queue h-parent can not be deleted because it has 1 child queues: h-b")
     assert cluster.try_get("Queue", "h-parent") is not None
-
-
-# ------------------------------------------------------------------------------------------- Pod
-
-
-@pytest.mark.admission
-@pytest.mark.parametrize(("key", "value", "expected"), [
-    pytest.param("volcano.sh/jdb-max-unavailable", "1%", "", id="one-percent"),
-    pytest.param("volcano.sh/jdb-max-unavailable", "99%", "", id="ninety-nine-percent"),
-    pytest.param("volcano.sh/jdb-min-available", "1", "", id="one"),
-    pytest.param("volcano.sh/jdb-min-available", "100%",
-                 'invalid value <"100%"> for volcano.sh/jdb-min-available, it must be a valid percentage which '
-                 "between 1% ~ 99%", id="min-available-hundred-percent"),
-    pytest.param("volcano.sh/jdb-max-unavailable", "0",
-                 'invalid value <"0"> for volcano.sh/jdb-max-unavailable, it must be a positive integer',
-                 id="max-unavailable-zero"),
-])
-def test_disruption_budget_annotation_bounds(cluster: Cluster, key: str, value: str, expected: str) -> None:
-    """The pod webhook's ranges: positive integers, or percentages from 1% to 99%, for either key."""
-    name = f"jdb-{key.rsplit('-', 1)[-1]}-{value.replace('%', 'pct')}"
-    pod: Obj = {"apiVersion": "v1", "kind": "Pod",
-                "metadata": {"name": name, "annotations": {key: value}},
-                "spec": {"schedulerName": "volcano",
-                         "containers": [{"name": "c", "image": "busybox:1.24",
-                                         "resources": {"requests": {"cpu": "100m"}}}]}}
-    got = _outcome(cluster, pod, adm.POD_WEBHOOK)
-    if expected:
-        assert got == expected
-    else:
-        assert isinstance(got, dict) and got["metadata"]["annotations"][key] == value
-

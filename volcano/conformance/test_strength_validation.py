@@ -1,5 +1,6 @@
 """API conformance: Kubernetes' own validation of the built-in kinds a Volcano user submits, at
-the limits, the CRD schemas' string rules for Volcano's kinds, and the Priority admission plugin.
+the limits, the CRD schemas' string rules for Volcano's kinds, the Priority admission plugin and the
+ranges of Volcano's pod webhook.
 
 Volcano jobs become pods, so a malformed pod template reaches a user either as the Job webhook's
 denial or as the API server's answer to the pod itself. These cases send pods (and the
@@ -17,7 +18,17 @@ from typing import Any
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.test_admission import Denial, base_job, denial, own_queue, plain, queue_manifest, schema_causes
+from volcano.conformance.test_admission import (
+    POD_WEBHOOK,
+    Denial,
+    base_job,
+    denial,
+    own_queue,
+    plain,
+    queue_manifest,
+    schema_causes,
+    webhook_message,
+)
 
 __all__: list[str] = []
 
@@ -283,3 +294,35 @@ def test_global_default_priority_class(cluster: Cluster, request: pytest.Fixture
     assert d.message.endswith("PriorityClass strength-default-class is already marked as default. "
                               "Only one default can exist")
     assert cluster.try_get("PriorityClass", "strength-second-default") is None
+
+
+# ------------------------------------------------------------------------------ Volcano pod webhook
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("key", "value", "expected"), [
+    pytest.param("volcano.sh/jdb-max-unavailable", "1%", "", id="one-percent"),
+    pytest.param("volcano.sh/jdb-max-unavailable", "99%", "", id="ninety-nine-percent"),
+    pytest.param("volcano.sh/jdb-min-available", "1", "", id="one"),
+    pytest.param("volcano.sh/jdb-min-available", "100%",
+                 'invalid value <"100%"> for volcano.sh/jdb-min-available, it must be a valid percentage which '
+                 "between 1% ~ 99%", id="min-available-hundred-percent"),
+    pytest.param("volcano.sh/jdb-max-unavailable", "0",
+                 'invalid value <"0"> for volcano.sh/jdb-max-unavailable, it must be a positive integer',
+                 id="max-unavailable-zero"),
+])
+def test_disruption_budget_annotation_bounds(cluster: Cluster, key: str, value: str, expected: str) -> None:
+    """The pod webhook's ranges: positive integers, or percentages from 1% to 99%, for either key."""
+    name = f"jdb-{key.rsplit('-', 1)[-1]}-{value.replace('%', 'pct')}"
+    pod: Obj = {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "annotations": {key: value}},
+                "spec": {"schedulerName": "volcano",
+                         "containers": [{"name": "c", "image": "busybox:1.24",
+                                         "resources": {"requests": {"cpu": "100m"}}}]}}
+    if expected:
+        d = denial(lambda: cluster.apply(pod))
+        assert webhook_message(d, POD_WEBHOOK) == expected
+        assert cluster.try_get("Pod", name) is None
+    else:
+        assert cluster.apply(pod)[0]["metadata"]["annotations"][key] == value
+
