@@ -240,6 +240,19 @@ def test_custom_resource_schema_violations(cluster: Cluster, request: pytest.Fix
     assert cluster.try_get(kind, name) is None
 
 
+@pytest.mark.admission
+def test_gated_pod_node_selector_only_grows(cluster: Cluster) -> None:
+    """While a pod has scheduling gates its nodeSelector takes additions, not changes."""
+    cluster.apply(_pod("gated", schedulingGates=[{"name": "example.com/gate"}], nodeSelector={"a": "1"}))
+    grown = cluster.patch("Pod", "gated", {"spec": {"nodeSelector": {"b": "2"}}})
+    assert grown["spec"]["nodeSelector"] == {"a": "1", "b": "2"}
+    d = denial(lambda: cluster.patch("Pod", "gated", {"spec": {"nodeSelector": {"a": "3"}}}))
+    assert _causes(d, "Pod", "gated") == (
+        'spec.nodeSelector: Invalid value: map[string]string{"a":"3", "b":"2"}: only additions to '
+        "spec.nodeSelector are allowed (no mutations or deletions)")
+    assert cluster.get("Pod", "gated")["spec"]["nodeSelector"] == {"a": "1", "b": "2"}
+
+
 # ------------------------------------------------------------------------------- PriorityClass
 
 
