@@ -232,6 +232,40 @@ def test_update_task_min_available(cluster: Cluster, task_min: int, expected: st
     assert cluster.get("Job", name)["spec"]["tasks"][0]["minAvailable"] == 3
 
 
+_IMMUTABLE = ("job updates may not change fields other than `minAvailable`, `tasks[*].replicas under spec` "
+              "and `PriorityClassName`")
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("path", "value", "expected"), [
+    pytest.param(("replicas",), 2, None, id="replicas"),
+    pytest.param(("template", "spec", "containers", 0, "image"), "busybox:1.36", _IMMUTABLE, id="image"),
+    pytest.param(("policies", 0, "action"), "RestartJob", _IMMUTABLE, id="task-policy"),
+    pytest.param(("maxRetry",), 5, _IMMUTABLE, id="task-max-retry"),
+])
+def test_update_inside_a_task(cluster: Cluster, request: pytest.FixtureRequest, path: tuple[str | int, ...],
+                              value: Any, expected: str | None) -> None:
+    """Inside a task only the replicas (and minAvailable) may change on UPDATE."""
+    name = f"update-task-{request.node.callspec.id}"
+    job = adm.base_job(name)
+    job["spec"]["tasks"][0]["policies"] = [{"event": "PodFailed", "action": "AbortJob"}]
+    cluster.apply(job)
+
+    def change(obj: Obj) -> None:
+        node: Any = obj["spec"]["tasks"][0]
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+
+    if expected is None:
+        assert adm.update(cluster, "Job", name, change)["spec"]["tasks"][0]["replicas"] == value
+        return
+    before = adm.plain(cluster.get("Job", name))["spec"]
+    d = adm.denial(lambda: adm.update(cluster, "Job", name, change))
+    assert adm.webhook_message(d, adm.JOB_WEBHOOK) == expected
+    assert adm.plain(cluster.get("Job", name))["spec"] == before
+
+
 @pytest.mark.admission
 @pytest.mark.parametrize(("exit_code", "admitted"), [(-1, True), (0, False), (1, True)])
 def test_policy_exit_code_around_zero(cluster: Cluster, exit_code: int, admitted: bool) -> None:
@@ -269,6 +303,23 @@ def test_partition_arithmetic(cluster: Cluster, replicas: int, min_available: in
         assert isinstance(got, dict) and got["spec"]["tasks"][0]["minAvailable"] == 4
     else:
         assert got == expected.strip()
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("policy", "cpu", "admitted"), [
+    ("none", "500m", True), ("best-effort", "1", True), ("best-effort", "500m", False)])
+def test_topology_policy_needs_whole_cpus(cluster: Cluster, policy: str, cpu: str, admitted: bool) -> None:
+    """A task with a NUMA topology policy other than ``none`` must request whole CPUs."""
+    name = f"numa-{policy}-{cpu}"
+    job = adm.base_job(name)
+    task = job["spec"]["tasks"][0]
+    task["topologyPolicy"] = policy
+    task["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": cpu}, "limits": {"cpu": cpu}}
+    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    if admitted:
+        assert isinstance(got, dict) and got["spec"]["tasks"][0]["topologyPolicy"] == policy
+    else:
+        assert got == "the cpu request isn't an integer in spec.task[0] container[0]."
 
 
 # ----------------------------------------------------------------------------------------- Queue
@@ -428,34 +479,3 @@ def test_queue_with_children_cannot_be_deleted(cluster: Cluster, request: pytest
     assert adm.webhook_message(d, adm.QUEUE_WEBHOOK) == (
         "queue h-parent can not be deleted because it has 1 child queues: h-b")
     assert cluster.try_get("Queue", "h-parent") is not None
-
-
-# ------------------------------------------------------------------------------------------- Pod
-
-
-@pytest.mark.admission
-@pytest.mark.parametrize(("key", "value", "expected"), [
-    pytest.param("volcano.sh/jdb-max-unavailable", "1%", "", id="one-percent"),
-    pytest.param("volcano.sh/jdb-max-unavailable", "99%", "", id="ninety-nine-percent"),
-    pytest.param("volcano.sh/jdb-min-available", "1", "", id="one"),
-    pytest.param("volcano.sh/jdb-min-available", "100%",
-                 'invalid value <"100%"> for volcano.sh/jdb-min-available, it must be a valid percentage which '
-                 "between 1% ~ 99%", id="min-available-hundred-percent"),
-    pytest.param("volcano.sh/jdb-max-unavailable", "0",
-                 'invalid value <"0"> for volcano.sh/jdb-max-unavailable, it must be a positive integer',
-                 id="max-unavailable-zero"),
-])
-def test_disruption_budget_annotation_bounds(cluster: Cluster, key: str, value: str, expected: str) -> None:
-    """The pod webhook's ranges: positive integers, or percentages from 1% to 99%, for either key."""
-    name = f"jdb-{key.rsplit('-', 1)[-1]}-{value.replace('%', 'pct')}"
-    pod: Obj = {"apiVersion": "v1", "kind": "Pod",
-                "metadata": {"name": name, "annotations": {key: value}},
-                "spec": {"schedulerName": "volcano",
-                         "containers": [{"name": "c", "image": "busybox:1.24",
-                                         "resources": {"requests": {"cpu": "100m"}}}]}}
-    got = _outcome(cluster, pod, adm.POD_WEBHOOK)
-    if expected:
-        assert got == expected
-    else:
-        assert isinstance(got, dict) and got["metadata"]["annotations"][key] == value
-

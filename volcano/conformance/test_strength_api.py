@@ -200,6 +200,33 @@ def test_annotations_total_size(cluster: Cluster, size: int, admitted: bool) -> 
     assert "a" not in (cluster.get("ConfigMap", name)["metadata"].get("annotations") or {})
 
 
+@pytest.mark.admission
+def test_label_value_characters(cluster: Cluster) -> None:
+    """A label value outside the qualified-name alphabet: 422 with Kubernetes' full explanation
+    (compared with runs of spaces folded: apimachinery's example list puts two spaces before
+    each "or", which is easy to get wrong and not what this case is about)."""
+    d = denial(lambda: cluster.apply(_cm("label-chars", labels={"key": "bad value!"})))
+    assert " ".join(_invalid(d, "ConfigMap", "label-chars").split()) == (
+        'metadata.labels: Invalid value: "bad value!": a valid label must be an empty string or consist of '
+        "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+        "(e.g. 'MyValue', or 'my_value', or '12345', regex used for validation is "
+        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("field", "message"), [
+    ("name", "the name of the object (renamed) does not match the name on the URL (named)"),
+    ("namespace", "the namespace of the provided object does not match the namespace sent on the request"),
+])
+def test_patch_cannot_move_an_object(cluster: Cluster, field: str, message: str) -> None:
+    """A patch that renames the object or moves it to another namespace: 400 BadRequest."""
+    cluster.apply(_cm("named"))
+    value = "renamed" if field == "name" else "strength-elsewhere"
+    d = denial(lambda: cluster.patch("ConfigMap", "named", {"metadata": {field: value}}))
+    assert (d.code, d.reason, d.message) == (400, "BadRequest", message), d
+    assert cluster.get("ConfigMap", "named")["metadata"]["name"] == "named"
+
+
 # ------------------------------------------------------------------------------------- selectors
 
 
@@ -424,16 +451,16 @@ def test_reapplied_manifest_wins_for_keyed_lists(cluster: Cluster) -> None:
     """Applying a changed manifest leaves exactly the manifest's list items, in its order:
     items dropped from the middle of a keyed list go, reordered items follow the manifest."""
     rolling = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}
-    cluster.apply(_deployment([_container("a", "X", "Y", "Z"), _container("b", "X"), _container("c", "X")],
-                              rolling))
-    cluster.apply(_deployment([_container("a", "X", "Z"), _container("c", "X", "W")], rolling))
+    cluster.apply(_deployment([_container("a", "X", "Y", "Z", "V"), _container("b", "X"), _container("c", "X"),
+                               _container("d", "X")], rolling))
+    cluster.apply(_deployment([_container("a", "X", "Z", "V"), _container("c", "X", "W"), _container("d")], rolling))
     spec = cluster.get("Deployment", "reapplied")["spec"]["template"]["spec"]
-    assert _names(spec["containers"]) == ["a", "c"]
-    assert [_names(c.get("env")) for c in spec["containers"]] == [["X", "Z"], ["X", "W"]]
-    cluster.apply(_deployment([_container("c", "W", "X"), _container("a", "Z", "X")], rolling))
+    assert _names(spec["containers"]) == ["a", "c", "d"]
+    assert [_names(c.get("env")) for c in spec["containers"]] == [["X", "Z", "V"], ["X", "W"], []]
+    cluster.apply(_deployment([_container("d"), _container("c", "W", "X"), _container("a", "V", "Z", "X")], rolling))
     spec = cluster.get("Deployment", "reapplied")["spec"]["template"]["spec"]
-    assert _names(spec["containers"]) == ["c", "a"]
-    assert [_names(c.get("env")) for c in spec["containers"]] == [["W", "X"], ["Z", "X"]]
+    assert _names(spec["containers"]) == ["d", "c", "a"]
+    assert [_names(c.get("env")) for c in spec["containers"]] == [[], ["W", "X"], ["V", "Z", "X"]]
 
 
 @pytest.mark.admission
@@ -459,3 +486,14 @@ def test_reapplied_manifest_drops_removed_keys(cluster: Cluster) -> None:
     cm = plain(cluster.get("ConfigMap", "reapplied-cm"))
     assert cm["data"] == {"a": "1", "c": "4"}
     assert cm["metadata"]["labels"] == {"y": "2"}
+
+
+@pytest.mark.admission
+def test_reapplied_custom_resource(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """A re-applied Queue manifest: changed values win, dropped keys go."""
+    own_queue(request, cluster, "reapplied-queue")
+    cluster.apply(queue_manifest("reapplied-queue", {"weight": 2, "parent": "root",
+                                                     "capability": {"cpu": "4", "memory": "8Gi"}}))
+    cluster.apply(queue_manifest("reapplied-queue", {"weight": 3, "parent": "root", "capability": {"cpu": "6"}}))
+    spec = plain(cluster.get("Queue", "reapplied-queue"))["spec"]
+    assert (spec["weight"], spec["capability"]) == (3, {"cpu": "6"})

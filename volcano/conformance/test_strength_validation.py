@@ -1,5 +1,6 @@
 """API conformance: Kubernetes' own validation of the built-in kinds a Volcano user submits, at
-the limits, and the Priority admission plugin.
+the limits, the CRD schemas' string rules for Volcano's kinds, the Priority admission plugin and the
+ranges of Volcano's pod webhook.
 
 Volcano jobs become pods, so a malformed pod template reaches a user either as the Job webhook's
 denial or as the API server's answer to the pod itself. These cases send pods (and the
@@ -17,7 +18,17 @@ from typing import Any
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.test_admission import Denial, denial, plain
+from volcano.conformance.test_admission import (
+    POD_WEBHOOK,
+    Denial,
+    base_job,
+    denial,
+    own_queue,
+    plain,
+    queue_manifest,
+    schema_causes,
+    webhook_message,
+)
 
 __all__: list[str] = []
 
@@ -112,6 +123,9 @@ _UNDECODABLE = [
     pytest.param({"env": {"A": "1"}},
                  "json: cannot unmarshal object into Go struct field Container.spec.containers.env of type "
                  "[]v1.EnvVar", id="env-as-map"),
+    pytest.param({"livenessProbe": {"exec": {"command": ["true"]}, "periodSeconds": 1.5}},
+                 "json: cannot unmarshal number 1.5 into Go struct field Probe.spec.containers.livenessProbe."
+                 "periodSeconds of type int32", id="fraction-in-int32"),
 ]
 
 
@@ -128,6 +142,17 @@ def test_undecodable_pod_is_bad_request(cluster: Cluster, request: pytest.Fixtur
 
 
 @pytest.mark.admission
+def test_undecodable_timestamp_is_bad_request(cluster: Cluster) -> None:
+    """Times decode as RFC 3339; anything else fails the request before validation."""
+    pod = _pod("bad-time")
+    pod["metadata"]["creationTimestamp"] = "yesterday"
+    d = denial(lambda: cluster.apply(pod))
+    assert (d.code, d.reason) == (400, "BadRequest"), d
+    assert d.message == ('Pod in version "v1" cannot be handled as a Pod: parsing time "yesterday" as '
+                         '"2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"')
+
+
+@pytest.mark.admission
 @pytest.mark.parametrize(("replicas", "expected"), [
     (0, None), (-1, "spec.replicas: Invalid value: -1: must be greater than or equal to 0")])
 def test_deployment_replicas_lower_bound(cluster: Cluster, replicas: int, expected: str | None) -> None:
@@ -138,6 +163,94 @@ def test_deployment_replicas_lower_bound(cluster: Cluster, replicas: int, expect
                                         "spec": {"containers": [{"name": "c", "image": "busybox:1.24"}]}}}}
     stored = _check(cluster, deployment, expected)
     assert stored is None or stored["spec"]["replicas"] == 0
+
+
+@pytest.mark.admission
+def test_node_field_selector_takes_one_name(cluster: Cluster) -> None:
+    """A required node affinity on ``metadata.name`` (matchFields) with In: exactly one value."""
+    def pod(name: str, values: list[str]) -> Obj:
+        term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": values}]}
+        return _pod(name, affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [term]}}})
+
+    assert cluster.apply(pod("field-one", ["node-a"]))[0]["metadata"]["name"] == "field-one"
+    d = denial(lambda: cluster.apply(pod("field-two", ["node-a", "node-b"])))
+    assert _causes(d, "Pod", "field-two").startswith(
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
+        "matchFields[0].values: ")
+    assert cluster.try_get("Pod", "field-two") is None
+
+
+_JOB_RESTART = 'spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: '
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("policy", "expected"), [
+    ("Never", []), ("OnFailure", []),
+    ("Always", ['spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"']),
+    ("Sometimes", [_JOB_RESTART + '"Always", "OnFailure", "Never"', _JOB_RESTART + '"OnFailure", "Never"'])])
+def test_batch_job_restart_policy(cluster: Cluster, policy: str, expected: list[str]) -> None:
+    """A Kubernetes batch Job's pods may not restart Always; an unknown policy fails both the pod
+    template's check and the Job's."""
+    name = f"batch-{policy.lower()}"
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
+           "spec": {"template": {"spec": {"restartPolicy": policy, "schedulerName": "strength-absent-scheduler",
+                                          "containers": [{"name": "c", "image": "busybox:1.24"}]}}}}
+    if not expected:
+        cluster.apply(job)
+        assert cluster.get("Job.batch", name)["spec"]["template"]["spec"]["restartPolicy"] == policy
+        return
+    d = denial(lambda: cluster.apply(job))
+    causes = _causes(d, "Job.batch", name)
+    for cause in expected:
+        assert cause in causes
+    assert len(causes) == sum(map(len, expected)) + (2 + 2 * (len(expected) - 1) if len(expected) > 1 else 0)
+    assert cluster.try_get("Job.batch", name) is None
+
+
+_SCHEMA_STRINGS = [
+    pytest.param("Job", ("queue",), "Bad_Queue",
+                 'spec.queue: Invalid value: "Bad_Queue": spec.queue in body should match ', id="job-queue-pattern"),
+    pytest.param("Job", ("tasks", 0, "topologyPolicy"), "fastest",
+                 'spec.tasks[0].topologyPolicy: Unsupported value: "fastest": supported values: ',
+                 id="job-topology-enum"),
+]
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("kind", "path", "value", "causes"), _SCHEMA_STRINGS)
+def test_custom_resource_schema_violations(cluster: Cluster, request: pytest.FixtureRequest, kind: str,
+                                           path: tuple[str | int, ...], value: Any, causes: str) -> None:
+    """A string off the CRD schema's pattern or enum in a Volcano object: 422 naming the field and
+    the value (Volcano's webhooks decode such a string fine; a value of the wrong JSON type is
+    another matter: the mutating webhook's Go decoding refuses it first)."""
+    name = f"schema-{request.node.callspec.id}"
+    if kind == "Queue":
+        own_queue(request, cluster, name)
+        obj = queue_manifest(name, {"weight": 1})
+    else:
+        obj = base_job(name)
+    node: Any = obj["spec"]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    d = denial(lambda: cluster.apply(obj))
+    got = schema_causes(d, f"{kind}.{obj['apiVersion'].split('/')[0]}", name)
+    assert got.startswith(causes) if causes.endswith(" ") else got == causes
+    assert cluster.try_get(kind, name) is None
+
+
+@pytest.mark.admission
+def test_gated_pod_node_selector_only_grows(cluster: Cluster) -> None:
+    """While a pod has scheduling gates its nodeSelector takes additions, not changes."""
+    cluster.apply(_pod("gated", schedulingGates=[{"name": "example.com/gate"}], nodeSelector={"a": "1"}))
+    grown = cluster.patch("Pod", "gated", {"spec": {"nodeSelector": {"b": "2"}}})
+    assert grown["spec"]["nodeSelector"] == {"a": "1", "b": "2"}
+    d = denial(lambda: cluster.patch("Pod", "gated", {"spec": {"nodeSelector": {"a": "3"}}}))
+    assert _causes(d, "Pod", "gated") == (
+        'spec.nodeSelector: Invalid value: map[string]string{"a":"3", "b":"2"}: only additions to '
+        "spec.nodeSelector are allowed (no mutations or deletions)")
+    assert cluster.get("Pod", "gated")["spec"]["nodeSelector"] == {"a": "1", "b": "2"}
 
 
 # ------------------------------------------------------------------------------- PriorityClass
@@ -166,6 +279,10 @@ def test_priority_class_value_limit(cluster: Cluster, request: pytest.FixtureReq
     _own_priority_class(request, cluster, name)
     stored = _check(cluster, _priority_class(name, value), expected)
     assert stored is None or (stored["value"], stored["preemptionPolicy"]) == (value, "PreemptLowerPriority")
+    if stored is not None:  # the value is fixed once created
+        d = denial(lambda: cluster.patch("PriorityClass", name, {"value": value - 1}))
+        assert _causes(d, "PriorityClass.scheduling.k8s.io", name) == (
+            "value: Forbidden: may not be changed in an update.")
 
 
 @pytest.mark.admission
@@ -203,3 +320,35 @@ def test_global_default_priority_class(cluster: Cluster, request: pytest.Fixture
     assert d.message.endswith("PriorityClass strength-default-class is already marked as default. "
                               "Only one default can exist")
     assert cluster.try_get("PriorityClass", "strength-second-default") is None
+
+
+# ------------------------------------------------------------------------------ Volcano pod webhook
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("key", "value", "expected"), [
+    pytest.param("volcano.sh/jdb-max-unavailable", "1%", "", id="one-percent"),
+    pytest.param("volcano.sh/jdb-max-unavailable", "99%", "", id="ninety-nine-percent"),
+    pytest.param("volcano.sh/jdb-min-available", "1", "", id="one"),
+    pytest.param("volcano.sh/jdb-min-available", "100%",
+                 'invalid value <"100%"> for volcano.sh/jdb-min-available, it must be a valid percentage which '
+                 "between 1% ~ 99%", id="min-available-hundred-percent"),
+    pytest.param("volcano.sh/jdb-max-unavailable", "0",
+                 'invalid value <"0"> for volcano.sh/jdb-max-unavailable, it must be a positive integer',
+                 id="max-unavailable-zero"),
+])
+def test_disruption_budget_annotation_bounds(cluster: Cluster, key: str, value: str, expected: str) -> None:
+    """The pod webhook's ranges: positive integers, or percentages from 1% to 99%, for either key."""
+    name = f"jdb-{key.rsplit('-', 1)[-1]}-{value.replace('%', 'pct')}"
+    pod: Obj = {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "annotations": {key: value}},
+                "spec": {"schedulerName": "volcano",
+                         "containers": [{"name": "c", "image": "busybox:1.24",
+                                         "resources": {"requests": {"cpu": "100m"}}}]}}
+    if expected:
+        d = denial(lambda: cluster.apply(pod))
+        assert webhook_message(d, POD_WEBHOOK) == expected
+        assert cluster.try_get("Pod", name) is None
+    else:
+        assert cluster.apply(pod)[0]["metadata"]["annotations"][key] == value
+
