@@ -89,6 +89,10 @@ _POD_LIMITS = [
                  "spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive",
                  id="deadline-0"),
     pytest.param({}, {"terminationGracePeriodSeconds": 0}, None, id="grace-0"),
+    pytest.param({"name": "c" * 63}, {}, None, id="container-name-63"),
+    pytest.param({"name": "c" * 64}, {},
+                 f'spec.containers[0].name: Invalid value: "{"c" * 64}": must be no more than 63 characters',
+                 id="container-name-64"),
     pytest.param({}, {"restartPolicy": "Sometimes"},
                  'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", '
                  '"Never"', id="restart-policy"),
