@@ -40,7 +40,21 @@ _ONE_POD = Resources({PODS: 1000})
 
 
 def _requests(pod: Obj) -> Resources:
-    return pod_requests(pod) + _ONE_POD
+    base = pod_requests(pod)
+    hit = _PLUS_ONE_POD.get(id(base))
+    if hit is not None and hit[0] is base:
+        return hit[1]
+    out = base + _ONE_POD
+    if len(_PLUS_ONE_POD) >= 1024:
+        _PLUS_ONE_POD.clear()
+    _PLUS_ONE_POD[id(base)] = (base, out)
+    return out
+
+
+_PLUS_ONE_POD: dict[int, tuple[Resources, Resources]] = {}
+"""``_requests`` by the identity of the pod's ``pod_requests`` (which pods of one workload share:
+it is remembered by their containers), so that the per-pod memo of a cluster of like pods holds
+one ``Resources`` rather than one each. Resources are immutable values; bounded."""
 
 
 class _RequestMemo:
