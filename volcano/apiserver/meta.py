@@ -12,6 +12,8 @@ from typing import Any
 
 from volcano.api.kinds import KindInfo
 from volcano.apiserver.errors import bad_request, invalid
+from volcano.apiserver.validation.field import go_value
+from volcano.apiserver.validation.names import dns1123_subdomain_errors
 
 __all__ = [
     "check_object_shape",
@@ -70,10 +72,12 @@ def check_object_shape(info: KindInfo, obj: Any, *, need_name: bool = True) -> N
         gen = meta.get("generateName")
         if need_name or not isinstance(gen, str) or not gen:
             raise invalid(info.kind, "", ["metadata.name: Required value: name or generateName is required"])
-    elif not isinstance(name, str) or len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
-        raise invalid(info.kind, str(name), [
-            f"metadata.name: Invalid value: {name!r}: a lowercase RFC 1123 subdomain must consist of lower case "
-            "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"])
+    elif not isinstance(name, str):
+        raise invalid(info.kind, str(name), [f"metadata.name: Invalid value: {go_value(name)}: must be a string"])
+    elif len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
+        # apimachinery's IsDNS1123Subdomain: the length and the pattern each give one cause.
+        raise invalid(info.kind, name, [f"metadata.name: Invalid value: {go_value(name)}: {msg}"
+                                        for msg in dns1123_subdomain_errors(name)])
     shown = str(name or meta.get("generateName", ""))
     _check_string_map(info, shown, meta, "labels")
     _check_string_map(info, shown, meta, "annotations")
