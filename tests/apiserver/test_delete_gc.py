@@ -62,10 +62,13 @@ def test_finalizers_hold_the_object(server: ApiServer, clock: SimClock) -> None:
     assert out["metadata"]["deletionTimestamp"] == "2024-01-01T00:00:03Z"
     assert out["metadata"]["deletionGracePeriodSeconds"] == 0
     edit = thaw(out)
-    edit["metadata"]["finalizers"].append("example.com/new")
+    edit["metadata"]["finalizers"] += ["example.com/z", "example.com/new"]
     with pytest.raises(ApiError) as err:
         server.update(edit)
-    assert err.value.code == 422 and "no new finalizers" in err.value.message
+    assert err.value.code == 422
+    assert err.value.message.endswith(  # apimachinery's %#v of the sorted new finalizers
+        'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, '
+        'found new finalizers []string{"example.com/new", "example.com/z"}')
     edit = thaw(out)
     edit["metadata"]["finalizers"] = []
     server.update(edit)

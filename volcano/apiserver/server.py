@@ -86,6 +86,7 @@ from volcano.apiserver.validation import (
     validate,
 )
 from volcano.apiserver.validation import validate_status as validate_status_write
+from volcano.apiserver.validation.field import go_value
 from volcano.apiserver.watch import WatchHub
 from volcano.apiserver.write_rules import (
     SERVER_FIELDS,
@@ -458,11 +459,12 @@ class ApiServer:
         meta = new["metadata"]
         old_meta = old["metadata"]
         if old_meta.get("deletionTimestamp"):
-            added = [f for f in meta.get("finalizers") or () if f not in (old_meta.get("finalizers") or ())]
-            if added:
+            added = sorted(set(meta.get("finalizers") or ()) - set(old_meta.get("finalizers") or ()))
+            if added:  # apimachinery prints the sorted set with %#v: []string{"a", "b"}
+                shown = "[]string{" + ", ".join(go_value(f) for f in added) + "}"
                 raise invalid(info.kind, meta["name"], [
-                    f"metadata.finalizers: Forbidden: no new finalizers can be added if the object is being "
-                    f"deleted, found new finalizers {added!r}"])
+                    "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being "
+                    f"deleted, found new finalizers {shown}"])
         if new == old:
             return old
         if meta.get("deletionTimestamp") and not meta.get("finalizers") \
