@@ -7,7 +7,6 @@ malformed object fails with an ``ApiError`` naming the field and the value.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from volcano.api.kinds import KindInfo
@@ -23,7 +22,6 @@ __all__ = [
     "resource_name",
 ]
 
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 def has_status_subresource(info: KindInfo) -> bool:
     """Whether ``info`` is served with a ``/status`` subresource (status is then ignored by
@@ -74,10 +72,8 @@ def check_object_shape(info: KindInfo, obj: Any, *, need_name: bool = True) -> N
             raise invalid(info.kind, "", ["metadata.name: Required value: name or generateName is required"])
     elif not isinstance(name, str):
         raise invalid(info.kind, str(name), [f"metadata.name: Invalid value: {go_value(name)}: must be a string"])
-    elif len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
-        # apimachinery's IsDNS1123Subdomain: the length and the pattern each give one cause.
-        raise invalid(info.kind, name, [f"metadata.name: Invalid value: {go_value(name)}: {msg}"
-                                        for msg in dns1123_subdomain_errors(name)])
+    elif errors := dns1123_subdomain_errors(name):  # the length and the pattern: one cause each
+        raise invalid(info.kind, name, [f"metadata.name: Invalid value: {go_value(name)}: {msg}" for msg in errors])
     shown = str(name or meta.get("generateName", ""))
     _check_string_map(info, shown, meta, "labels")
     _check_string_map(info, shown, meta, "annotations")
