@@ -25,7 +25,14 @@ from volcano.conformance.lib.builders import (
     queue_command,
 )
 from volcano.conformance.lib.sizing import cluster_node_number, cluster_size
-from volcano.conformance.lib.waits import count_phase, pg_name, wait_job_phases, wait_pg_phase, wait_tasks_ready
+from volcano.conformance.lib.waits import (
+    count_phase,
+    job_conditions,
+    pg_name,
+    wait_job_phases,
+    wait_pg_phase,
+    wait_tasks_ready,
+)
 
 __all__ = ["wait_job_phases"]
 
@@ -154,8 +161,9 @@ def test_policy_on_a_deleted_pod(cluster: Cluster, name: str, tasks: list[Task],
     """Once the job runs, deleting one of its pods (PodEvicted) makes the policy take it through ``phases``."""
     cluster.apply(job(name, tasks, policies=policies))
     wait_job_phases(cluster, name, ["Pending", "Running"])
+    before = job_conditions(cluster, name)
     _delete_one_pod(cluster, name)
-    wait_job_phases(cluster, name, phases)
+    wait_job_phases(cluster, name, phases, since=before)
 
 
 @pytest.mark.job_lifecycle
@@ -192,11 +200,13 @@ def test_policy_when_unschedulable(cluster: Cluster, name: str, action: str, pha
                       policies=[_policy(action, "Unknown")]))
     _wait_job_ready(cluster, name)
     _set_taint_on_all_nodes(cluster, UNSCHEDULABLE_TAINT, present=True)
+    before = job_conditions(cluster, name)
     cluster.delete("Pod", f"{name}-test-0")
-    wait_job_phases(cluster, name, phases)
+    wait_job_phases(cluster, name, phases, since=before)
+    before = job_conditions(cluster, name)
     _set_taint_on_all_nodes(cluster, UNSCHEDULABLE_TAINT, present=False)
     if after_untaint:
-        wait_job_phases(cluster, name, after_untaint)
+        wait_job_phases(cluster, name, after_untaint, since=before)
 
 
 @pytest.mark.job_lifecycle
@@ -209,9 +219,10 @@ def test_job_taskfailed_terminatejob(cluster: Cluster) -> None:
              max_retry=3),
     ], policies=[_policy("TerminateJob", "TaskFailed")]))
     wait_job_phases(cluster, name, ["Pending", "Running"])
+    before = job_conditions(cluster, name)
     cluster.patch("Pod", f"{name}-failed-0", {"status": {"containerStatuses": [{"restartCount": 4}]}},
                   subresource="status")
-    wait_job_phases(cluster, name, ["Terminating", "Terminated"])
+    wait_job_phases(cluster, name, ["Terminating", "Terminated"], since=before)
 
 
 # -- task priority -----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ __all__ = [
     "bound",
     "count_phase",
     "hold_unbound",
+    "job_conditions",
     "job_phase",
     "pg_name",
     "pod_group_of",
@@ -97,22 +98,28 @@ def _written_phases(before: list[str], now: list[str]) -> list[str]:
     return now[kept:]
 
 
-def _conditions(cluster: Cluster, job: str) -> list[str]:
+def job_conditions(cluster: Cluster, job: str) -> list[str]:
+    """The phases recorded in the Job's ``status.conditions``, oldest first (empty if there is no Job):
+    the reading to pass as ``since`` to :func:`wait_job_phases` before acting on a running Job."""
     obj = cluster.try_get("Job", job)
     return [str(c.get("status")) for c in ((obj or {}).get("status") or {}).get("conditions") or []]
 
 
-def wait_job_phases(cluster: Cluster, job: str, phases: list[str], timeout: float = 600) -> list[str]:
+def wait_job_phases(cluster: Cluster, job: str, phases: list[str], timeout: float = 600,
+                    since: list[str] | None = None) -> list[str]:
     """The Job passes through ``phases`` in order (upstream ``WaitJobPhases``, which watches every
     update). Each reading takes the phase and the phases the controller wrote since the previous
     reading (from ``status.conditions``), so a phase entered and left between two readings, as
-    ``Restarting`` often is, still counts; phases written before the call do not. Returns the
-    sequence of distinct phases seen."""
+    ``Restarting`` often is, still counts. ``since`` is a :func:`job_conditions` reading taken before
+    the action that starts the sequence: what it holds is history. Left out, the Job was created just
+    before the call and everything it wrote counts (a served cluster runs while the test does, so by
+    the first reading the Job may already have left ``Pending``). Returns the sequence of distinct
+    phases seen."""
     seen: list[str] = []
-    last: list[list[str]] = [_conditions(cluster, job)]  # what was written before the wait is history
+    last: list[list[str]] = [list(since or [])]
 
     def observe() -> bool:
-        conds = _conditions(cluster, job)
+        conds = job_conditions(cluster, job)
         for ph in [*_written_phases(last[0], conds), job_phase(cluster, job) or ""]:
             if ph and (not seen or seen[-1] != ph):
                 seen.append(ph)
