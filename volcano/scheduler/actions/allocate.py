@@ -16,7 +16,7 @@ from collections import deque
 
 from volcano.scheduler.actions.base import Action, Agenda, is_pending
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskStatus
-from volcano.scheduler.framework.select import fits, select_node
+from volcano.scheduler.framework.select import Lookahead, fits
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.statement import Statement
 
@@ -28,6 +28,7 @@ def allocate_for_tasks(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: dequ
     statement to commit (ready), to keep (pipelined), or None (discarded)."""
     stmt = Statement(ssn)
     table = ssn.table
+    look = Lookahead(ssn)
     while tasks:
         task = tasks.popleft()
         if not ssn.allocatable(queue, task):
@@ -46,7 +47,7 @@ def allocate_for_tasks(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: dequ
             if job.need_continue_allocating():
                 continue
             break
-        best, no_fit = select_node(ssn, task)
+        best, no_fit = look.select(task)
         if no_fit is not None:
             job.fit_errors[task.uid] = no_fit
             if job.need_continue_allocating():

@@ -13,6 +13,10 @@ row-local for the task (``Session.rows_local``), it keeps, per task signature
 (``TaskSpec.sched_sig``), which rows pass, which fit Idle, and their scores,
 and re-evaluates only rows the node table changed since (``NodeTable.changes``);
 the choice is the same as ``feasible`` + ``prioritize`` would make.
+
+``Lookahead`` is ``select_node`` for one allocate visit: for a run of tasks of
+one signature it also keeps what each row would answer after more such tasks,
+so a placement costs no re-evaluation of the row it used.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.state import StateKey
 from volcano.scheduler.framework.task import TaskInfo
 
-__all__ = ["SELECT_STATES", "feasible", "fits", "prioritize", "select_node"]
+__all__ = ["SELECT_STATES", "Lookahead", "feasible", "fits", "prioritize", "select_node"]
 
 
 def fits(task: TaskInfo, available: npt.NDArray[np.int64]) -> bool:
@@ -178,3 +182,139 @@ def select_node(ssn: Session, task: TaskInfo) -> tuple[int | None, FitErrors | N
     if not cand[best]:  # every candidate scored -inf: the first candidate, as prioritize picks
         best = int(np.argmax(cand))
     return best, None
+
+
+class Lookahead:
+    """``select_node`` for the tasks of one allocate visit, without re-scoring the row just used.
+
+    A visit places task after task of one job; when they share a signature
+    (``TaskSpec.sched_sig``, same request vector) and every predicate and score
+    is row-local, a row's verdict and score after ``j`` more placements of that
+    signature depend only on the row and on ``j``. ``select`` therefore keeps,
+    per level ``j``, the rows' verdicts and scores as if each had received ``j``
+    such tasks (the first ones Allocated while they fit Idle, the rest
+    Pipelined, as allocate places them), computed once per level for every row
+    that can reach it by the ordinary row-local callbacks over a temporarily
+    shifted node table; after a placement on row ``r`` only ``r``'s entry moves
+    up one level. The choice then is ``select_node``'s: the nominated node is
+    not handled here, candidates that fit Idle first, highest score, ties to the
+    first row.
+
+    It checks its own premises on every call and otherwise answers with
+    ``select_node``: the node table must have changed since the last answer by
+    exactly the placement of that answer (``NodeTable.changes``), the task must
+    have the same signature and vector, no nominated node and no host ports
+    (port conflicts read the node's tasks, not its accounting), and every
+    plugin must be one of the built-in ones (whose row-local callbacks read
+    only the node and its accounting columns)."""
+
+    def __init__(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.enabled = ssn.reuse and all(type(p).__module__.startswith(_BUILTIN) for p in ssn.plugins.values())
+        self._sig: object = None
+        self._vec: npt.NDArray[np.int64] | None = None
+        self._pos = -1
+        self._last = -1
+        self._level: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)
+        """Per row: placements of the signature so far in this run (its level)."""
+        self._allocated: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        """Per row: how many of those were Allocated (the rest Pipelined)."""
+        self._levels: list[tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float64],
+                                 npt.NDArray[np.int64]]] = []
+        self._ok = self._idle = np.zeros(0, dtype=np.bool_)
+        self._scores = np.zeros(0, dtype=np.float64)
+
+    def _applies(self, task: TaskInfo) -> bool:
+        spec = task.spec
+        return (self.enabled and not spec.host_ports and not spec.nominated_node and len(self.ssn.table) > 0
+                and self.ssn.rows_local(task))
+
+    def _start(self, task: TaskInfo) -> None:
+        """Level 0 from ``select_node``'s synced per-signature state (copied)."""
+        st = _synced(self.ssn, task)
+        self._sig, self._vec = task.spec.sched_sig, task.vec
+        self._ok, self._idle, self._scores = st.ok.copy(), st.idle.copy(), st.scores.copy()
+        self._level = np.zeros(len(self._ok), dtype=np.intp)
+        self._allocated = np.zeros(len(self._ok), dtype=np.int64)
+        self._levels = [(self._ok.copy(), self._idle.copy(), self._scores.copy(),
+                         np.zeros(len(self._ok), dtype=np.int64))]
+        self._pos = len(self.ssn.table.changes)
+        self._last = -1
+
+    def _level_values(self, task: TaskInfo, j: int) -> None:
+        """Compute level ``j`` (from level ``j - 1``) for every row that passes at ``j - 1``."""
+        ok_prev, idle_prev, _, alloc_prev = self._levels[j - 1]
+        allocated = alloc_prev + idle_prev  # a placement is Allocated exactly when the task fits Idle
+        rows = np.flatnonzero(ok_prev)
+        table = self.ssn.table
+        vec = task.vec
+        # The table already holds each row's placements so far (its current level): shift by the rest.
+        more = allocated[rows] - self._allocated[rows]
+        a = more[:, None] * vec
+        p = ((j - self._level[rows]) - more)[:, None] * vec
+        ok = np.zeros(len(ok_prev), dtype=np.bool_)
+        idle = np.zeros(len(ok_prev), dtype=np.bool_)
+        scores = np.full(len(ok_prev), -np.inf, dtype=np.float64)
+        table.used[rows] += a
+        table.idle[rows] -= a
+        table.fidle[rows] -= a + p
+        table.pipelined[rows] += p
+        table.pods[rows] += more
+        try:
+            d = task.spec.dims()
+            need = task.vec[d]
+            cells = np.ix_(rows, d)
+            ok[rows] = self.ssn.predicate_rows(task, rows) & (table.fidle[cells] >= need).all(axis=1)
+            idle[rows] = (table.idle[cells] >= need).all(axis=1)
+            scores[rows] = self.ssn.node_scores(task, rows)
+        finally:
+            table.used[rows] -= a
+            table.idle[rows] += a
+            table.fidle[rows] += a + p
+            table.pipelined[rows] -= p
+            table.pods[rows] -= more
+        self._levels.append((ok, idle, scores, allocated))
+
+    def _advance(self, task: TaskInfo) -> bool:
+        """Account for the placement since the last answer; False when the table moved otherwise."""
+        changes = self.ssn.table.changes
+        if len(changes) == self._pos:
+            return True
+        if self._last < 0 or len(changes) != self._pos + 1 or changes[-1] != self._last:
+            return False
+        row = self._last
+        j = int(self._level[row]) + 1
+        # The placement is in the table already: the row is at level j before level j is computed.
+        self._allocated[row] += self._levels[j - 1][1][row]
+        self._level[row] = j
+        if j == len(self._levels):
+            self._level_values(task, j)
+        ok, idle, scores, _ = self._levels[j]
+        self._ok[row], self._idle[row], self._scores[row] = ok[row], idle[row], scores[row]
+        self._pos = len(changes)
+        return True
+
+    def select(self, task: TaskInfo) -> tuple[int | None, FitErrors | None]:
+        """What ``select_node(ssn, task)`` answers (see the class docstring)."""
+        if not self._applies(task):
+            self._sig = None
+            return select_node(self.ssn, task)
+        if self._sig != task.spec.sched_sig or self._vec is None or not np.array_equal(self._vec, task.vec) \
+                or not self._advance(task):
+            self._start(task)
+        self._last = -1
+        ok = self._ok
+        cand = ok & self._idle
+        if not cand.any():
+            if not ok.any():
+                return None, feasible(self.ssn, task)[1]
+            cand = ok
+        best = int(np.argmax(np.where(cand, self._scores, -np.inf)))
+        if not cand[best]:
+            best = int(np.argmax(cand))
+        self._last = best
+        return best, None
+
+
+_BUILTIN = "volcano.scheduler.plugins."
+"""Module prefix of the built-in plugins (``Lookahead`` trusts only their row-local callbacks)."""
