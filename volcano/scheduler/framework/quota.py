@@ -162,7 +162,10 @@ def share(left: Num, right: Num) -> float:
         return 0.0 if left == 0 else 1.0
     if isinstance(left, int) and isinstance(right, int):
         return left / right  # correctly rounded, as upstream's float division of the same values
-    return float(Fraction(left) / Fraction(right))
+    # The exact quotient as one integer division (correctly rounded, as float(Fraction) is).
+    ln, ld = left.as_integer_ratio()
+    rn, rd = right.as_integer_ratio()
+    return (ln * rd) / (ld * rn)
 
 
 def dominant_share(allocated: Vec, total: Vec) -> tuple[str, float]:
@@ -358,5 +361,9 @@ def queue_allocatable(allocated: Vec, request: Vec, deserved: Vec) -> bool:
     ``allocated + request <= deserved`` on the dimensions the request asks
     for (pods ignored, strict).
     """
-    ok, _ = fits_on_requested(add(allocated, request), deserved, request)
-    return ok
+    # fits_on_requested(add(allocated, request), deserved, request) without building the sum:
+    # only the requested (> 0, not pods) dimensions are compared.
+    for name, value in request.items():
+        if name != _PODS and value > 0 and allocated.get(name, 0) + value > deserved.get(name, 0):
+            return False
+    return True

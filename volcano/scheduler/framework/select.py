@@ -37,7 +37,7 @@ __all__ = ["SELECT_STATES", "Lookahead", "feasible", "fits", "prioritize", "sele
 def fits(task: TaskInfo, available: npt.NDArray[np.int64]) -> bool:
     """``task`` request <= ``available`` on every compared column."""
     d = task.spec.dims()
-    return bool(np.all(task.vec[d] <= available[d]))
+    return bool((task.vec[d] <= available[d]).all())
 
 
 def feasible(ssn: Session, task: TaskInfo, *, resources: bool = True,
@@ -212,7 +212,7 @@ class Lookahead:
         self.ssn = ssn
         self.enabled = ssn.reuse and all(type(p).__module__.startswith(_BUILTIN) for p in ssn.plugins.values())
         self._sig: object = None
-        self._vec: npt.NDArray[np.int64] | None = None
+        self._vec = b""
         self._pos = -1
         self._last = -1
         self._level: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)
@@ -232,7 +232,7 @@ class Lookahead:
     def _start(self, task: TaskInfo) -> None:
         """Level 0 from ``select_node``'s synced per-signature state (copied)."""
         st = _synced(self.ssn, task)
-        self._sig, self._vec = task.spec.sched_sig, task.vec
+        self._sig, self._vec = task.spec.sched_sig, task.vec.tobytes()
         self._ok, self._idle, self._scores = st.ok.copy(), st.idle.copy(), st.scores.copy()
         self._level = np.zeros(len(self._ok), dtype=np.intp)
         self._allocated = np.zeros(len(self._ok), dtype=np.int64)
@@ -299,8 +299,7 @@ class Lookahead:
         if not self._applies(task):
             self._sig = None
             return select_node(self.ssn, task)
-        if self._sig != task.spec.sched_sig or self._vec is None or not np.array_equal(self._vec, task.vec) \
-                or not self._advance(task):
+        if self._sig != task.spec.sched_sig or self._vec != task.vec.tobytes() or not self._advance(task):
             self._start(task)
         self._last = -1
         ok = self._ok

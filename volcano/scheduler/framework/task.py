@@ -235,7 +235,8 @@ class TaskSpec:
         if self._dims is None:
             if self._vec is None:
                 raise RuntimeError(f"task {self.key}: dims() before vec(space)")
-            self._dims = np.union1d(np.array([0, 1, 2], dtype=np.intp), np.flatnonzero(self._vec)).astype(np.intp)
+            extra = np.flatnonzero(self._vec[3:]) + 3  # sorted, past the three fixed columns: the union
+            self._dims = np.concatenate((np.array([0, 1, 2], dtype=np.intp), extra.astype(np.intp)))
             self._dims.setflags(write=False)
         return self._dims
 

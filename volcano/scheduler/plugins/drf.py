@@ -112,11 +112,13 @@ class DrfPlugin(Plugin):
         self.total: IntVec = space.fit(ssn.total)
         self.mask = share_mask(self.total, space.names)
         self.alloc: dict[str, IntVec] = {}
-        self.share: dict[str, float] = {}
+        self._shares: dict[str, float] = {}
+        self._stale: set[str] = set()
+        """Jobs whose allocation moved since their share was last computed (computed when read)."""
         for uid, job in ssn.jobs.items():
             alloc = space.fit(job.allocated).copy()
             self.alloc[uid] = alloc
-            self.share[uid] = dominant_share(alloc, self.total, self.mask)
+            self._shares[uid] = dominant_share(alloc, self.total, self.mask)
         self._ssn = ssn
         self.tree: HdrfTree | None = None
         self._paths: dict[str, list[str]] = {}
@@ -184,10 +186,24 @@ class DrfPlugin(Plugin):
                 victims.append(task)
         return victims, PERMIT
 
+    @property
+    def share(self) -> dict[str, float]:
+        """Every job's current dominant share by job uid."""
+        for uid in sorted(self._stale):
+            self._shares[uid] = dominant_share(self.alloc[uid], self.total, self.mask)
+        self._stale.clear()
+        return self._shares
+
+    def _share_of(self, uid: str) -> float:
+        if uid in self._stale:
+            self._stale.discard(uid)
+            self._shares[uid] = dominant_share(self.alloc[uid], self.total, self.mask)
+        return self._shares.get(uid, 0.0)
+
     def job_order(self, left: JobInfo, right: JobInfo) -> int:
         """Lower dominant share first; equal shares abstain (0)."""
-        ls = self.share.get(left.uid, 0.0)
-        rs = self.share.get(right.uid, 0.0)
+        ls = self._share_of(left.uid)
+        rs = self._share_of(right.uid)
         if ls == rs:
             return 0
         return -1 if ls < rs else 1
@@ -216,7 +232,7 @@ class DrfPlugin(Plugin):
             alloc += vec
         else:
             alloc -= vec
-        self.share[job.uid] = dominant_share(alloc, self.total, self.mask)
+        self._stale.add(job.uid)  # the share is a pure function of alloc: computed when next read
         if self.tree is not None:
             self.tree.set_alloc(job.uid, alloc)
 
