@@ -268,7 +268,7 @@ class FakeCluster:
         with _fewer_collections(self.gc_threshold):
             for doc, info in zip(docs, infos):
                 out.append(self._apply_one(doc, info))
-                self.settle()
+                self._settle_now()  # settle() inside the collector settings this block already holds
         return out
 
     def _apply_one(self, doc: dict[str, Any], info: KindInfo) -> dict[str, Any]:
@@ -429,10 +429,20 @@ class FakeCluster:
         nxt = clock.next_time()
         if nxt is None or nxt > clock.now_ms:
             return
+        with _fewer_collections(self.gc_threshold):
+            self._settle_now()
+
+    def _settle_now(self) -> None:
+        """``settle`` without entering the collector settings (for a caller already within them)."""
+        clock = self.clock
+        if self._driving:
+            return
+        nxt = clock.next_time()
+        if nxt is None or nxt > clock.now_ms:
+            return
         self._driving = True
         try:
-            with _fewer_collections(self.gc_threshold):
-                clock.run(clock.now_ms)
+            clock.run(clock.now_ms)
         finally:
             self._driving = False
 

@@ -139,8 +139,11 @@ class Informer:
             for slot in list(self._handlers):
                 if slot.pending is not None:
                     slot.pending.append((etype, obj, old))
-                else:
-                    self._call(slot.fn, etype, obj, old)
+                    continue
+                try:  # _call inlined: every watch event reaches every handler through here
+                    slot.fn(etype, obj, old)
+                except DATA_ERRORS as exc:  # one unusable object must not stop the component
+                    self.unusable.handle(component_of(slot.fn), obj, exc)
 
     def _index_values(self, fn: Callable[[Obj], list[str]], obj: Obj) -> list[str]:
         try:

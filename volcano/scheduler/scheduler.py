@@ -37,7 +37,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from volcano.api.frozen import thaw
 from volcano.apiserver.client import Client
 from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory
@@ -293,11 +292,13 @@ class Scheduler:
             current = pg_informer.get(job.name, job.namespace)
             if current is None:
                 continue
-            obj = thaw(current)
-            obj["status"] = {**(obj.get("status") or {}), **status}
+            # A shallow copy with a new status: the server copies what it will edit (``update``'s
+            # ``_writable``), so a deep copy here would be a second one.
+            obj = dict(current)
+            new_status = obj["status"] = {**(current.get("status") or {}), **status}
             for key in ("running", "succeeded", "failed"):
                 if key not in status:
-                    obj["status"].pop(key, None)
+                    new_status.pop(key, None)
             try:
                 # PodGroup's CRD has no status subresource: Volcano writes status with a plain update.
                 self.client.update(obj)

@@ -161,6 +161,7 @@ class SimClock:
         self._heap: list[TimerHandle] = []
         self._seq = 0
         self._epoch = epoch.astimezone(UTC)
+        self._epoch_unix_ms = (self._epoch - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
         self._ts_cache: dict[int, str] = {}
 
     @property
@@ -210,8 +211,7 @@ class SimClock:
 
     def unix_ns(self, ms: int | None = None) -> int:
         """Nanoseconds since the Unix epoch of ``ms`` (default: now)."""
-        epoch_ms = (self._epoch - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
-        return (epoch_ms + (self._now if ms is None else ms)) * 1_000_000
+        return (self._epoch_unix_ms + (self._now if ms is None else ms)) * 1_000_000
 
     def call_at(self, when_ms: int, fn: Callable[..., Any], *args: Any,
                 priority: int = Priority.DEFAULT) -> TimerHandle:
@@ -225,7 +225,11 @@ class SimClock:
     def call_later(self, delay_ms: int, fn: Callable[..., Any], *args: Any,
                    priority: int = Priority.DEFAULT) -> TimerHandle:
         """Run ``fn(*args)`` after ``delay_ms`` milliseconds (0 = later this millisecond)."""
-        return self.call_at(self._now + max(0, int(delay_ms)), fn, *args, priority=priority)
+        # call_at(now + max(0, delay)) inlined: every watch delivery and work-queue add comes here.
+        self._seq += 1
+        handle = TimerHandle(self._now + max(0, int(delay_ms)), int(priority), self._seq, fn, args)
+        heapq.heappush(self._heap, handle)
+        return handle
 
     def call_every(self, period_ms: int, fn: Callable[..., Any], *args: Any,
                    priority: int = Priority.DEFAULT, first_ms: int | None = None) -> TimerHandle:

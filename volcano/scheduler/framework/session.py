@@ -140,6 +140,9 @@ class Session:
         self._task_keys: list[list[Callable[[TaskSpec], Any]]] | None = [[] for _ in conf.tiers]
         """Task-order keys per tier, in registration order (None: some callback has none)."""
         self._open_plugins(registry)
+        self._job_order: tuple[Callable[[JobInfo, JobInfo], int], ...] = tuple(
+            fn for tier in self._fns[JOB_ORDER.name] for fn in tier)
+        """The JobOrder callbacks in tier walk order (callbacks register only while plugins open)."""
 
     def _place_tasks(self, snapshot: Snapshot, task_vecs: list[Vec]) -> None:
         """Make the session's jobs (PodGroups of known queues) and tasks; put each task
@@ -279,13 +282,12 @@ class Session:
     # -- orderings -------------------------------------------------------------------------
     def job_less(self, left: JobInfo, right: JobInfo) -> bool:
         """JobOrderFn, falling back to creation time then UID."""
-        # The first_nonzero combiner inlined: heaps call this hundreds of
-        # thousands of times per cycle.
-        for tier in self._fns[JOB_ORDER.name]:
-            for fn in tier:
-                j = fn(left, right)
-                if j:
-                    return bool(j < 0)
+        # The first_nonzero combiner inlined over the flattened tiers: heaps call this
+        # hundreds of thousands of times per cycle.
+        for fn in self._job_order:
+            j = fn(left, right)
+            if j:
+                return bool(j < 0)
         if left.creation != right.creation:
             return left.creation < right.creation
         return left.uid < right.uid
