@@ -67,6 +67,15 @@ SUITES = {
     "conformance": ["volcano/conformance"],
     "unit": ["tests"],
 }
+# With --packages, the unit stage runs only the chosen packages' own unit tests, in a work directory of
+# its own: mutmut first records which tests reach which function by running the whole selection, and
+# over all of tests/ that never finished within a run's time bound on the shared 2-core machine.
+UNIT_TESTS = {
+    "scheduler": ["tests/scheduler"],
+    "controllers/job": ["tests/controllers/job"],
+    "apiserver": ["tests/apiserver", "tests/api"],
+    "admission": ["tests/admission", "tests/webhooks"],
+}
 # mutmut's exit-code classes (mutmut.stats.status_by_exit_code); timeouts count as killed, as its badge does.
 KILLED = {1, 3, 36, 24, -24, 152, 255, 37}
 SURVIVED = {0, 5, 33}
@@ -74,16 +83,17 @@ UNCOUNTED = {None, 2, 34}
 TIMEOUT_MULTIPLIER = 4.0
 
 
-def mutmut_config(suite: str) -> str:
-    """The ``[tool.mutmut]`` section of a suite's work directory."""
-    only = [f"{prefix}*" for prefix in PACKAGES.values()]
+def mutmut_config(suite: str, selection: list[str] | None = None, packages: list[str] | None = None) -> str:
+    """The ``[tool.mutmut]`` section of a suite's work directory (``selection``: its test paths, by
+    default the suite's; ``packages``: the packages it mutates, by default all)."""
+    only = [f"{PACKAGES[pkg]}*" for pkg in packages or PACKAGES]
     lines = [
         "",
         "[tool.mutmut]",
         'source_paths = ["volcano"]',
         f"only_mutate = {json.dumps(only)}",
         f"also_copy = {json.dumps(top_level())}",
-        f"pytest_add_cli_args_test_selection = {json.dumps(SUITES[suite])}",
+        f"pytest_add_cli_args_test_selection = {json.dumps(selection or SUITES[suite])}",
         'pytest_add_cli_args = ["-p", "no:cacheprovider"]',
         "use_git_change_detection = false",
         # A mutant gets (estimated test time + 1 s) x multiplier x 2 CPU seconds. mutmut's default
@@ -103,16 +113,27 @@ def top_level() -> list[str]:
     return sorted(names - {"volcano", "pyproject.toml"})
 
 
-def prepare(suite: str) -> Path:
-    """The suite's work directory: links to the sources, tests and other top-level entries, and a
-    pyproject with its mutmut section."""
-    work = OUT / suite
+def unit_selection(chosen: set[str]) -> tuple[str, list[str] | None, list[str] | None]:
+    """The unit stage's work directory name, test paths and mutated packages for the chosen packages
+    (all of them: ``unit``, every test, every package)."""
+    if chosen >= set(PACKAGES):
+        return "unit", None, None
+    picked = sorted(chosen)
+    name = "unit-" + "+".join(p.replace("/", "-") for p in picked)
+    return name, [t for p in picked for t in UNIT_TESTS[p]], picked
+
+
+def prepare(suite: str, name: str | None = None, selection: list[str] | None = None,
+            packages: list[str] | None = None) -> Path:
+    """The suite's work directory (``out/mutation/<name or suite>``): links to the sources, tests and
+    other top-level entries, and a pyproject with its mutmut section."""
+    work = OUT / (name or suite)
     work.mkdir(parents=True, exist_ok=True)
     for name in ("volcano", *top_level()):
         link = work / name
         if not link.is_symlink():
             link.symlink_to(ROOT / name)
-    text = (ROOT / "pyproject.toml").read_text() + mutmut_config(suite)
+    text = (ROOT / "pyproject.toml").read_text() + mutmut_config(suite, selection, packages)
     target = work / "pyproject.toml"
     if not target.exists() or target.read_text() != text:
         target.write_text(text)
@@ -129,21 +150,21 @@ print(create_mutants({children}))
 """
 
 
-def generate(work: Path, children: int) -> None:
-    """Create (or bring up to date) every mutant of the scope, without running anything."""
+def generate(work: Path, children: int, packages: list[str] | None = None) -> None:
+    """Create (or bring up to date) every mutant of the scope (or of ``packages``), without running anything."""
     subprocess.run([sys.executable, "-c", GENERATE.format(children=children)], cwd=work, check=True,
                    stdout=subprocess.DEVNULL)
-    sync_unmutated(work)
+    sync_unmutated(work, packages)
 
 
-def sync_unmutated(work: Path) -> None:
+def sync_unmutated(work: Path, packages: list[str] | None = None) -> None:
     """Bring the copies of files outside the scope (the conformance suite among them) up to date.
 
     mutmut copies the source tree into ``mutants/`` once and afterwards re-creates only the files
     it mutates, so an edited or added conformance case, or a removed one, would otherwise not reach
     the mutants."""
     src, dst = ROOT / "volcano", work / "mutants" / "volcano"
-    scoped = tuple(prefix.removeprefix("volcano/") for prefix in PACKAGES.values())
+    scoped = tuple(PACKAGES[pkg].removeprefix("volcano/") for pkg in packages or PACKAGES)
     for path in sorted(src.rglob("*")):
         rel = path.relative_to(src).as_posix()
         if not path.is_file() or "__pycache__" in rel or rel.startswith(scoped):
@@ -366,17 +387,18 @@ def main(argv: list[str] | None = None) -> int:
     codes: dict[str, dict[str, int | None]] = {}
     sample: dict[str, list[str]] = {}
     population: dict[str, int] = {}
+    chosen = set(filter(None, args.packages.split(","))) or set(PACKAGES)
+    if chosen - set(PACKAGES):
+        ap.error(f"--packages: unknown {', '.join(sorted(chosen - set(PACKAGES)))}")
     for suite in SUITES:
-        work = prepare(suite)
+        name, selection, mutated = (suite, None, None) if suite == "conformance" else unit_selection(chosen)
+        work = prepare(suite, name, selection, mutated)
         if not args.report_only and args.stage in ("both", suite):
-            generate(work, args.max_children)
+            generate(work, args.max_children, mutated)
         codes[suite] = results(work)
         if suite == "conformance":
             population = {pkg: sum(1 for n in codes[suite] if package_of(n) == pkg) for pkg in PACKAGES}
             sample = stratified_sample(sorted(codes[suite]), args.sample, args.seed)
-            chosen = set(filter(None, args.packages.split(","))) or set(PACKAGES)
-            if chosen - set(PACKAGES):
-                ap.error(f"--packages: unknown {', '.join(sorted(chosen - set(PACKAGES)))}")
             sample = {pkg: names if pkg in chosen else [] for pkg, names in sample.items()}
             redo = UNCOUNTED | (SURVIVED if args.retest_survivors else set())
             todo = [n for names in sample.values() for n in names if codes[suite].get(n) in redo]

@@ -76,6 +76,8 @@ __all__ = ["COMPONENT_NAME", "JobController"]
 COMPONENT_NAME = "job-controller"
 _JOB_LEVEL = frozenset({ACTION_ABORT_JOB, ACTION_RESTART_JOB, ACTION_TERMINATE_JOB, ACTION_COMPLETE_JOB,
                         ACTION_RESUME_JOB})
+_POD_EVENTS = frozenset({EVENT_POD_PENDING, EVENT_POD_RUNNING, EVENT_POD_FAILED, EVENT_POD_EVICTED})
+"""The requests that may cancel a pod's delayed action."""
 _TARGETED = {ACTION_RESTART_TASK: "task", ACTION_RESTART_POD: "pod", ACTION_RESTART_PARTITION: "partition"}
 
 
@@ -331,6 +333,12 @@ class JobController:
             self.trace.record(self.clock.now_ms, COMPONENT_NAME, "TerminateFailed", req.job_key, str(exc))
 
     def _cancel_for_pod_event(self, req: Request) -> None:
+        """Cancel the pod's delayed action when the pod moved on: a PodPending one on another pod event
+        of the same pod, a PodFailed or PodEvicted one on PodRunning. Only the four pod events count, as
+        in Volcano's ``CleanPodDelayActionsIfNeed``: an OutOfSync request (a pending pod's status
+        update, such as the scheduler's Unschedulable condition) leaves the action in place."""
+        if req.event not in _POD_EVENTS:
+            return
         delayed = self._delayed.get(req.job_key, {}).get(req.pod_name) if req.pod_name else None
         if delayed is None:
             return
