@@ -51,6 +51,8 @@ from volcano.api.selectors import label_selector_from_dict
 from volcano.apiserver import ApiError, ApiServer, EventRecorder
 from volcano.apiserver.faults import FaultPlan, FaultyClient
 from volcano.apiserver.patchmeta import is_custom_resource
+from volcano.apiserver.podlog import pod_log
+from volcano.apiserver.scale import get_scale, patch_scale
 from volcano.apiserver.threeway import (
     LAST_APPLIED,
     ApplyPatchError,
@@ -363,6 +365,17 @@ class FakeCluster:
     def evict(self, pod_name: str, namespace: str = "default") -> None:
         """Evict a pod through the ``pods/eviction`` subresource."""
         self.server.evict(pod_name, namespace)
+
+    def scale(self, kind: str, name: str, namespace: str = "default", replicas: int | None = None) -> dict[str, Any]:
+        """The ``scale`` subresource of a workload (an ``autoscaling/v1 Scale``); with ``replicas``,
+        ``kubectl scale``'s merge patch of it first, returning the answer (ApiError as the API refuses)."""
+        if replicas is None:
+            return get_scale(self.server, kind, name, namespace)
+        return patch_scale(self.server, kind, name, namespace, {"spec": {"replicas": replicas}})
+
+    def logs(self, pod: str, namespace: str = "default", **options: Any) -> str:
+        """``kubectl logs``: the ``pods/log`` text of ``pod`` (options as ``volcano.apiserver.podlog.pod_log``)."""
+        return pod_log(self.server.get("Pod", pod, namespace), self.clock, **options)
 
     def podgroup_of(self, job: str | Mapping[str, Any], namespace: str = "default") -> dict[str, Any]:
         """The PodGroup of a Volcano Job (``job``: its name or the Job object). The Job controller

@@ -108,7 +108,7 @@ def test_pod_log_lines_follow_the_lifecycle() -> None:
         "volcano-sim: container c (img) started on node n1: simulated work 30s (progress: alone)",
         "volcano-sim: container c exited with code 0 (Completed)"]
     assert pod_log(pod, clock, tail_lines=1).count("\n") == 1
-    assert pod_log(pod, clock, timestamps=True).startswith("2024-01-01T00:00:01.000000Z volcano-sim")
+    assert pod_log(pod, clock, timestamps=True).startswith("2024-01-01T00:00:01.000000000Z volcano-sim")
     with pytest.raises(ApiError, match="previous terminated container"):
         pod_log(pod, clock, previous=True)
     with pytest.raises(ApiError, match="is not valid for pod p"):

@@ -113,11 +113,3 @@ class AdmissionChain:
     def names(self) -> list[str]:
         """Names of every registered hook: mutating first, then validating, each in order."""
         return [r.name for r in self._mutating] + [r.name for r in self._validating]
-
-    def run(self, request: AdmissionRequest) -> None:
-        """Run the mutating hooks, then the validating ones; an ``ApiError`` from any hook propagates."""
-        key = request.kind.key
-        for reg in self.hooks(True, key, request.operation):
-            reg.fn(request)
-        for reg in self.hooks(False, key, request.operation):
-            reg.fn(request)

@@ -5,11 +5,13 @@ lifecycle implies, each at the time it happened (from the pod's container
 status): the start (image, node, the simulated work from the
 ``sim.volcano.sh/*`` annotations) and, once it has ended, its exit. Only lines
 whose time has come are shown. The options follow the real endpoint:
-``container`` (required when the pod has several and no
-``kubectl.kubernetes.io/default-container``), ``previous`` (the last
-terminated run), ``timestamps``, ``tailLines``, ``sinceSeconds``,
-``limitBytes``. An unscheduled pod has an empty log, as on a real server; a
-container still waiting to start is 400 BadRequest naming its reason.
+``container`` (required when the pod has several: the API server does not
+read ``kubectl.kubernetes.io/default-container``, kubectl does and names the
+container), ``previous`` (the last terminated run), ``timestamps`` (RFC 3339
+with nine fractional digits, as the kubelet writes them), ``tailLines``,
+``sinceSeconds``, ``limitBytes``. An unscheduled pod has an empty log, as on a
+real server; a container still waiting to start is 400 BadRequest naming its
+reason.
 """
 
 from __future__ import annotations
@@ -20,10 +22,7 @@ from volcano.api.well_known import SIM_DURATION, SIM_EXIT_CODE, SIM_PROGRESS
 from volcano.apiserver.errors import bad_request
 from volcano.sim.clock import Clock
 
-__all__ = ["DEFAULT_CONTAINER", "pod_log"]
-
-DEFAULT_CONTAINER = "kubectl.kubernetes.io/default-container"
-"""The annotation naming the container ``kubectl logs`` reads when none is given."""
+__all__ = ["pod_log"]
 
 
 def _choose(pod: Any, container: str | None) -> str:
@@ -32,9 +31,6 @@ def _choose(pod: Any, container: str | None) -> str:
     init = [c.get("name") for c in spec.get("initContainers") or ()]
     name = pod["metadata"]["name"]
     if container is None:
-        default = (pod["metadata"].get("annotations") or {}).get(DEFAULT_CONTAINER)
-        if default in names:
-            return str(default)
         if len(names) == 1:
             return str(names[0])
         choices = f"a container name must be specified for pod {name}, choose one of: [{' '.join(names)}]"
@@ -69,6 +65,11 @@ def _run_lines(pod: Any, container: str, state: Any, clock: Clock) -> list[tuple
     return lines
 
 
+def _nano_timestamp(clock: Clock, ms: int) -> str:
+    """The kubelet's log timestamp (Go's ``RFC3339NanoFixed``: always nine fractional digits)."""
+    return clock.micro_timestamp(ms).removesuffix("Z") + "000Z"
+
+
 def pod_log(pod: Any, clock: Clock, *, container: str | None = None, tail_lines: int | None = None,
             timestamps: bool = False, since_seconds: int | None = None, previous: bool = False,
             limit_bytes: int | None = None) -> str:
@@ -95,7 +96,7 @@ def pod_log(pod: Any, clock: Clock, *, container: str | None = None, tail_lines:
         lines = [(t, text) for t, text in lines if t >= now - since_seconds * 1000]
     if tail_lines is not None:
         lines = lines[-tail_lines:] if tail_lines else []
-    out = "".join(f"{clock.micro_timestamp(t)} {text}\n" if timestamps else f"{text}\n" for t, text in lines)
+    out = "".join(f"{_nano_timestamp(clock, t)} {text}\n" if timestamps else f"{text}\n" for t, text in lines)
     if limit_bytes is not None:
         out = out.encode()[:limit_bytes].decode(errors="ignore")
     return out

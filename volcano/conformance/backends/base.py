@@ -99,13 +99,40 @@ class Cluster(abc.ABC):
 
     @abc.abstractmethod
     def delete(self, kind: str, name: str, namespace: str | None = None,
-               propagation_policy: str | None = None) -> None:
-        """Delete an object (NotFound is an error)."""
+               propagation_policy: str | None = None, *, dry_run: bool = False) -> None:
+        """Delete an object (NotFound is an error); ``dry_run``: ``dryRun=All``, nothing is deleted."""
 
     @abc.abstractmethod
-    def patch(self, kind: str, name: str, patch: Obj, namespace: str | None = None,
-              subresource: str | None = None) -> Obj:
-        """JSON merge patch on the object or one of its subresources (``status``)."""
+    def patch(self, kind: str, name: str, patch: Obj | builtins.list[Obj], namespace: str | None = None,
+              subresource: str | None = None, *, patch_type: str = "merge", field_manager: str | None = None,
+              force: bool | None = None, dry_run: bool = False) -> Obj:
+        """Patch the object or one of its subresources (``status``). ``patch_type``: ``merge`` (JSON
+        merge patch), ``json`` (RFC 6902 operations), ``strategic`` (strategic merge patch) or
+        ``apply`` (server-side apply as ``field_manager``; ``force`` takes over conflicting fields;
+        creates the object when absent). ``dry_run``: ``dryRun=All``, nothing is stored."""
+
+    # -- the rest of the API a client meets (chunked lists, dry run, scale, logs) -------------
+    @abc.abstractmethod
+    def create(self, obj: Obj, *, dry_run: bool = False) -> Obj:
+        """POST ``obj`` (no namespace: the test namespace); ``dry_run``: ``dryRun=All``."""
+
+    @abc.abstractmethod
+    def list_page(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
+                  field_selector: str | None = None, limit: int | None = None,
+                  continue_: str | None = None) -> Obj:
+        """The ``<Kind>List`` as served: ``items`` and the list ``metadata`` (``continue``,
+        ``remainingItemCount``) of one chunk when ``limit`` or ``continue_`` is given."""
+
+    @abc.abstractmethod
+    def scale(self, kind: str, name: str, namespace: str | None = None, *, replicas: int | None = None) -> Obj:
+        """The ``scale`` subresource (an ``autoscaling/v1 Scale``); with ``replicas``, a merge patch of
+        its ``spec.replicas`` first (as ``kubectl scale``), returning the answer to it."""
+
+    @abc.abstractmethod
+    def pod_log(self, pod: str, namespace: str | None = None, *, container: str | None = None,
+                tail_lines: int | None = None, timestamps: bool = False, previous: bool = False,
+                limit_bytes: int | None = None) -> str:
+        """``pods/log``: the text a container wrote, with the endpoint's query options."""
 
     @abc.abstractmethod
     def evict(self, pod: str, namespace: str | None = None) -> None:

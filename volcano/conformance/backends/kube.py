@@ -29,6 +29,14 @@ __all__ = ["KubeCluster", "kube_unavailable_reason"]
 
 _POLL_S = 0.1
 
+_PATCH_MEDIA_TYPES = {"merge": "application/merge-patch+json", "json": "application/json-patch+json",
+                      "strategic": "application/strategic-merge-patch+json", "apply": "application/apply-patch+yaml"}
+"""The PATCH Content-Type of each patch type the ``Cluster`` interface names."""
+
+
+def _dry(dry_run: bool) -> dict[str, Any]:
+    return {"dry_run": "All"} if dry_run else {}
+
 
 def kube_unavailable_reason(kubeconfig: str | None) -> str | None:
     """Why the kubeconfig backend cannot run here, or None when it can."""
@@ -138,18 +146,60 @@ class KubeCluster(Cluster):
         return sorted(items, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
-               propagation_policy: str | None = None) -> None:
+               propagation_policy: str | None = None, *, dry_run: bool = False) -> None:
         body = {"propagationPolicy": propagation_policy} if propagation_policy else None
-        self._resource(kind).delete(name=name, namespace=self._ns_for(kind, namespace), body=body)
+        self._resource(kind).delete(name=name, namespace=self._ns_for(kind, namespace), body=body,
+                                    **_dry(dry_run))
 
-    def patch(self, kind: str, name: str, patch: Obj, namespace: str | None = None,
-              subresource: str | None = None) -> Obj:
+    def patch(self, kind: str, name: str, patch: Obj | builtins.list[Obj], namespace: str | None = None,
+              subresource: str | None = None, *, patch_type: str = "merge", field_manager: str | None = None,
+              force: bool | None = None, dry_run: bool = False) -> Obj:
         res = self._resource(kind)
         if subresource:
             res = res.subresources[subresource]
+        options: dict[str, Any] = _dry(dry_run)
+        if field_manager is not None:
+            options["field_manager"] = field_manager
+        if force is not None:
+            options["force_conflicts"] = force
         result: Obj = res.patch(name=name, namespace=self._ns_for(kind, namespace), body=patch,
-                                content_type="application/merge-patch+json").to_dict()
+                                content_type=_PATCH_MEDIA_TYPES[patch_type], **options).to_dict()
         return result
+
+    def create(self, obj: Obj, *, dry_run: bool = False) -> Obj:
+        kind = kind_for_object(obj).key
+        ns = self._ns_for(kind, (obj.get("metadata") or {}).get("namespace"))
+        result: Obj = self._resource(kind).create(body=obj, namespace=ns, **_dry(dry_run)).to_dict()
+        return result
+
+    def list_page(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
+                  field_selector: str | None = None, limit: int | None = None,
+                  continue_: str | None = None) -> Obj:
+        ns = None if namespace == "*" else self._ns_for(kind, namespace)
+        options: dict[str, Any] = {"label_selector": label_selector, "field_selector": field_selector,
+                                   "limit": limit, "_continue": continue_}
+        result: Obj = self._resource(kind).get(namespace=ns, **{k: v for k, v in options.items()
+                                                                if v is not None}).to_dict()
+        return result
+
+    def scale(self, kind: str, name: str, namespace: str | None = None, *, replicas: int | None = None) -> Obj:
+        res = self._resource(kind).subresources["scale"]
+        ns = self._ns_for(kind, namespace)
+        if replicas is None:
+            result: Obj = res.get(name=name, namespace=ns).to_dict()
+        else:
+            result = res.patch(name=name, namespace=ns, body={"spec": {"replicas": replicas}},
+                               content_type=_PATCH_MEDIA_TYPES["merge"]).to_dict()
+        return result
+
+    def pod_log(self, pod: str, namespace: str | None = None, *, container: str | None = None,
+                tail_lines: int | None = None, timestamps: bool = False, previous: bool = False,
+                limit_bytes: int | None = None) -> str:
+        options: dict[str, Any] = {"container": container, "tail_lines": tail_lines, "limit_bytes": limit_bytes}
+        text: str = self._core.read_namespaced_pod_log(
+            pod, self.namespace if namespace is None else namespace, timestamps=timestamps, previous=previous,
+            **{k: v for k, v in options.items() if v is not None})
+        return text
 
     def evict(self, pod: str, namespace: str | None = None) -> None:
         ns = self.namespace if namespace is None else namespace

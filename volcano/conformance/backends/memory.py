@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from volcano.conformance.backends.base import Cluster, ClusterShape, ConditionNotMet, Obj
@@ -71,12 +72,39 @@ class MemoryCluster(Cluster):
         return self.fake.list(kind, None if ns == "*" else ns, label_selector)
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
-               propagation_policy: str | None = None) -> None:
-        self.fake.client.delete(kind, name, self._ns(namespace), propagation_policy=propagation_policy)
+               propagation_policy: str | None = None, *, dry_run: bool = False) -> None:
+        with self._dry(dry_run):
+            self.fake.client.delete(kind, name, self._ns(namespace), propagation_policy=propagation_policy)
 
-    def patch(self, kind: str, name: str, patch: Obj, namespace: str | None = None,
-              subresource: str | None = None) -> Obj:
-        return self.fake.client.patch(kind, name, patch, self._ns(namespace), subresource=subresource)
+    def patch(self, kind: str, name: str, patch: Obj | builtins.list[Obj], namespace: str | None = None,
+              subresource: str | None = None, *, patch_type: str = "merge", field_manager: str | None = None,
+              force: bool | None = None, dry_run: bool = False) -> Obj:
+        with self._dry(dry_run):
+            return self.fake.client.patch(kind, name, patch, self._ns(namespace), subresource=subresource,
+                                          patch_type=patch_type, field_manager=field_manager, force=force)
+
+    def _dry(self, dry_run: bool) -> AbstractContextManager[None]:
+        return self.fake.server.dry_run() if dry_run else nullcontext()
+
+    def create(self, obj: Obj, *, dry_run: bool = False) -> Obj:
+        with self._dry(dry_run):
+            return self.fake.client.create(self._with_namespace(obj))
+
+    def list_page(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
+                  field_selector: str | None = None, limit: int | None = None,
+                  continue_: str | None = None) -> Obj:
+        ns = self._ns(namespace)
+        return self.fake.server.list(kind, None if ns == "*" else ns, label_selector=label_selector,
+                                     field_selector=field_selector, limit=limit, continue_=continue_)
+
+    def scale(self, kind: str, name: str, namespace: str | None = None, *, replicas: int | None = None) -> Obj:
+        return self.fake.scale(kind, name, self._ns(namespace), replicas)
+
+    def pod_log(self, pod: str, namespace: str | None = None, *, container: str | None = None,
+                tail_lines: int | None = None, timestamps: bool = False, previous: bool = False,
+                limit_bytes: int | None = None) -> str:
+        return self.fake.logs(pod, self._ns(namespace), container=container, tail_lines=tail_lines,
+                              timestamps=timestamps, previous=previous, limit_bytes=limit_bytes)
 
     def evict(self, pod: str, namespace: str | None = None) -> None:
         self.fake.evict(pod, self._ns(namespace))
