@@ -33,8 +33,9 @@ def test_share_is_the_correctly_rounded_exact_quotient(left: int | Fraction, rig
 
 
 @settings(max_examples=100, deadline=None)
-@given(requests=st.dictionaries(st.sampled_from(["cpu", "memory", "nvidia.com/gpu", "example.com/foo", "hugepages-2Mi"]),
-                                st.integers(0, 8), max_size=5))
+@given(requests=st.dictionaries(
+    st.sampled_from(["cpu", "memory", "nvidia.com/gpu", "example.com/foo", "hugepages-2Mi"]), st.integers(0, 8),
+    max_size=5))
 def test_dims_are_the_fixed_columns_and_the_requested_ones(requests: dict[str, int]) -> None:
     space = ResourceSpace()
     space.vector({"example.com/bar": 1})  # a registered column nobody requests
