@@ -75,10 +75,11 @@ def _objects(rng: random.Random) -> tuple[list[Obj], list[Obj], list[Obj], list[
     queues = [queue("q1", rng.randint(1, 4)), queue("q2", rng.randint(1, 4))]
     groups = [pg("running", "ns", "q1", 1, phase="Running")]
     pods: list[Obj] = []
-    for k in range(rng.randint(0, 20)):  # pods already on nodes, some of them terminating (Releasing)
+    releasing = rng.choice([0.0, 0.3, 0.8])
+    for k in range(rng.randint(0, 30)):  # pods already on nodes, some of them terminating (Releasing)
         host = rng.choice(nodes)["metadata"]["name"]
         pods.append(pod("ns", f"run-{k}", group="running", node_name=host, phase="Running",
-                        req=_request(rng), deleting=rng.random() < 0.25))
+                        req=_request(rng), deleting=rng.random() < releasing))
     for g in range(rng.randint(1, 6)):
         size = rng.randint(1, 30)
         shapes = [_request(rng)] if rng.random() < 0.7 else [_request(rng), _request(rng)]
@@ -148,3 +149,25 @@ def test_a_large_homogeneous_gang_uses_the_levels_and_matches(monkeypatch: pytes
     assert fast == _cycle(objects, conf, False)
     tasks, _, binds, _ = fast
     assert binds == [] and sum(1 for t in tasks if t[3] is not None) == 32  # 32 placed, then discarded
+
+
+def test_pipelining_onto_releasing_nodes_matches() -> None:
+    """Idle runs out after the free node's 4 GPUs: the rest of the gang is pipelined onto the
+    GPUs terminating pods release (the heap over passing rows), as the reference path does."""
+    gpu8 = {"nvidia__com/gpu": 8}
+    nodes = [node(f"n{i}", res(16, "64Gi", **gpu8)) for i in range(5)]
+    groups = [pg("old", "ns", "q1", 1, phase="Running"), pg("big", "ns", "q1", 30)]
+    pods = [pod("ns", f"old-{i}", group="old", node_name=f"n{i}", phase="Running", deleting=True,
+                req=res(1, "1Gi", **gpu8)) for i in range(4)]
+    pods.append(pod("ns", "half", group="old", node_name="n4", phase="Running", req=res(1, "1Gi", **{
+        "nvidia__com/gpu": 4})))
+    pods += [pod("ns", f"big-{k}", group="big", req=res(1, "1Gi", **{"nvidia__com/gpu": 1})) for k in range(40)]
+    conf = SchedulerConf(("allocate",), (
+        Tier((PluginOption("priority", {}, {}), PluginOption("gang", {}, {}))),
+        Tier((PluginOption("drf", {}, {}), PluginOption("predicates", {}, {}), PluginOption("nodeorder", {}, {}),
+              PluginOption("binpack", {}, {})))))
+    objects = (nodes, [queue("q1")], groups, pods)
+    fast = _cycle(objects, conf, True)
+    assert fast == _cycle(objects, conf, False)
+    statuses = [t[1].name for t in fast[0] if t[0].startswith("ns/big-")]
+    assert statuses.count("Allocated") == 4 and statuses.count("Pipelined") == 32

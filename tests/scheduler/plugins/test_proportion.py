@@ -99,6 +99,6 @@ def test_overused_reclaimable_and_queue_order() -> None:
                                     list(with_pods.jobs["ns1/low"].tasks.values()))
     assert [t.name for t in victims] == ["l-worker-0"]  # 4 > 3 -> victim; then 2 <= 3 -> stop
     # allocation events move the share
-    before = plugin.attrs["q2"].share
+    before = plugin.share_of("q2")
     ssn.do_allocate(next(iter(ssn.jobs["ns1/other"].tasks.values())), ssn.table.by_name["n1"])
-    assert plugin.attrs["q2"].share > before
+    assert plugin.share_of("q2") > before

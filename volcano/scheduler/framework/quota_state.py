@@ -131,10 +131,12 @@ def build_queue_attrs(ssn: Session) -> tuple[dict[str, QueueAttr], dict[str, Num
             attr = attrs[job.queue] = QueueAttr(quota)
         job_alloc = vec_to_dict(names, ssn.space.fit(job.allocated).tolist())
         attr.allocated = add(attr.allocated, job_alloc)
-        attr.request = add(attr.request, job_alloc)
-        for task in job.tasks.values():
-            if task.status == TaskStatus.Pending:
-                attr.request = add(attr.request, task.spec.requests)
+        request = attr.request = add(attr.request, job_alloc)
+        if job.status_counts[TaskStatus.Pending]:
+            for task in job.tasks.values():
+                if task.status == TaskStatus.Pending:  # summed in place: the same values as add() each
+                    for name, value in task.spec.requests.items():
+                        request[name] = request.get(name, 0) + value
         attr.inqueue = add(attr.inqueue, job_reserved(job, names))
         attr.elastic = add(attr.elastic, exceeded_part(job_alloc, job.min_resources or {}))
     for attr in attrs.values():

@@ -21,6 +21,7 @@ so a placement costs no re-evaluation of the row it used.
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 
 import numpy as np
@@ -198,7 +199,9 @@ class Lookahead:
     shifted node table; after a placement on row ``r`` only ``r``'s entry moves
     up one level. The choice then is ``select_node``'s: the nominated node is
     not handled here, candidates that fit Idle first, highest score, ties to the
-    first row.
+    first row; from the run's second task on it is the top of two heaps keyed
+    (-score, row), one over the rows that pass and fit Idle, one over the rows
+    that pass, with entries of rows that moved on dropped as they surface.
 
     It checks its own premises on every call and otherwise answers with
     ``select_node``: the node table must have changed since the last answer by
@@ -223,6 +226,8 @@ class Lookahead:
                                  npt.NDArray[np.int64]]] = []
         self._ok = self._idle = np.zeros(0, dtype=np.bool_)
         self._scores = np.zeros(0, dtype=np.float64)
+        self._heaps: tuple[list[tuple[float, int, int]], list[tuple[float, int, int]]] | None = None
+        """Built at the run's second task (a single-task run keeps the vector choice)."""
 
     def _applies(self, task: TaskInfo) -> bool:
         spec = task.spec
@@ -240,6 +245,7 @@ class Lookahead:
                          np.zeros(len(self._ok), dtype=np.int64))]
         self._pos = len(self.ssn.table.changes)
         self._last = -1
+        self._heaps = None
 
     def _level_values(self, task: TaskInfo, j: int) -> None:
         """Compute level ``j`` (from level ``j - 1``) for every row that passes at ``j - 1``."""
@@ -292,7 +298,37 @@ class Lookahead:
         ok, idle, scores, _ = self._levels[j]
         self._ok[row], self._idle[row], self._scores[row] = ok[row], idle[row], scores[row]
         self._pos = len(changes)
+        if self._heaps is None:
+            self._heaps = self._build_heaps()
+        elif ok[row]:
+            key = (-float(scores[row]), row, j)
+            heapq.heappush(self._heaps[1], key)
+            if idle[row]:
+                heapq.heappush(self._heaps[0], key)
         return True
+
+    def _build_heaps(self) -> tuple[list[tuple[float, int, int]], list[tuple[float, int, int]]] | None:
+        """Heaps of (-score, row, level) over the rows that pass and fit Idle, and over the rows
+        that pass: their tops are ``select_node``'s choice (highest score, then first row).
+        None when a score is NaN (no order to keep)."""
+        if np.isnan(self._scores).any():
+            return None
+        heaps: tuple[list[tuple[float, int, int]], list[tuple[float, int, int]]] = ([], [])
+        for heap, mask in zip(heaps, (self._ok & self._idle, self._ok), strict=True):
+            rows = np.flatnonzero(mask)
+            heap.extend(zip((-self._scores[rows]).tolist(), rows.tolist(), self._level[rows].tolist(), strict=True))
+            heapq.heapify(heap)
+        return heaps
+
+    def _top(self, heap: list[tuple[float, int, int]]) -> int | None:
+        """The valid top row of ``heap`` (entries of rows that moved on since are dropped)."""
+        level = self._level
+        while heap:
+            _, row, j = heap[0]
+            if level[row] == j:
+                return row
+            heapq.heappop(heap)
+        return None
 
     def select(self, task: TaskInfo) -> tuple[int | None, FitErrors | None]:
         """What ``select_node(ssn, task)`` answers (see the class docstring)."""
@@ -302,6 +338,15 @@ class Lookahead:
         if self._sig != task.spec.sched_sig or self._vec != task.vec.tobytes() or not self._advance(task):
             self._start(task)
         self._last = -1
+        heaps = self._heaps
+        if heaps is not None:
+            top = self._top(heaps[0])
+            if top is None:
+                top = self._top(heaps[1])
+                if top is None:
+                    return None, feasible(self.ssn, task)[1]
+            self._last = top
+            return top, None
         ok = self._ok
         cand = ok & self._idle
         if not cand.any():

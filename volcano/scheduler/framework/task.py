@@ -121,6 +121,10 @@ def _task_priority(spec: Mapping[str, Any], annotations: Mapping[str, str]) -> i
     return priority
 
 
+_NO_STATIC = json.dumps([{}, {}, []])
+"""``static_sig`` of a pod without node selector, required node affinity or tolerations."""
+
+
 def _host_ports(spec: Mapping[str, Any]) -> tuple[tuple[str, int, str], ...]:
     """(protocol, hostPort, hostIP) of every container and init container port with a host port."""
     ports: list[tuple[str, int, str]] = []
@@ -206,8 +210,9 @@ class TaskSpec:
             paa.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
         self.host_ports = _host_ports(spec)
         node_aff = (affinity.get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
-        self.static_sig = json.dumps([spec.get("nodeSelector") or {}, node_aff or {}, self.tolerations],
-                                     sort_keys=True, default=str)
+        selector = spec.get("nodeSelector") or {}
+        self.static_sig = json.dumps([selector, node_aff or {}, self.tolerations], sort_keys=True, default=str) \
+            if selector or node_aff or self.tolerations else _NO_STATIC
         preferred = (affinity.get("nodeAffinity") or {}).get("preferredDuringSchedulingIgnoredDuringExecution")
         self.sched_sig: tuple[Any, ...] = (
             self.static_sig, json.dumps(preferred, sort_keys=True, default=str) if preferred else "",

@@ -52,6 +52,16 @@ def set_condition(job: JobInfo, cond: dict[str, Any]) -> None:
     job.conditions.append(cond)
 
 
+def _origin_order(ssn: Session, job: JobInfo) -> list[TaskInfo]:
+    """Tasks in task order for ``JobInfo.fit_error``, which reads only the first one with a fit
+    error: with ``reuse``, just the tasks that have one, sorted (a sort keeps their relative order)."""
+    if not ssn.reuse:
+        return ssn.sort_tasks(job.tasks.values())
+    if job.job_fit_errors or not job.fit_errors:
+        return []
+    return ssn.sort_tasks(t for t in job.tasks.values() if t.uid in job.fit_errors)
+
+
 class GangPlugin(Plugin):
     """Gang scheduling: a job is valid, ready and pipelined only with ``minMember``
     (and per-role ``minTaskMember``) tasks; victims never break a ready gang; at
@@ -121,7 +131,7 @@ class GangPlugin(Plugin):
                             schedulable += 1
                 unready = job.min_available - schedulable
                 msg = f"{unready}/{len(job.tasks)} tasks in gang unschedulable: " \
-                      f"{job.fit_error(ssn.sort_tasks(job.tasks.values()))}"
+                      f"{job.fit_error(_origin_order(ssn, job))}"
                 set_condition(job, {"type": "Unschedulable", "status": "True", "transitionID": ssn.uid,
                                     "lastTransitionTime": now, "reason": "NotEnoughResources", "message": msg})
                 not_ready_jobs += 1

@@ -49,6 +49,8 @@ class ProportionPlugin(Plugin):
     def open(self, ssn: Session) -> None:
         """Build queue attributes, compute deserved, register callbacks and event handlers."""
         self._ssn = ssn
+        self._stale: set[str] = set()
+        """Queues whose allocation moved since their share was worked out (``share_of``)."""
         self._names: dict[int, tuple[Mapping[str, Num], list[str]]] = {}
         """Per queue attribute (by identity; alive for the session): its deserved and the names in it."""
         self.attrs, self.total, total_guarantee = qs.build_queue_attrs(ssn)
@@ -68,12 +70,23 @@ class ProportionPlugin(Plugin):
             hit = self._names[id(attr)] = (deserved, resource_names(deserved))
         attr.share = max((share(attr.allocated.get(n, 0), deserved[n]) for n in hit[1]), default=0.0)
 
+    def share_of(self, queue: str) -> float:
+        """The queue's current share (0.0 for a queue without jobs). Allocation events only mark
+        the share stale; it is worked out here, from the same allocation, when read."""
+        attr = self.attrs.get(queue)
+        if attr is None:
+            return 0.0
+        if queue in self._stale:
+            self._stale.discard(queue)
+            self._update_share(attr)
+        return attr.share
+
     def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
         """Higher ``spec.priority`` first, then the smaller share; equal shares abstain."""
         if left.priority != right.priority:
             return right.priority - left.priority
-        ls = self.attrs[left.name].share if left.name in self.attrs else 0.0
-        rs = self.attrs[right.name].share if right.name in self.attrs else 0.0
+        ls = self.share_of(left.name)
+        rs = self.share_of(right.name)
         if ls == rs:
             return 0
         return -1 if ls < rs else 1
@@ -125,7 +138,7 @@ class ProportionPlugin(Plugin):
             return
         req = task.spec.requests
         attr.allocated = add(attr.allocated, req) if sign > 0 else sub(attr.allocated, req)
-        self._update_share(attr)
+        self._stale.add(attr.quota.name)  # see share_of
 
     def on_allocate(self, task: TaskInfo) -> None:
         """The task's queue's allocation grows by its request."""
