@@ -262,10 +262,10 @@ class FakeCluster:
         three-way patch of an unchanged manifest is empty anyway.
         A rejection raises ``ApiError`` (objects applied before it stay, as with kubectl).
         """
-        docs = load_manifests(source)  # validates structure and kind of every document first
-        infos = [kind_for_object(doc) for doc in docs]
         out: _Objects = []
         with _fewer_collections(self.gc_threshold):
+            docs = load_manifests(source)  # validates structure and kind of every document first
+            infos = [kind_for_object(doc) for doc in docs]
             for doc, info in zip(docs, infos):
                 out.append(self._apply_one(doc, info))
                 self._settle_now()  # settle() inside the collector settings this block already holds
