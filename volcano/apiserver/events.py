@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from volcano.api.frozen import FrozenDict
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.sim.clock import Clock
@@ -33,6 +34,8 @@ EVENT_KEYS = frozenset({"apiVersion", "kind", "metadata", "involvedObject", "rea
                         "reportingInstance"})
 """The top-level fields of an Event the recorder creates."""
 
+_MAPS = (dict, FrozenDict)
+"""The ``source`` types of a recorded Event: the recorder shares one frozen ``source`` among its Events."""
 _INVOLVED_KEYS = frozenset({"kind", "name", "namespace", "uid", "apiVersion", "resourceVersion"})
 _STRINGS = ("reason", "message", "type", "reportingComponent", "reportingInstance")
 
@@ -41,7 +44,8 @@ def is_recorded_event(event: Any, now: str) -> bool:
     """Whether ``event`` has exactly the shape ``EventRecorder`` creates, at clock time ``now``
     (the clock's RFC 3339 timestamp): ``v1`` ``Event``, metadata of only a string name and
     namespace, an involvedObject of string fields, string reason/message/type/reporting fields,
-    a source of one string component, both timestamps ``now``, ``count`` 1 and no ``eventTime``.
+    a source (a dict, or the recorder's shared frozen one) of one string component, both
+    timestamps ``now``, ``count`` 1 and no ``eventTime``.
 
     Such an object decodes as a ``v1.Event`` whatever the strings hold (the Event schema checks
     only JSON types, integer ranges and the time formats), gets no defaults and no status reset:
@@ -57,7 +61,7 @@ def is_recorded_event(event: Any, now: str) -> bool:
     if type(involved) is not dict or not involved.keys() <= _INVOLVED_KEYS \
             or any(type(v) is not str for v in involved.values()):
         return False
-    if type(source) is not dict or source.keys() != {"component"} or type(source["component"]) is not str:
+    if type(source) not in _MAPS or source.keys() != {"component"} or type(source["component"]) is not str:
         return False
     if any(type(event[k]) is not str for k in _STRINGS):
         return False
@@ -75,6 +79,9 @@ class EventRecorder:
         self._client = client
         self._clock = clock
         self.component = component
+        self._source = FrozenDict({"component": component})
+        """Every Event's ``source``, one read-only object shared by all of them (the store keeps
+        frozen parts as they are: one dict for all the component's Events instead of one each)."""
         self._seen: dict[tuple[str, ...], tuple[str, str, int]] = {}  # key -> (namespace, name, count)
         # The server's Event fast path, only when the client is the server itself: a wrapper (retries,
         # injected faults, HTTP) keeps its own create, whatever attributes it forwards.
@@ -117,7 +124,7 @@ class EventRecorder:
             "involvedObject": involved,
             "reason": reason,
             "message": message,
-            "source": {"component": self.component},
+            "source": self._source,
             "firstTimestamp": now,
             "lastTimestamp": now,
             "count": 1,
