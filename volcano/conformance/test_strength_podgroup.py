@@ -46,7 +46,8 @@ def test_a_podgroup_completes_when_every_scheduled_pod_finished_failed_ones_incl
                    pod(f"{name}-bad", group=name, req={"cpu": "100m"}, duration="5s", exit_code=1),
                    pod(f"{name}-long", group=name, req={"cpu": "100m"}, duration="60s")])
     # Read from the watch (which saw every status written), once it has delivered the final one.
-    cluster.wait_until(lambda: _written(cluster, name)[-1:] == [("Completed", 0, 2, 1)], 300, f"{name} Completed, watched")
+    cluster.wait_until(lambda: _written(cluster, name)[-1:] == [("Completed", 0, 2, 1)], 300,
+                       f"{name} Completed, as the watch saw it")
     rows = _written(cluster, name)
     assert (between, 1, 1, 1) in rows and ("Running", 3, 0, 0) in rows, rows
     assert not [r for r in rows if r[1:] == (1, 1, 1) and r[0] != between], rows
