@@ -277,6 +277,29 @@ def test_a_cordoned_node_takes_no_new_pod(cluster: Cluster, scheduler: str) -> N
     assert [p["spec"]["nodeName"] for p in cluster.pods() if bound(p)] == [workers[-1]]
 
 
+@pytest.mark.scheduling_base
+@pytest.mark.cluster(workers=2)
+@pytest.mark.parametrize("scheduler", ["volcano", "default-scheduler"])
+@pytest.mark.parametrize(("effect", "places"), [("NoSchedule", True), ("", True), ("NoExecute", False)])
+def test_a_pod_tolerating_the_unschedulable_taint_may_use_a_cordoned_node(cluster: Cluster, scheduler: str,
+                                                                          effect: str, places: bool) -> None:
+    """Both workers cordoned; a pod tolerating ``node.kubernetes.io/unschedulable`` (operator Exists)
+    binds to one when the toleration's effect is NoSchedule or empty (every effect), and waits when it
+    is another effect (Kubernetes' NodeUnschedulable filter)."""
+    workers = {w["metadata"]["name"] for w in cluster.worker_nodes()}
+    for name in sorted(workers):
+        cluster.patch("Node", name, {"spec": {"unschedulable": True}})
+    toleration: Obj = {"key": "node.kubernetes.io/unschedulable", "operator": "Exists"}
+    if effect:
+        toleration["effect"] = effect
+    cluster.apply(pod("tolerant", req={"cpu": "1"}, scheduler=scheduler, tolerations=[toleration]))
+    if places:
+        _wait_bound(cluster, ["tolerant"])
+        assert cluster.get("Pod", "tolerant")["spec"]["nodeName"] in workers
+    else:
+        cluster.hold(lambda: not bound(cluster.get("Pod", "tolerant")), 30, "the pod waits")
+
+
 def _second_pod_joins_the_first(cluster: Cluster) -> bool:
     """Bind a one-CPU pod, then another: whether the second lands on the first one's node."""
     first = _group(cluster, "first", 1, {"cpu": "1"})
