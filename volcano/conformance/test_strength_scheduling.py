@@ -382,3 +382,29 @@ def test_an_empty_namespace_selector_lets_pod_affinity_reach_every_namespace(clu
     cluster.apply(seeker)
     _wait_bound(cluster, ["seeker"])
     assert cluster.get("Pod", "seeker")["spec"]["nodeName"] == workers[2]
+
+
+@pytest.mark.preemption
+@pytest.mark.cluster(workers=1, cpu="4")
+@pytest.mark.scheduler_conf(PREEMPT_ONLY_CONF)
+@pytest.mark.parametrize(("value", "preempted"), [("T", True), ("1", True), ("F", False), ("false", False)])
+def test_the_preemptable_annotation_reads_every_go_boolean_spelling(cluster: Cluster, value: str,
+                                                                    preempted: bool) -> None:
+    """Two low-priority pods (2 CPUs each, minMember 1) fill the one worker, annotated
+    ``volcano.sh/preemptable: <value>``; a high-priority pod of 2 CPUs arrives. The value is read as
+    Go's ``strconv.ParseBool`` reads it: ``T`` and ``1`` make the pods victims (one is evicted and the
+    urgent pod binds), ``F`` and ``false`` keep them (the urgent pod waits)."""
+    make_priority_classes(cluster, PRIORITIES)
+    cluster.apply(pod_group("low", min_member=1, priority_class="low-priority"))
+    low = ["low-0", "low-1"]
+    cluster.apply([pod(n, group="low", req={"cpu": "2"}, priority_class="low-priority", grace_seconds=0,
+                       annotations={"volcano.sh/preemptable": value}) for n in low])
+    _wait_bound(cluster, low)
+    urgent = _group(cluster, "urgent", 1, {"cpu": "2"}, priority_class="high-priority")
+    if preempted:
+        _wait_bound(cluster, urgent, timeout=300)
+        assert len(_evicted(cluster, "low-")) == 1
+    else:
+        cluster.hold(lambda: _count_bound(cluster, urgent) == 0 and _count_bound(cluster, low) == 2, 60,
+                     "the urgent pod waits, the low pods keep running")
+        assert _evicted(cluster, "low-") == []
