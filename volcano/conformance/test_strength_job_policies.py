@@ -135,27 +135,3 @@ def test_an_aborted_job_keeps_its_finished_pods_and_resumes(cluster: Cluster) ->
     assert _uid(cluster, ok) == ok_uid
     assert int(cluster.get("Job", name)["status"].get("retryCount") or 0) == 1
 
-
-@pytest.mark.cluster(workers=2)
-def test_a_job_level_action_cancels_the_delayed_ones(cluster: Cluster) -> None:
-    """Policy PodFailed -> AbortJob after 60 s. Task ``f``'s pod, pinned to the worker labelled
-    ``pin``, fails after 5 s: the abort is scheduled. The label is then removed and a RestartJob
-    command restarts the job at once, which cancels the pending abort (controllers reference §2.4):
-    the new ``f`` pod can go nowhere, so nothing would cancel the abort but the restart, and the job
-    (minAvailable 1) runs on past the time the abort was due, never Aborting."""
-    name = "sibling"
-    worker = cluster.worker_nodes()[0]["metadata"]["name"]
-    cluster.patch("Node", worker, {"metadata": {"labels": {"pin": "yes"}}})
-    cluster.apply(job(name, [Task(name="f", rep=1, req=NO_REQUESTS, duration="5s", exit_code=1,
-                                  restart_policy="Never", node_selector={"pin": "yes"}),
-                             Task(name="r", rep=1, req=NO_REQUESTS)], min=1,
-                      policies=[{"event": "PodFailed", "action": "AbortJob", "timeout": "60s"}]))
-    cluster.wait_until(lambda: any(e.get("reason") == "ExecuteAction" and "after 1m0s" in (e.get("message") or "")
-                                   for e in cluster.events(kind="Job", name=name)), 120, "the abort scheduled")
-    cluster.patch("Node", worker, {"metadata": {"labels": {"pin": None}}})
-    before = job_conditions(cluster, name)
-    cluster.apply(_command(cluster.get("Job", name), "RestartJob"))
-    wait_job_phases(cluster, name, ["Restarting", "Running"], since=before)
-    cluster.hold(lambda: job_phase(cluster, name) == "Running"
-                 and not bound(cluster.get("Pod", f"{name}-f-0")), 90, f"{name} runs on, not aborted")
-    assert int(cluster.get("Job", name)["status"].get("retryCount") or 0) == 1
