@@ -170,6 +170,24 @@ def _assert_affinity_places(cluster: Cluster, expression: Obj, allowed: list[int
     cluster.hold(lambda: placed() == want, 30, f"pods only on {want}")
 
 
+@pytest.mark.scheduling_base
+def test_pods_differing_only_in_required_node_affinity_each_get_their_own_nodes(cluster: Cluster) -> None:
+    """Four pods, each a worker's whole CPU, created together, identical but for a required node
+    affinity ``rank In [i]``: each binds to worker i, so no pod is placed by what another pod's
+    affinity allowed."""
+    names = _label_workers(cluster)
+    cpu = int(cluster.worker_nodes()[0]["status"]["allocatable"]["cpu"])
+    pods = []
+    for i in reversed(range(len(names))):
+        p = pod(f"ranked-{i}", req={"cpu": str(cpu)})
+        p["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": "rank", "operator": "In", "values": [str(i)]}]}]}}}
+        pods.append(p)
+    cluster.apply(pods)
+    _wait_bound(cluster, [f"ranked-{i}" for i in range(len(names))])
+    assert [cluster.get("Pod", f"ranked-{i}")["spec"]["nodeName"] for i in range(len(names))] == names
+
+
 # Overcommit alone gates enqueue: proportion would also hold a job whose minResources exceed the queue's
 # real capability (the cluster's 16 CPUs), which hides overcommit's 1.2 x 16 = 19.2.
 NO_PROPORTION_CONF = conf_with(CI_CONF, old="  - name: proportion\n", new="")
