@@ -426,3 +426,30 @@ def test_the_preemptable_annotation_reads_every_go_boolean_spelling(cluster: Clu
         cluster.hold(lambda: _count_bound(cluster, urgent) == 0 and _count_bound(cluster, low) == 2, 60,
                      "the urgent pod waits, the low pods keep running")
         assert _evicted(cluster, "low-") == []
+
+
+@pytest.mark.preemption
+@pytest.mark.cluster(workers=1, cpu="4")
+@pytest.mark.scheduler_conf(PREEMPT_ONLY_CONF)
+@pytest.mark.parametrize(("port", "preempts"), [(8080, True), (8081, False)])
+def test_preempting_a_pod_frees_its_host_port(cluster: Cluster, port: int, preempts: bool) -> None:
+    """The one worker has CPU to spare, but a low-priority pod holds host port 8080. A high-priority
+    pod asking for host port ``port``: for 8080 it can fit only once that pod is preempted (the port
+    of a pod being evicted counts as free), so the low pod is evicted and the urgent one binds there;
+    for 8081 it binds beside the low pod, which keeps running."""
+    make_priority_classes(cluster, PRIORITIES)
+
+    def with_port(p: Obj, host_port: int) -> Obj:
+        p["spec"]["containers"][0]["ports"] = [{"containerPort": host_port, "hostPort": host_port}]
+        return p
+
+    cluster.apply(pod_group("low", min_member=1, priority_class="low-priority"))
+    cluster.apply(with_port(pod("low-0", group="low", req={"cpu": "1"}, labels=dict(PREEMPTABLE),
+                                priority_class="low-priority", grace_seconds=0), 8080))
+    low = ["low-0"]
+    _wait_bound(cluster, low)
+    cluster.apply(pod_group("urgent", min_member=1, priority_class="high-priority"))
+    cluster.apply(with_port(pod("urgent-0", group="urgent", req={"cpu": "1"}, priority_class="high-priority",
+                                grace_seconds=0), port))
+    _wait_bound(cluster, ["urgent-0"], timeout=300)
+    assert _evicted(cluster, "low-") == (["low-0"] if preempts else [])
