@@ -134,3 +134,4 @@ def test_an_aborted_job_keeps_its_finished_pods_and_resumes(cluster: Cluster) ->
                        and count_phase([cluster.get("Pod", run)], ("Running",)) == 1, 120, f"a new {run} running")
     assert _uid(cluster, ok) == ok_uid
     assert int(cluster.get("Job", name)["status"].get("retryCount") or 0) == 1
+

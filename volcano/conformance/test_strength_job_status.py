@@ -153,3 +153,33 @@ def test_a_restart_replaces_the_pods_of_its_scope(cluster: Cluster, task_policy:
         ann = cluster.get("Pod", f"{name}-{short}")["metadata"].get("annotations") or {}
         assert (ann.get("volcano.sh/job-version"), ann.get("volcano.sh/job-retry-count")) == (str(version), "1"), ann
     cluster.hold(lambda: settled() and job_phase(cluster, name) == "Running", 30, f"{name} restarted once only")
+
+
+@pytest.mark.cluster(workers=2)
+def test_restart_partition_replaces_the_partition_of_the_evicted_pod(cluster: Cluster) -> None:
+    """Task ``a`` of 4 pods in partitions of 2 (pods 0-1 partition 0, pods 2-3 partition 1) with
+    PodEvicted -> RestartPartition: deleting pod 2 replaces pods 2 and 3 and keeps partition 0 and
+    task ``b`` running; one retry, the job version unchanged."""
+    name = "parts"
+    spec = job(name, [Task(name="b", rep=1, req=NO_REQUESTS)])
+    parted = Task(name="a", rep=4, req=NO_REQUESTS, policies=_evicted("RestartPartition")).manifest(name, 1)
+    parted["partitionPolicy"] = {"totalPartitions": 2, "partitionSize": 2, "minPartitions": 1}
+    spec["spec"]["tasks"].append(parted)
+    spec["spec"]["minAvailable"] = 3
+    cluster.apply(spec)
+    cluster.wait_until(lambda: count_phase(_live(cluster, name).values(), ("Running",)) == 5, 120, f"{name} running")
+    wait_job_phases(cluster, name, ["Running"])
+    first = {n.removeprefix(f"{name}-"): p["metadata"]["uid"] for n, p in _live(cluster, name).items()}
+    before = job_conditions(cluster, name)
+    cluster.delete("Pod", f"{name}-a-2")
+    wait_job_phases(cluster, name, ["Restarting", "Running"], since=before)
+
+    def settled() -> bool:
+        live = {n.removeprefix(f"{name}-"): p for n, p in _live(cluster, name).items()}
+        return (sorted(live) == sorted(first) and count_phase(live.values(), ("Running",)) == 5
+                and {n for n, p in live.items() if p["metadata"]["uid"] != first[n]} == {"a-2", "a-3"})
+
+    cluster.wait_until(settled, 120, f"partition 1 of {name} replaced, the rest kept")
+    status = _status(cluster, name)
+    assert (int(status.get("retryCount") or 0), int(status.get("version") or 0)) == (1, 0), status
+    cluster.hold(lambda: settled() and job_phase(cluster, name) == "Running", 30, f"{name} restarted once only")

@@ -170,6 +170,24 @@ def _assert_affinity_places(cluster: Cluster, expression: Obj, allowed: list[int
     cluster.hold(lambda: placed() == want, 30, f"pods only on {want}")
 
 
+@pytest.mark.scheduling_base
+def test_pods_differing_only_in_required_node_affinity_each_get_their_own_nodes(cluster: Cluster) -> None:
+    """Four pods, each a worker's whole CPU, created together, identical but for a required node
+    affinity ``rank In [i]``: each binds to worker i, so no pod is placed by what another pod's
+    affinity allowed."""
+    names = _label_workers(cluster)
+    cpu = int(cluster.worker_nodes()[0]["status"]["allocatable"]["cpu"])
+    pods = []
+    for i in reversed(range(len(names))):
+        p = pod(f"ranked-{i}", req={"cpu": str(cpu)})
+        p["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": "rank", "operator": "In", "values": [str(i)]}]}]}}}
+        pods.append(p)
+    cluster.apply(pods)
+    _wait_bound(cluster, [f"ranked-{i}" for i in range(len(names))])
+    assert [cluster.get("Pod", f"ranked-{i}")["spec"]["nodeName"] for i in range(len(names))] == names
+
+
 # Overcommit alone gates enqueue: proportion would also hold a job whose minResources exceed the queue's
 # real capability (the cluster's 16 CPUs), which hides overcommit's 1.2 x 16 = 19.2.
 NO_PROPORTION_CONF = conf_with(CI_CONF, old="  - name: proportion\n", new="")
@@ -277,6 +295,29 @@ def test_a_cordoned_node_takes_no_new_pod(cluster: Cluster, scheduler: str) -> N
     assert [p["spec"]["nodeName"] for p in cluster.pods() if bound(p)] == [workers[-1]]
 
 
+@pytest.mark.scheduling_base
+@pytest.mark.cluster(workers=2)
+@pytest.mark.parametrize("scheduler", ["volcano", "default-scheduler"])
+@pytest.mark.parametrize(("effect", "places"), [("NoSchedule", True), ("", True), ("NoExecute", False)])
+def test_a_pod_tolerating_the_unschedulable_taint_may_use_a_cordoned_node(cluster: Cluster, scheduler: str,
+                                                                          effect: str, places: bool) -> None:
+    """Both workers cordoned; a pod tolerating ``node.kubernetes.io/unschedulable`` (operator Exists)
+    binds to one when the toleration's effect is NoSchedule or empty (every effect), and waits when it
+    is another effect (Kubernetes' NodeUnschedulable filter)."""
+    workers = {w["metadata"]["name"] for w in cluster.worker_nodes()}
+    for name in sorted(workers):
+        cluster.patch("Node", name, {"spec": {"unschedulable": True}})
+    toleration: Obj = {"key": "node.kubernetes.io/unschedulable", "operator": "Exists"}
+    if effect:
+        toleration["effect"] = effect
+    cluster.apply(pod("tolerant", req={"cpu": "1"}, scheduler=scheduler, tolerations=[toleration]))
+    if places:
+        _wait_bound(cluster, ["tolerant"])
+        assert cluster.get("Pod", "tolerant")["spec"]["nodeName"] in workers
+    else:
+        cluster.hold(lambda: not bound(cluster.get("Pod", "tolerant")), 30, "the pod waits")
+
+
 def _second_pod_joins_the_first(cluster: Cluster) -> bool:
     """Bind a one-CPU pod, then another: whether the second lands on the first one's node."""
     first = _group(cluster, "first", 1, {"cpu": "1"})
@@ -359,3 +400,56 @@ def test_an_empty_namespace_selector_lets_pod_affinity_reach_every_namespace(clu
     cluster.apply(seeker)
     _wait_bound(cluster, ["seeker"])
     assert cluster.get("Pod", "seeker")["spec"]["nodeName"] == workers[2]
+
+
+@pytest.mark.preemption
+@pytest.mark.cluster(workers=1, cpu="4")
+@pytest.mark.scheduler_conf(PREEMPT_ONLY_CONF)
+@pytest.mark.parametrize(("value", "preempted"), [("T", True), ("1", True), ("F", False), ("false", False)])
+def test_the_preemptable_annotation_reads_every_go_boolean_spelling(cluster: Cluster, value: str,
+                                                                    preempted: bool) -> None:
+    """Two low-priority pods (2 CPUs each, minMember 1) fill the one worker, annotated
+    ``volcano.sh/preemptable: <value>``; a high-priority pod of 2 CPUs arrives. The value is read as
+    Go's ``strconv.ParseBool`` reads it: ``T`` and ``1`` make the pods victims (one is evicted and the
+    urgent pod binds), ``F`` and ``false`` keep them (the urgent pod waits)."""
+    make_priority_classes(cluster, PRIORITIES)
+    cluster.apply(pod_group("low", min_member=1, priority_class="low-priority"))
+    low = ["low-0", "low-1"]
+    cluster.apply([pod(n, group="low", req={"cpu": "2"}, priority_class="low-priority", grace_seconds=0,
+                       annotations={"volcano.sh/preemptable": value}) for n in low])
+    _wait_bound(cluster, low)
+    urgent = _group(cluster, "urgent", 1, {"cpu": "2"}, priority_class="high-priority")
+    if preempted:
+        _wait_bound(cluster, urgent, timeout=300)
+        assert len(_evicted(cluster, "low-")) == 1
+    else:
+        cluster.hold(lambda: _count_bound(cluster, urgent) == 0 and _count_bound(cluster, low) == 2, 60,
+                     "the urgent pod waits, the low pods keep running")
+        assert _evicted(cluster, "low-") == []
+
+
+@pytest.mark.preemption
+@pytest.mark.cluster(workers=1, cpu="4")
+@pytest.mark.scheduler_conf(PREEMPT_ONLY_CONF)
+@pytest.mark.parametrize(("port", "preempts"), [(8080, True), (8081, False)])
+def test_preempting_a_pod_frees_its_host_port(cluster: Cluster, port: int, preempts: bool) -> None:
+    """The one worker has CPU to spare, but a low-priority pod holds host port 8080. A high-priority
+    pod asking for host port ``port``: for 8080 it can fit only once that pod is preempted (the port
+    of a pod being evicted counts as free), so the low pod is evicted and the urgent one binds there;
+    for 8081 it binds beside the low pod, which keeps running."""
+    make_priority_classes(cluster, PRIORITIES)
+
+    def with_port(p: Obj, host_port: int) -> Obj:
+        p["spec"]["containers"][0]["ports"] = [{"containerPort": host_port, "hostPort": host_port}]
+        return p
+
+    cluster.apply(pod_group("low", min_member=1, priority_class="low-priority"))
+    cluster.apply(with_port(pod("low-0", group="low", req={"cpu": "1"}, labels=dict(PREEMPTABLE),
+                                priority_class="low-priority", grace_seconds=0), 8080))
+    low = ["low-0"]
+    _wait_bound(cluster, low)
+    cluster.apply(pod_group("urgent", min_member=1, priority_class="high-priority"))
+    cluster.apply(with_port(pod("urgent-0", group="urgent", req={"cpu": "1"}, priority_class="high-priority",
+                                grace_seconds=0), port))
+    _wait_bound(cluster, ["urgent-0"], timeout=300)
+    assert _evicted(cluster, "low-") == (["low-0"] if preempts else [])

@@ -48,6 +48,7 @@ Obj = dict[str, Any]
 GROUP = "scheduling.k8s.io/group-name"
 TERMINAL = ("Succeeded", "Failed")
 EVICT_PREFIX = "Pod is evicted, because of "
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 DEFAULT_MAX_RETRY = 3
 
 # Reference: the scheduler's PodGroup phase rules (Inqueue is sticky; nothing returns to Inqueue).
@@ -62,8 +63,19 @@ def _key(obj: Obj) -> tuple[str, str]:
     return meta.get("namespace", ""), meta["name"]
 
 
-def _node_usable(node: Obj | None) -> bool:
-    if node is None or node.get("spec", {}).get("unschedulable"):
+def _tolerates_cordon(pod: Obj) -> bool:
+    """The pod tolerates ``node.kubernetes.io/unschedulable:NoSchedule`` (Kubernetes' NodeUnschedulable
+    filter then lets it onto a cordoned node)."""
+    for tol in pod.get("spec", {}).get("tolerations") or []:
+        key_ok = tol.get("key") == UNSCHEDULABLE_TAINT or (not tol.get("key") and tol.get("operator") == "Exists")
+        value_ok = tol.get("operator") == "Exists" or not tol.get("value")
+        if key_ok and value_ok and tol.get("effect") in (None, "", "NoSchedule"):
+            return True
+    return False
+
+
+def _node_usable(node: Obj | None, pod: Obj) -> bool:
+    if node is None or (node.get("spec", {}).get("unschedulable") and not _tolerates_cordon(pod)):
         return False
     conds = node.get("status", {}).get("conditions") or []
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conds)
@@ -171,7 +183,7 @@ def _on_pod(state: _State, t: float, etype: str, obj: Obj, pending_gang_checks: 
     node = obj.get("spec", {}).get("nodeName")
     newly_bound = node and old is not None and not old.get("spec", {}).get("nodeName")
     if newly_bound and obj["spec"].get("schedulerName", "default-scheduler") != "default-scheduler":
-        if not _node_usable(state.nodes.get(node)):
+        if not _node_usable(state.nodes.get(node), obj):
             violations.append(f"t={t:.3f}s pod {key[0]}/{key[1]} bound to unusable node {node}")
         group = (obj["metadata"].get("annotations") or {}).get(GROUP)
         for check in pending_gang_checks:

@@ -1,0 +1,66 @@
+"""Hierarchical DRF (drf with ``enableHierarchy``, scheduler reference §5.3): queues are ordered by
+their dominant share divided by their weight in the ``volcano.sh/hierarchy`` tree, so two queues
+competing for a full cluster split it in the ratio of their hierarchy weights."""
+
+from __future__ import annotations
+
+import pytest
+
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import pod, pod_group, queue
+from volcano.conformance.lib.waits import bound
+
+pytestmark = pytest.mark.fairshare
+
+HDRF_CONF = """\
+actions: "enqueue, allocate"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: drf
+    enableHierarchy: true
+  - name: predicates
+  - name: nodeorder
+"""
+
+
+def _hierarchy_queue(name: str, weight: int) -> dict:
+    q = queue(name)
+    q["metadata"]["annotations"] = {"volcano.sh/hierarchy": f"root/{name}",
+                                    "volcano.sh/hierarchy-weights": f"1/{weight}"}
+    return q
+
+
+@pytest.mark.cluster(workers=2, cpu="4")
+@pytest.mark.scheduler_conf(HDRF_CONF)
+@pytest.mark.parametrize(("weights", "split"), [((1, 1), (4, 4)), ((1, 3), (2, 6)), ((3, 1), (6, 2))])
+def test_hierarchy_weights_split_a_full_cluster(cluster: Cluster, weights: tuple[int, int],
+                                                split: tuple[int, int]) -> None:
+    """Queues ``qa`` and ``qb`` under ``root`` with hierarchy weights ``weights``, each with a job of
+    8 one-CPU pods (minMember 1), waiting together while fillers hold both 4-CPU workers: once the
+    fillers go, the 8 CPUs are shared in the ratio of the weights, whatever the creation order."""
+    workers = [w["metadata"]["name"] for w in cluster.worker_nodes()]
+    fillers = [f"filler-{i}" for i in range(len(workers))]
+    cluster.apply([pod(f, req={"cpu": "4"}, node_selector={"kubernetes.io/hostname": w}, grace_seconds=0)
+                   for f, w in zip(fillers, workers, strict=True)])
+    cluster.wait_until(lambda: all(bound(cluster.get("Pod", f)) for f in fillers), 60, "fillers bound")
+    for name, weight in zip(("qa", "qb"), weights, strict=True):
+        cluster.apply(_hierarchy_queue(name, weight))
+    for q in ("qb", "qa"):
+        cluster.apply(pod_group(f"job-{q}", min_member=1, queue=q))
+        cluster.apply([pod(f"{q}-{i}", group=f"job-{q}", req={"cpu": "1"}) for i in range(8)])
+    cluster.wait_until(lambda: len([p for p in cluster.pods() if p["metadata"]["name"].startswith("q")]) == 16, 60,
+                       "the 16 pods created")
+    for f in fillers:
+        cluster.delete("Pod", f)
+
+    def placed() -> tuple[int, int]:
+        pods = [p for p in cluster.pods() if bound(p) and not p["metadata"].get("deletionTimestamp")]
+        return (sum(1 for p in pods if p["metadata"]["name"].startswith("qa-")),
+                sum(1 for p in pods if p["metadata"]["name"].startswith("qb-")))
+
+    cluster.wait_until(lambda: sum(placed()) == 8, 120, "the 8 CPUs taken")
+    assert placed() == split
+    cluster.hold(lambda: placed() == split, 20, f"the split stays {split}")
