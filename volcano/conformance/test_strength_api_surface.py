@@ -321,3 +321,47 @@ def test_pod_log_options(cluster: Cluster) -> None:
     d = denial(lambda: cluster.pod_log("logged", previous=True))
     assert (d.code, d.reason, d.message) == (
         400, "BadRequest", 'previous terminated container "c" in pod "logged" not found'), d
+
+
+# ------------------------------------------------------------------------- metadata of the wrong type
+
+_UNDECODABLE_META = [
+    pytest.param({"ownerReferences": "owner"}, "string into Go struct field ObjectMeta.metadata.ownerReferences "
+                 "of type []v1.OwnerReference", id="owner-references-string"),
+    pytest.param({"labels": {"a": 1}}, "number into Go struct field ObjectMeta.metadata.labels of type string",
+                 id="label-number"),
+    pytest.param({"finalizers": "example.com/f"}, "string into Go struct field ObjectMeta.metadata.finalizers "
+                 "of type []string", id="finalizers-string"),
+]
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+@pytest.mark.parametrize(("meta", "message"), _UNDECODABLE_META)
+@pytest.mark.parametrize("verb", ["create", "update"])
+def test_metadata_of_the_wrong_type_is_bad_request(cluster: Cluster, meta: Obj, message: str, verb: str) -> None:
+    """Metadata that does not decode into ObjectMeta is 400 BadRequest with the decoder's message,
+    on create and on update alike (the object stays as it was)."""
+    cm = _cm("meta-typed", {"k": "v"})
+    if verb == "update":
+        cluster.create(cm)
+    bad = {**cm, "metadata": {**cm["metadata"], **meta}}
+    d = denial(lambda: cluster.apply(bad))
+    assert (d.code, d.reason) == (400, "BadRequest"), d
+    assert d.message == f'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal {message}'
+    stored = cluster.try_get("ConfigMap", "meta-typed")
+    assert stored is None if verb == "create" else not any(k in stored["metadata"] for k in meta)
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_owner_reference_fields_must_not_be_empty(cluster: Cluster) -> None:
+    """An owner reference without apiVersion version, kind, name or uid: 422 with one cause each."""
+    ref = {"apiVersion": "example.com/", "kind": "", "name": "owner", "uid": ""}
+    d = denial(lambda: cluster.create({**_cm("owned"), "metadata": {"name": "owned", "ownerReferences": [ref]}}))
+    assert (d.code, d.reason) == (422, "Invalid"), d
+    assert d.message == ('ConfigMap "owned" is invalid: ['
+                         'metadata.ownerReferences.apiVersion: Invalid value: "example.com/": version must not be empty, '
+                         'metadata.ownerReferences.kind: Invalid value: "": kind must not be empty, '
+                         'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty]')
+    assert cluster.try_get("ConfigMap", "owned") is None
