@@ -361,7 +361,8 @@ def test_owner_reference_fields_must_not_be_empty(cluster: Cluster) -> None:
     d = denial(lambda: cluster.create({**_cm("owned"), "metadata": {"name": "owned", "ownerReferences": [ref]}}))
     assert (d.code, d.reason) == (422, "Invalid"), d
     assert d.message == ('ConfigMap "owned" is invalid: ['
-                         'metadata.ownerReferences.apiVersion: Invalid value: "example.com/": version must not be empty, '
+                         'metadata.ownerReferences.apiVersion: Invalid value: "example.com/": '
+                         'version must not be empty, '
                          'metadata.ownerReferences.kind: Invalid value: "": kind must not be empty, '
                          'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty]')
     assert cluster.try_get("ConfigMap", "owned") is None
