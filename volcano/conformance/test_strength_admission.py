@@ -558,3 +558,17 @@ def test_wrongly_typed_queue_and_podgroup_fields(cluster: Cluster, request: pyte
           "spec": {"minMember": 1.5}}
     assert _outcome(cluster, pg, "mutatepodgroup.volcano.sh") == (
         "json: cannot unmarshal number 1.5 into Go struct field PodGroupSpec.spec.minMember of type int32")
+
+
+@pytest.mark.admission
+def test_update_may_not_name_both_topology_limits(cluster: Cluster) -> None:
+    """An update that gives a Job's networkTopology both highestTierAllowed and highestTierName is
+    denied for that, before the rule that the field may not change at all."""
+    job = _two_task_job("topology-update")
+    job["spec"]["networkTopology"] = {"highestTierAllowed": 1}
+    cluster.apply(job)
+    d = adm.denial(lambda: cluster.patch("Job", "topology-update", {"spec": {"networkTopology": {
+        "highestTierName": "zone"}}}))
+    assert adm.webhook_message(d, adm.JOB_WEBHOOK) == (
+        "must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology simultaneously")
+    assert "highestTierName" not in cluster.get("Job", "topology-update")["spec"]["networkTopology"]
