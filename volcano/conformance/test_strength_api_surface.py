@@ -93,7 +93,7 @@ def test_chunked_list_with_a_selector(cluster: Cluster) -> None:
                                    continue_=first["metadata"]["continue"]))
     assert _names(rest) == ["odd-4"]
     assert "continue" not in rest["metadata"]
-    foreign = base64.urlsafe_b64encode(json.dumps({"v": "meta.k8s.io/v0", "rv": 1, "start": "odd-0"}).encode())
+    foreign = base64.urlsafe_b64encode(json.dumps({"v": "meta.k8s.io/v0", "rv": 1, "start": ["", "odd-0"]}).encode())
     for token in ("not-a-token", foreign.decode().rstrip("=")):
         d = denial(lambda token=token: cluster.list_page("ConfigMap", limit=2, continue_=token))
         assert (d.code, d.reason) == (400, "BadRequest"), d
