@@ -17,7 +17,10 @@ Decoding, built-in and CRD structural defaults, Kubernetes' API validation of
 built-in kinds and CRD schema validation are not admission: the server runs
 them itself (``volcano.apiserver.validation``), around the mutating hooks.
 
-Webhooks see only writes to the main resource (never ``/status``), and skip
+Each Volcano webhook first decodes the object into its Go type
+(``volcano.admission.decode``): a wrongly typed field is denied by the first
+webhook called, with the Go decoder's message, before the CRD schema is
+checked. Webhooks see only writes to the main resource (never ``/status``), and skip
 namespaced objects in the excluded namespaces, as Volcano's webhook
 configurations do. A webhook denial is a 403 Forbidden whose message reads
 ``admission webhook "<name>" denied the request: <message>``.
@@ -29,6 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from volcano.admission.decode import spec_decode_error
 from volcano.admission.errors import webhook_denied
 from volcano.admission.job import mutate_job, validate_job_create, validate_job_update
 from volcano.admission.lookup import ClientView
@@ -63,6 +67,19 @@ def _main_resource(excluded: tuple[str, ...], fn: Hook) -> Hook:
             return
         if req.kind.namespaced and req.namespace in excluded:
             return
+        fn(req)
+    return hook
+
+
+def _decoded(webhook: str, fn: Hook) -> Hook:
+    """``fn`` behind the webhook's decode of the object into its Go type: a Volcano webhook denies an
+    object whose ``spec`` does not unmarshal, with the Go decoder's message (``volcano.admission.decode``),
+    before any of its rules runs."""
+    def hook(req: AdmissionRequest) -> None:
+        if req.operation != "DELETE":
+            message = spec_decode_error(req.kind.key, req.obj)
+            if message:
+                raise webhook_denied(req.kind, req.name, webhook, message)
         fn(req)
     return hook
 
@@ -194,4 +211,4 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
     for webhook in VOLCANO_WEBHOOKS:
         if webhook.path in enabled:
             _register(chain, webhook.mutating, webhook.kind, webhook.operations,
-                      _main_resource(excluded, _bound(webhook, ctx)), webhook.name)
+                      _main_resource(excluded, _decoded(webhook.name, _bound(webhook, ctx))), webhook.name)

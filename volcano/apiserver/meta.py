@@ -7,10 +7,12 @@ malformed object fails with an ``ApiError`` naming the field and the value.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from volcano.api.kinds import KindInfo
 from volcano.apiserver.errors import bad_request, invalid
+from volcano.apiserver.validation import decode
 from volcano.apiserver.validation.field import go_value
 from volcano.apiserver.validation.names import dns1123_subdomain_errors
 
@@ -40,10 +42,18 @@ def object_key(info: KindInfo, obj: dict[str, Any]) -> str:
     return f"{meta['namespace']}/{meta['name']}" if info.namespaced else str(meta["name"])
 
 
-def _check_string_map(info: KindInfo, name: str, meta: dict[str, Any], field: str) -> None:
+def _undecodable(info: KindInfo, obj: dict[str, Any]) -> None:
+    """Raise the decoder's 400 for ``obj``, whose metadata has a field of the wrong JSON type (a write
+    that reaches the shape check before decoding, such as an update, is refused as it is decoded)."""
+    decode(info, copy.deepcopy(obj))
+
+
+def _check_string_map(info: KindInfo, obj: dict[str, Any], name: str, meta: dict[str, Any], field: str) -> None:
     value = meta.get(field)
     if value is None:
         return
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        _undecodable(info, obj)
     if not isinstance(value, dict):
         raise invalid(info.kind, name, [f"metadata.{field}: Invalid value: {value!r}: must be a mapping"])
     for k, v in value.items():
@@ -52,13 +62,33 @@ def _check_string_map(info: KindInfo, name: str, meta: dict[str, Any], field: st
                           [f"metadata.{field}.{k}: Invalid value: {v!r}: keys and values must be strings"])
 
 
+_REF_STRINGS = ("apiVersion", "kind", "name", "uid")
+
+
+def _owner_reference_errors(ref: dict[str, Any]) -> list[str]:
+    """apimachinery's ``validateOwnerReference``: apiVersion (its version), kind, name and uid must not
+    be empty; the path has no index, as the real message has none."""
+    api_version, kind, name, uid = (ref.get(k) or "" for k in ("apiVersion", "kind", "name", "uid"))
+    parts = str(api_version).split("/")
+    version = parts[-1] if len(parts) <= 2 else ""
+    out = []
+    for field, value, what, empty in (("apiVersion", api_version, "version", not version),
+                                      ("kind", kind, "kind", not kind), ("name", name, "name", not name),
+                                      ("uid", uid, "uid", not uid)):
+        if empty:
+            out.append(f"metadata.ownerReferences.{field}: Invalid value: {go_value(value)}: {what} must not be empty")
+    return out
+
+
 def check_object_shape(info: KindInfo, obj: Any, *, need_name: bool = True) -> None:
     """Reject an object that is not Kubernetes-shaped, naming the field and value.
 
     Checks: a mapping; ``metadata`` a mapping; ``metadata.name`` (or, when
     ``need_name`` is false, ``generateName``) a DNS-1123 subdomain; labels and
     annotations string-to-string mappings; ``ownerReferences`` and
-    ``finalizers`` lists of the right shape.
+    ``finalizers`` lists of the right shape. A field of the wrong JSON type is
+    the decoder's 400 BadRequest (``ObjectMeta.metadata.ownerReferences of type
+    []v1.OwnerReference``), as on a real server, where decoding comes first.
     """
     if not isinstance(obj, dict):
         raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
@@ -75,18 +105,21 @@ def check_object_shape(info: KindInfo, obj: Any, *, need_name: bool = True) -> N
     elif errors := dns1123_subdomain_errors(name):  # the length and the pattern: one cause each
         raise invalid(info.kind, name, [f"metadata.name: Invalid value: {go_value(name)}: {msg}" for msg in errors])
     shown = str(name or meta.get("generateName", ""))
-    _check_string_map(info, shown, meta, "labels")
-    _check_string_map(info, shown, meta, "annotations")
+    _check_string_map(info, obj, shown, meta, "labels")
+    _check_string_map(info, obj, shown, meta, "annotations")
     refs = meta.get("ownerReferences")
     if refs is not None:
+        if not isinstance(refs, list) or not all(isinstance(ref, dict) and all(
+                isinstance(ref.get(k), str | None) for k in _REF_STRINGS) for ref in refs):
+            _undecodable(info, obj)
         if not isinstance(refs, list):
             raise invalid(info.kind, shown, [f"metadata.ownerReferences: Invalid value: {refs!r}: must be a list"])
-        for i, ref in enumerate(refs):
-            if not isinstance(ref, dict) or not isinstance(ref.get("uid"), str) or not ref.get("uid"):
-                raise invalid(info.kind, shown,
-                              [f"metadata.ownerReferences[{i}].uid: Required value: {ref!r}"])
+        causes = [cause for ref in refs for cause in _owner_reference_errors(ref)]
+        if causes:
+            raise invalid(info.kind, shown, causes)
     fins = meta.get("finalizers")
     if fins is not None and (not isinstance(fins, list) or not all(isinstance(f, str) for f in fins)):
+        _undecodable(info, obj)
         raise invalid(info.kind, shown, [f"metadata.finalizers: Invalid value: {fins!r}: must be a list of strings"])
 
 

@@ -14,6 +14,8 @@ case uses only the backend-neutral ``cluster`` fixture.
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from typing import Any
 
@@ -91,9 +93,11 @@ def test_chunked_list_with_a_selector(cluster: Cluster) -> None:
                                    continue_=first["metadata"]["continue"]))
     assert _names(rest) == ["odd-4"]
     assert "continue" not in rest["metadata"]
-    d = denial(lambda: cluster.list_page("ConfigMap", limit=2, continue_="not-a-token"))
-    assert (d.code, d.reason) == (400, "BadRequest"), d
-    assert "continue key is not valid" in d.message, d.message
+    foreign = base64.urlsafe_b64encode(json.dumps({"v": "meta.k8s.io/v0", "rv": 1, "start": ["", "odd-0"]}).encode())
+    for token in ("not-a-token", foreign.decode().rstrip("=")):
+        d = denial(lambda token=token: cluster.list_page("ConfigMap", limit=2, continue_=token))
+        assert (d.code, d.reason) == (400, "BadRequest"), d
+        assert "continue key is not valid" in d.message, d.message
 
 
 # ---------------------------------------------------------------------------------- field selectors
@@ -222,6 +226,9 @@ def test_server_side_apply_ownership_and_conflicts(cluster: Cluster) -> None:
     same = _apply(cluster, "mgr-b", {"k": "a", "j": "b"})  # the same value is shared, not a conflict
     assert same["data"] == {"k": "a", "j": "b"}
     assert _owners(same)[("mgr-b", "Apply")]["fieldsV1"] == {"f:data": {"f:j": {}, "f:k": {}}}
+    d = denial(lambda: _apply(cluster, "mgr-c", {"k": "c", "j": "c"}))
+    assert (d.code, d.message) == (409, 'Apply failed with 3 conflicts: conflicts with "mgr-a":\n- .data.k\n'
+                                        'conflicts with "mgr-b":\n- .data.j\n- .data.k'), d  # shared k: both
     forced = _apply(cluster, "mgr-b", {"k": "b", "j": "b"}, force=True)
     assert forced["data"] == {"k": "b", "j": "b"}
     assert set(_owners(forced)) == {("mgr-b", "Apply")}
@@ -321,3 +328,95 @@ def test_pod_log_options(cluster: Cluster) -> None:
     d = denial(lambda: cluster.pod_log("logged", previous=True))
     assert (d.code, d.reason, d.message) == (
         400, "BadRequest", 'previous terminated container "c" in pod "logged" not found'), d
+
+
+# ------------------------------------------------------------------------- metadata of the wrong type
+
+_UNDECODABLE_META = [
+    pytest.param({"ownerReferences": "owner"}, "string into Go struct field ObjectMeta.metadata.ownerReferences "
+                 "of type []v1.OwnerReference", id="owner-references-string"),
+    pytest.param({"labels": {"a": 1}}, "number into Go struct field ObjectMeta.metadata.labels of type string",
+                 id="label-number"),
+    pytest.param({"finalizers": "example.com/f"}, "string into Go struct field ObjectMeta.metadata.finalizers "
+                 "of type []string", id="finalizers-string"),
+]
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+@pytest.mark.parametrize(("meta", "message"), _UNDECODABLE_META)
+@pytest.mark.parametrize("verb", ["create", "update"])
+def test_metadata_of_the_wrong_type_is_bad_request(cluster: Cluster, meta: Obj, message: str, verb: str) -> None:
+    """Metadata that does not decode into ObjectMeta is 400 BadRequest with the decoder's message,
+    on create and on update alike (the object stays as it was)."""
+    cm = _cm("meta-typed", {"k": "v"})
+    if verb == "update":
+        cluster.create(cm)
+    bad = {**cm, "metadata": {**cm["metadata"], **meta}}
+    d = denial(lambda: cluster.apply(bad))
+    assert (d.code, d.reason) == (400, "BadRequest"), d
+    assert d.message == f'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal {message}'
+    stored = cluster.try_get("ConfigMap", "meta-typed")
+    assert stored is None if verb == "create" else not any(k in stored["metadata"] for k in meta)
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_owner_reference_fields_must_not_be_empty(cluster: Cluster) -> None:
+    """An owner reference without apiVersion version, kind, name or uid: 422 with one cause each."""
+    ref = {"apiVersion": "example.com/", "kind": "", "name": "owner", "uid": ""}
+    d = denial(lambda: cluster.create({**_cm("owned"), "metadata": {"name": "owned", "ownerReferences": [ref]}}))
+    assert (d.code, d.reason) == (422, "Invalid"), d
+    assert d.message == ('ConfigMap "owned" is invalid: ['
+                         'metadata.ownerReferences.apiVersion: Invalid value: "example.com/": '
+                         'version must not be empty, '
+                         'metadata.ownerReferences.kind: Invalid value: "": kind must not be empty, '
+                         'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty]')
+    assert cluster.try_get("ConfigMap", "owned") is None
+
+
+# ---------------------------------------------------------------------------- defaults and messages
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_image_pull_policy_default(cluster: Cluster) -> None:
+    """A container without imagePullPolicy gets Always for an untagged or ``:latest`` image, else
+    IfNotPresent (a registry port is not a tag; a digest pins the image)."""
+    images = {"busybox": "Always", "busybox:latest": "Always", "busybox:1.36": "IfNotPresent",
+              "registry.local:5000/busybox": "Always", "busybox@sha256:" + "0" * 64: "IfNotPresent"}
+    pod = _pod("pull-policy", containers=tuple(f"c{i}" for i in range(len(images))))
+    for container, image in zip(pod["spec"]["containers"], images):
+        container["image"] = image
+    created = plain(cluster.create(pod))
+    assert {c["image"]: c["imagePullPolicy"] for c in created["spec"]["containers"]} == images
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_qualified_name_message(cluster: Cluster) -> None:
+    """A label key that is not a qualified name: apimachinery's message, examples and regex verbatim."""
+    d = denial(lambda: cluster.create(_cm("label-key", labels={"-bad": "x"})))
+    assert (d.code, d.reason) == (422, "Invalid"), d
+    assert d.message == (
+        'ConfigMap "label-key" is invalid: metadata.labels: Invalid value: "-bad": name part must consist of '
+        "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+        "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+        "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_priority_class_update_limits(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """A PriorityClass's value and preemptionPolicy may not change (422 naming each)."""
+    name = "strength-surface-pc"
+    request.addfinalizer(lambda: cluster.delete("PriorityClass", name)
+                         if cluster.try_get("PriorityClass", name) else None)
+    cluster.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+                    "value": 10})
+    prefix = f'PriorityClass.scheduling.k8s.io "{name}" is invalid: '
+    d = denial(lambda: cluster.patch("PriorityClass", name, {"preemptionPolicy": "Never"}))
+    assert (d.code, d.message) == (422, prefix + 'preemptionPolicy: Invalid value: "Never": field is immutable'), d
+    d = denial(lambda: cluster.patch("PriorityClass", name, {"value": 11}))
+    assert (d.code, d.message) == (422, prefix + "value: Forbidden: may not be changed in an update."), d
+    assert cluster.get("PriorityClass", name)["value"] == 10

@@ -356,3 +356,36 @@ def test_disruption_budget_annotation_bounds(cluster: Cluster, key: str, value: 
     else:
         assert cluster.apply(pod)[0]["metadata"]["annotations"][key] == value
 
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("toleration", "causes"), [
+    pytest.param({"key": "k", "operator": "Exists"}, None, id="exists-without-value"),
+    pytest.param({"key": "k", "operator": "Exists", "value": "v"},
+                 "spec.tolerations[0].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists'",
+                 id="exists-with-value"),
+])
+def test_toleration_exists_takes_no_value(cluster: Cluster, request: pytest.FixtureRequest, toleration: Obj,
+                                          causes: str | None) -> None:
+    name = f"toleration-{request.node.callspec.id}"
+    if causes is None:
+        assert cluster.apply(_pod(name, tolerations=[toleration]))[0]["spec"]["tolerations"][0]["key"] == "k"
+        return
+    d = denial(lambda: cluster.apply(_pod(name, tolerations=[toleration])))
+    assert _causes(d, "Pod", name) == causes
+    assert cluster.try_get("Pod", name) is None
+
+
+@pytest.mark.admission
+def test_system_priority_classes_are_reserved(cluster: Cluster) -> None:
+    """A system- PriorityClass exists from the start: creating it again with its own value is 409
+    AlreadyExists; with another value validation refuses it first (422 naming the required value)."""
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "system-node-critical"},
+          "value": 2000001000}
+    d = denial(lambda: cluster.create(pc))
+    assert (d.code, d.reason) == (409, "AlreadyExists"), d
+    d = denial(lambda: cluster.create({**pc, "value": 5}))
+    assert _causes(d, "PriorityClass.scheduling.k8s.io", "system-node-critical") == (
+        "metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. "
+        "error: value of system-node-critical PriorityClass must be 2000001000")
+    assert cluster.get("PriorityClass", "system-node-critical")["value"] == 2000001000

@@ -36,8 +36,10 @@ _SUBDOMAIN_RE = re.compile(f"^{_SUBDOMAIN_FMT}$")
 
 
 def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    shown = " or ".join(f"'{e}'," for e in examples)
-    return f"{msg} (e.g. {shown} regex used for validation is '{fmt}')"
+    """apimachinery's ``RegexError``: each example is followed by ``", "`` and joined with ``" or "``,
+    so two examples read ``'a',  or 'b', `` (two spaces)."""
+    shown = "".join((" or " if i else "") + f"'{e}', " for i, e in enumerate(examples))
+    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
 
 
 def _max_len(length: int) -> str:
