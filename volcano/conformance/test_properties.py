@@ -80,7 +80,7 @@ def test_random_gangs_keep_invariants_and_explain_waiting_jobs(s: dict[str, Any]
         # Nodes created before the backend's watches started are added to the front of the
         # history (a repeated ADDED of the same state is harmless).
         nodes = [(0.0, "Node", "ADDED", n) for n in cluster.list("Node", "*")]
-        violations = check_invariants(nodes + cluster.recorder.history)
+        violations = check_invariants(nodes + cluster.recorded_history())
         assert not violations, violations
         for name, minimum in sorted(mins.items()):
             assert _runs_or_ran(cluster, name, minimum) or _explained(cluster, name), \

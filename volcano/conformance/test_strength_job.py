@@ -44,14 +44,14 @@ def test_task_failed_fires_at_the_max_retry_restart(cluster: Cluster, max_retry:
         Task(name="flaky", rep=1, min=1, req=NO_REQUESTS, duration="20s", exit_code=1, max_retry=max_retry),
     ], policies=[{"event": "TaskFailed", "action": "TerminateJob"}]))
     wait_job_phase(cluster, name, "Terminated", 900)
-    restarts = [_restarts(obj) for _, kind, _, obj in cluster.recorder.history
+    restarts = [_restarts(obj) for _, kind, _, obj in cluster.recorded_history()
                 if kind == "Pod" and obj["metadata"]["name"] == f"{name}-flaky-0"]
     assert max(restarts) == max_retry, restarts
 
 
 def _runs(cluster: Cluster, name: str) -> set[str]:
     """Uids of every pod of ``name`` the watch saw created."""
-    return {obj["metadata"]["uid"] for _, kind, event, obj in cluster.recorder.history
+    return {obj["metadata"]["uid"] for _, kind, event, obj in cluster.recorded_history()
             if kind == "Pod" and event == "ADDED"
             and (obj["metadata"].get("labels") or {}).get("volcano.sh/job-name") == name}
 
@@ -248,7 +248,7 @@ OUT_OF_SYNC = "volcano.sh/controller-out-of-sync"
 
 def _last_seen(cluster: Cluster, pod_uid: str) -> Obj:
     """The last state of a pod the watch saw before it was removed (or now)."""
-    return [obj for _, kind, _, obj in cluster.recorder.history
+    return [obj for _, kind, _, obj in cluster.recorded_history()
             if kind == "Pod" and obj["metadata"]["uid"] == pod_uid][-1]
 
 

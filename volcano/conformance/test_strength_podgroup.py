@@ -20,7 +20,7 @@ Obj = dict[str, Any]
 def _written(cluster: Cluster, name: str) -> list[tuple[str, int, int, int]]:
     """Every (phase, running, succeeded, failed) the watch saw on PodGroup ``name``, in order, repeats dropped."""
     out: list[tuple[str, int, int, int]] = []
-    for _, kind, _, obj in cluster.recorder.history:
+    for _, kind, _, obj in cluster.recorded_history():
         if kind != "PodGroup" or obj["metadata"]["name"] != name:
             continue
         st = obj.get("status") or {}

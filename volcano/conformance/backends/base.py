@@ -177,6 +177,12 @@ class Cluster(abc.ABC):
     def close(self) -> None:
         """Release the backend's resources (stop watches, delete the test namespace)."""
 
+    def recorded_history(self) -> builtins.list[tuple[float, str, str, Obj]]:
+        """What the recorder holds once it has every change the cluster committed so far (the time,
+        kind, event type and object of each). A backend whose watches lag behind its commits waits
+        for them; here the recorder is fed as the changes happen."""
+        return self.recorder.history
+
     # -- convenience -----------------------------------------------------------------------
     def pods(self, label_selector: str | None = None, namespace: str | None = None) -> builtins.list[Obj]:
         """Pods in the test namespace."""

@@ -80,7 +80,7 @@ class KubeCluster(Cluster):
 
             pytest.skip(f"test needs {shape.workers} untainted workers; the cluster has {len(self.worker_nodes())}")
         for kind in self.recorder.KINDS:
-            t = threading.Thread(target=self._watch, args=(kind,), daemon=True)
+            t = threading.Thread(target=self._watch, args=(kind, self._list_for_watch(kind)), daemon=True)
             t.start()
             self._threads.append(t)
 
@@ -95,11 +95,19 @@ class KubeCluster(Cluster):
             return None
         return self.namespace if namespace is None else namespace
 
-    def _watch(self, kind: str) -> None:
-        """Record every change of ``kind``: watch, and resume from the last resourceVersion seen
-        (a fresh watch, with every object ADDED again, only after 410 Expired)."""
+    def _list_for_watch(self, kind: str) -> str | None:
+        """Record every object of ``kind`` there is now as ADDED and return the list's resourceVersion,
+        for the watch to start from (an informer's list, then watch): the recording then holds every
+        change after the cluster object was made, however late the watch thread gets connected."""
+        listed = self._resource(kind).get().to_dict()
+        for obj in listed.get("items") or []:
+            self.recorder.record(self._event_time(obj), kind, "ADDED", obj)
+        return str((listed.get("metadata") or {}).get("resourceVersion") or "") or None
+
+    def _watch(self, kind: str, rv: str | None) -> None:
+        """Record every change of ``kind`` after ``rv``: watch, and resume from the last resourceVersion
+        seen (a fresh watch, with every object ADDED again, only after 410 Expired)."""
         res = self._resource(kind)
-        rv: str | None = None
         while not self._stop.is_set():
             try:
                 for ev in res.watch(timeout=5, resource_version=rv):

@@ -23,6 +23,7 @@ memory backend's zero gang window), and failing and recovering a node.
 from __future__ import annotations
 
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +34,11 @@ from volcano.conformance.backends.kube import KubeCluster
 from volcano.serve import ServedCluster, ServeOptions
 
 __all__ = ["ServedKubeCluster"]
+
+_CATCH_UP_S = 30.0
+"""Wall seconds the recorder is given to catch up with the server's last commits at a case's end."""
+_CATCH_UP_POLL_S = 0.02
+"""Wall seconds between two looks at the recorder while it catches up."""
 
 CONTROL_PLANE_TAINT = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
 
@@ -63,11 +69,17 @@ class ServedKubeCluster(KubeCluster):
         self.served.start_background()
         server, clock = self.served.server, self.served.clock
 
-        def commit_time(event: Any) -> None:
-            self._commit_ms[event.object["metadata"]["resourceVersion"]] = clock.now_ms
+        self._last_commit: dict[str, int] = {}
+
+        def commit_time(kind: str) -> Callable[[Any], None]:
+            def record(event: Any) -> None:
+                rv = event.object["metadata"]["resourceVersion"]
+                self._commit_ms[rv] = clock.now_ms
+                self._last_commit[kind] = max(self._last_commit.get(kind, 0), int(rv))
+            return record
 
         def hook(kind: str) -> Callable[[], Any]:
-            return lambda: server.watch(kind, commit_time, resource_version="0")
+            return lambda: server.watch(kind, commit_time(kind), resource_version="0")
 
         self._hooks = [self.served.call(hook(kind)) for kind in WatchRecorder.KINDS]
         try:
@@ -88,6 +100,23 @@ class ServedKubeCluster(KubeCluster):
         the invariants see the served cluster's own timeline, as in memory; read time as a fallback."""
         ms = self._commit_ms.get(obj.get("metadata", {}).get("resourceVersion", ""))
         return self.now() if ms is None else ms / 1000.0
+
+    def recorded_history(self) -> list[tuple[float, str, str, Obj]]:
+        """The recorder's history once its watches (over HTTP, so behind the server) have delivered
+        the last change the server committed of every recorded kind: a case that ends while a
+        scheduler cycle's binds are still on the wire is checked on all of them, not on the first
+        few. The clock stands still between waits, so nothing new is committed meanwhile; gives up
+        after ``_CATCH_UP_S`` wall seconds and returns what arrived."""
+        deadline = time.monotonic() + _CATCH_UP_S
+        while time.monotonic() < deadline:
+            seen: dict[str, int] = {}
+            for _, kind, _, obj in list(self.recorder.history):
+                rv = int(obj.get("metadata", {}).get("resourceVersion") or 0)
+                seen[kind] = max(seen.get(kind, 0), rv)
+            if all(seen.get(kind, 0) >= rv for kind, rv in list(self._last_commit.items())):
+                break
+            time.sleep(_CATCH_UP_POLL_S)
+        return self.recorder.history
 
     @contextmanager
     def _running(self) -> Iterator[None]:
