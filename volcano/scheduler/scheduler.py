@@ -34,6 +34,7 @@ order, at the new cycle's time instead of recomputing the session
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,7 +57,7 @@ from volcano.sim.clock import Clock, Priority, TimerHandle
 from volcano.sim.rand import RandomStreams
 from volcano.sim.trace import Trace
 
-__all__ = ["Scheduler"]
+__all__ = ["Scheduler", "podgroup_with_status"]
 
 Obj = dict[str, Any]
 
@@ -138,6 +139,21 @@ class _Replay:
     rows: list[tuple[str, str, str, str]]
     counts: list[tuple[str, Any]]
     events: list[Event]
+
+
+def podgroup_with_status(current: Mapping[str, Any], status: Mapping[str, Any]) -> Obj:
+    """The PodGroup the scheduler writes: ``current`` with ``status`` merged over its status, and
+    the counters ``status`` leaves out (``running``, ``succeeded``, ``failed``: zero) removed.
+
+    A shallow copy: the server copies what it will edit (``update``'s ``_writable``), so a deep
+    copy here would be a second one; a property test checks the server stores the same as for
+    a deep copy."""
+    obj = dict(current)
+    new_status = obj["status"] = {**(current.get("status") or {}), **status}
+    for key in ("running", "succeeded", "failed"):
+        if key not in status:
+            new_status.pop(key, None)
+    return obj
 
 
 class Scheduler:
@@ -292,16 +308,9 @@ class Scheduler:
             current = pg_informer.get(job.name, job.namespace)
             if current is None:
                 continue
-            # A shallow copy with a new status: the server copies what it will edit (``update``'s
-            # ``_writable``), so a deep copy here would be a second one.
-            obj = dict(current)
-            new_status = obj["status"] = {**(current.get("status") or {}), **status}
-            for key in ("running", "succeeded", "failed"):
-                if key not in status:
-                    new_status.pop(key, None)
             try:
                 # PodGroup's CRD has no status subresource: Volcano writes status with a plain update.
-                self.client.update(obj)
+                self.client.update(podgroup_with_status(current, status))
             except ApiError as exc:
                 # A conflict means a newer PodGroup exists; the next cycle writes status from it.
                 self._record("PodGroupStatusUpdateFailed", f"{job.namespace}/{job.name}", exc.reason)
