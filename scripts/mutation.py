@@ -335,8 +335,8 @@ def adjusted(strata: dict[str, Stratum], reasons: dict[str, str]) -> dict[str, S
 
 
 def write_report(args: argparse.Namespace, combined: dict[str, Stratum], conformance: dict[str, Stratum],
-                 elapsed: float) -> None:
-    """out/mutation/report.md and report.json."""
+                 elapsed: float, unit_killed: set[str] | None = None) -> None:
+    """out/mutation/report.md and report.json (``unit_killed``: the mutants the unit stage killed)."""
     reasons: dict[str, str] = (yaml.safe_load(REASONS.read_text()) or {}) if REASONS.exists() else {}
     sample_note = "every mutant" if args.sample <= 0 else f"a stratified sample of {args.sample} (seed {args.seed})"
     md = ["# Mutation testing report", "",
@@ -356,8 +356,7 @@ def write_report(args: argparse.Namespace, combined: dict[str, Stratum], conform
            *_score_table(adjusted(combined, reasons))]
     md += ["## Conformance suite alone", "", *_score_table(conformance),
            "Survivors of the conformance suite that the unit tests kill:", ""]
-    alive = {n for s in combined.values() for n in s.survivors}
-    md += [f"- `{n}`" for s in conformance.values() for n in s.survivors if n not in alive]
+    md += [f"- `{n}`" for s in conformance.values() for n in s.survivors if n in (unit_killed or set())]
     (OUT / "report.md").write_text("\n".join(md) + "\n")
     data: dict[str, Any] = {"sample": args.sample, "seed": args.seed}
     for key, strata in (("combined", combined), ("combined_adjusted", adjusted(combined, reasons)),
@@ -422,7 +421,8 @@ def main(argv: list[str] | None = None) -> int:
         codes[suite] = results(work)
     combined = tally(sample, population, codes["conformance"], codes["unit"])
     conformance = tally(sample, population, codes["conformance"])
-    write_report(args, combined, conformance, time.monotonic() - start)
+    unit_killed = {n for n, code in codes["unit"].items() if code in KILLED}
+    write_report(args, combined, conformance, time.monotonic() - start, unit_killed)
     print((OUT / "report.md").read_text())
     return 0
 

@@ -32,14 +32,16 @@ def _written(cluster: Cluster, name: str) -> list[tuple[str, int, int, int]]:
 
 
 @pytest.mark.cluster(workers=2)
-@pytest.mark.parametrize(("min_member", "between"), [(2, "Running"), (3, "Unknown")])
+@pytest.mark.parametrize(("min_member", "between", "after"), [(2, "Running", "Completed"), (3, "Unknown", "Pending")])
 def test_a_podgroup_completes_when_every_scheduled_pod_finished_failed_ones_included(cluster: Cluster,
                                                                                      min_member: int,
-                                                                                     between: str) -> None:
+                                                                                     between: str, after: str) -> None:
     """Three pods of one PodGroup: one succeeds and one fails after 5 s, the third succeeds after
     60 s. In between, 1 running, 1 succeeded and 1 failed pod: 2 ready pods, so with minMember 2 the
     PodGroup is Running and with minMember 3 Unknown (a pod runs, the gang is not ready); then
-    Completed with 2 succeeded and 1 failed, whatever minMember (all 3 scheduled pods finished)."""
+    Completed with 2 succeeded and 1 failed, whatever minMember (all 3 scheduled pods finished). With
+    the failed pod deleted, 0 failed, and 2 scheduled pods: still Completed for minMember 2, back to
+    Pending for minMember 3."""
     name = f"pg-mixed-{min_member}"
     cluster.apply(pod_group(name, min_member=min_member))
     cluster.apply([pod(f"{name}-ok", group=name, req={"cpu": "100m"}, duration="5s"),
@@ -53,3 +55,7 @@ def test_a_podgroup_completes_when_every_scheduled_pod_finished_failed_ones_incl
     assert not [r for r in rows if r[1:] == (1, 1, 1) and r[0] != between], rows
     assert rows[-1] == ("Completed", 0, 2, 1), rows
     assert [r for r in rows if r[0] == "Completed"] == [("Completed", 0, 2, 1)], rows
+    # A counter that drops to 0 is dropped from the status, not left at its old value.
+    cluster.delete("Pod", f"{name}-bad")
+    cluster.wait_until(lambda: _written(cluster, name)[-1:] == [(after, 0, 2, 0)], 120,
+                       f"{name} counts no failed pod once it is gone")
