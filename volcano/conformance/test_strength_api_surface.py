@@ -313,6 +313,8 @@ def test_pod_log_options(cluster: Cluster) -> None:
     cluster.create(_pod("logged", scheduled=True))
     cluster.wait_until(lambda: (cluster.get("Pod", "logged").get("status") or {}).get("phase") == "Running", 120,
                        "the pod runs")
+    # the pod's events are stored in its namespace (listed there, not only found by involvedObject)
+    assert "logged" in {e["involvedObject"]["name"] for e in cluster.list("Event")}
     text = cluster.pod_log("logged")
     lines = text.splitlines()
     assert lines and text.endswith("\n")
