@@ -313,6 +313,8 @@ def test_pod_log_options(cluster: Cluster) -> None:
     cluster.create(_pod("logged", scheduled=True))
     cluster.wait_until(lambda: (cluster.get("Pod", "logged").get("status") or {}).get("phase") == "Running", 120,
                        "the pod runs")
+    # the pod's events are stored in its namespace (listed there, not only found by involvedObject)
+    assert "logged" in {e["involvedObject"]["name"] for e in cluster.list("Event")}
     text = cluster.pod_log("logged")
     lines = text.splitlines()
     assert lines and text.endswith("\n")
@@ -382,14 +384,16 @@ def test_owner_reference_fields_must_not_be_empty(cluster: Cluster) -> None:
 @pytest.mark.cluster(workers=1)
 def test_image_pull_policy_default(cluster: Cluster) -> None:
     """A container without imagePullPolicy gets Always for an untagged or ``:latest`` image, else
-    IfNotPresent (a registry port is not a tag; a digest pins the image)."""
+    IfNotPresent (a registry port is not a tag; a digest pins the image); a given one is kept."""
     images = {"busybox": "Always", "busybox:latest": "Always", "busybox:1.36": "IfNotPresent",
               "registry.local:5000/busybox": "Always", "busybox@sha256:" + "0" * 64: "IfNotPresent"}
     pod = _pod("pull-policy", containers=tuple(f"c{i}" for i in range(len(images))))
     for container, image in zip(pod["spec"]["containers"], images):
         container["image"] = image
+    pod["spec"]["containers"].append({"name": "given", "image": "busybox:1.36", "imagePullPolicy": "Never"})
     created = plain(cluster.create(pod))
-    assert {c["image"]: c["imagePullPolicy"] for c in created["spec"]["containers"]} == images
+    assert {c["image"]: c["imagePullPolicy"] for c in created["spec"]["containers"][:-1]} == images
+    assert created["spec"]["containers"][-1]["imagePullPolicy"] == "Never"  # a given policy is kept
 
 
 @pytest.mark.admission
