@@ -437,26 +437,22 @@ class FakeCluster:
         reactions to them) without advancing time. ``apply``, ``update`` and ``patch`` call it;
         it does nothing while the clock is already running (a write from a clock callback or
         a ``run_until`` predicate)."""
-        clock = self.clock
-        if self._driving:
-            return
-        nxt = clock.next_time()
-        if nxt is None or nxt > clock.now_ms:
-            return
-        with _fewer_collections(self.gc_threshold):
-            self._settle_now()
+        if self._work_due_now():
+            with _fewer_collections(self.gc_threshold):
+                self._settle_now()
+
+    def _work_due_now(self) -> bool:
+        """Something is due at the current instant and the clock is not already running."""
+        nxt = self.clock.next_time()
+        return not self._driving and nxt is not None and nxt <= self.clock.now_ms
 
     def _settle_now(self) -> None:
         """``settle`` without entering the collector settings (for a caller already within them)."""
-        clock = self.clock
-        if self._driving:
-            return
-        nxt = clock.next_time()
-        if nxt is None or nxt > clock.now_ms:
+        if not self._work_due_now():
             return
         self._driving = True
         try:
-            clock.run(clock.now_ms)
+            self.clock.run(self.clock.now_ms)
         finally:
             self._driving = False
 
