@@ -43,6 +43,7 @@ __all__ = [
     "QueueQuota",
     "Vec",
     "add",
+    "compare_shares",
     "compute_deserved",
     "dominant_share",
     "exceeded_part",
@@ -166,6 +167,13 @@ def share(left: Num, right: Num) -> float:
     ln, ld = left.as_integer_ratio()
     rn, rd = right.as_integer_ratio()
     return (ln * rd) / (ld * rn)
+
+
+def compare_shares(left: float, right: float) -> int:
+    """An order callback's verdict on two shares: the smaller first (-1 or 1), equal ones abstain (0)."""
+    if left == right:
+        return 0
+    return -1 if left < right else 1
 
 
 def dominant_share(allocated: Vec, total: Vec) -> tuple[str, float]:

@@ -34,6 +34,7 @@ import numpy.typing as npt
 from volcano.api import accessors
 from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.points import JOB_ORDER, PERMIT, PREEMPTABLE, QUEUE_ORDER, RECLAIMABLE
+from volcano.scheduler.framework.quota import compare_shares
 from volcano.scheduler.plugins.drf_hierarchy import HIERARCHY_ANNOTATION, WEIGHTS_ANNOTATION, HdrfTree
 
 if TYPE_CHECKING:
@@ -202,11 +203,7 @@ class DrfPlugin(Plugin):
 
     def job_order(self, left: JobInfo, right: JobInfo) -> int:
         """Lower dominant share first; equal shares abstain (0)."""
-        ls = self._share_of(left.uid)
-        rs = self._share_of(right.uid)
-        if ls == rs:
-            return 0
-        return -1 if ls < rs else 1
+        return compare_shares(self._share_of(left.uid), self._share_of(right.uid))
 
     def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """Victims whose job would keep a share >= the preemptor job's (see ``preemptable_victims``)."""

@@ -25,6 +25,7 @@ from volcano.scheduler.framework.quota import (
     Num,
     Vec,
     add,
+    compare_shares,
     compute_deserved,
     overused,
     queue_allocatable,
@@ -85,11 +86,7 @@ class ProportionPlugin(Plugin):
         """Higher ``spec.priority`` first, then the smaller share; equal shares abstain."""
         if left.priority != right.priority:
             return right.priority - left.priority
-        ls = self.share_of(left.name)
-        rs = self.share_of(right.name)
-        if ls == rs:
-            return 0
-        return -1 if ls < rs else 1
+        return compare_shares(self.share_of(left.name), self.share_of(right.name))
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """Victims from queues whose allocation (less victims chosen so far) exceeds their deserved."""
