@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from volcano.apiserver.validation.crd_schemas import CRD_SCHEMAS
+from volcano.apiserver.validation.openapi import json_kind
 
 __all__ = ["spec_decode_error"]
 
@@ -102,17 +103,6 @@ def _go_type(table: Mapping[str, str], path: str, schema: Mapping[str, Any]) -> 
     return {"string": "string", "boolean": "bool", "number": "float64"}.get(str(kind), "interface {}")
 
 
-def _json_text(value: Any) -> str:
-    """What the decoder calls ``value`` in its message (a number is shown with its literal)."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "object" if isinstance(value, Mapping) else "array"
-
-
 def _mismatch(schema: Mapping[str, Any], value: Any) -> str | None:
     """How ``value`` fails to decode into ``schema``'s type (the message's value part), or None."""
     kind = schema.get("type")
@@ -120,7 +110,7 @@ def _mismatch(schema: Mapping[str, Any], value: Any) -> str | None:
         return None
     if kind == "integer":
         if isinstance(value, bool) or not isinstance(value, int | float):
-            return _json_text(value)
+            return json_kind(value)
         if isinstance(value, float) and not value.is_integer():
             return f"number {value!r}"
         if schema.get("format") == "int32" and not _INT32[0] <= value <= _INT32[1]:
@@ -129,7 +119,7 @@ def _mismatch(schema: Mapping[str, Any], value: Any) -> str | None:
     expected = {"string": str, "boolean": bool, "object": Mapping, "array": list | tuple}.get(str(kind))
     if expected is None or (isinstance(value, expected) and not (kind != "boolean" and isinstance(value, bool))):
         return None
-    return _json_text(value)
+    return json_kind(value)
 
 
 def _as_int(schema: Mapping[str, Any], value: Any) -> Any:

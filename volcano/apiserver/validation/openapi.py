@@ -46,6 +46,7 @@ __all__ = [
     "definitions",
     "embedded_definitions",
     "is_rfc3339",
+    "json_kind",
     "part_validators",
     "raw_definitions",
     "status_decode_errors",
@@ -342,7 +343,9 @@ def _go_type(schema: Any) -> str:
     return {"string": "string", "boolean": "bool", "number": "float64"}.get(str(kind), "interface {}")
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """What Go's JSON decoder calls a decoded JSON value in an unmarshal error: ``bool``,
+    ``number``, ``string``, ``object`` or ``array``."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int | float):
@@ -392,7 +395,7 @@ def _describe(def_name: str, err: jsonschema.ValidationError, prefix: tuple[str,
     target = _go_type(schema)
     if target == "resource.Quantity":  # Quantity.UnmarshalJSON parses whatever it is given
         return DecodeError(quantity_error(json.dumps(value)) or "invalid quantity", field, value)
-    what = _json_kind(value)
+    what = json_kind(value)
     if what == "number" and err.validator in ("minimum", "maximum", "type"):
         what = f"number {value}" if err.validator != "type" or isinstance(value, float) else what
     go_field = ".".join(names)
