@@ -1,4 +1,6 @@
-"""``scripts/mutation.py``: the parts that decide what a run tests and how it scores it."""
+"""``scripts/mutation.py``: the parts that decide what a run tests and how it scores it (with
+``--packages`` the unit stage runs only those packages' unit tests, mutating only those packages,
+in a work directory of its own; with every package, all of ``tests``)."""
 
 from __future__ import annotations
 
@@ -67,3 +69,25 @@ def test_the_estimate_weights_packages_by_size() -> None:
     score, half = mutation.estimate(strata)
     assert score == pytest.approx(0.75 * 1.0 + 0.25 * 0.5)
     assert 0 < half < 0.25
+
+
+def test_chosen_packages_get_their_own_unit_tests_and_work_directory() -> None:
+    name, selection, packages = mutation.unit_selection({"scheduler", "controllers/job"})
+    assert name == "unit-controllers-job+scheduler"
+    assert selection == ["tests/controllers/job", "tests/scheduler"]
+    assert packages == ["controllers/job", "scheduler"]
+    config = mutation.mutmut_config("unit", selection, packages)
+    assert 'pytest_add_cli_args_test_selection = ["tests/controllers/job", "tests/scheduler"]' in config
+    assert 'only_mutate = ["volcano/controllers/job/*", "volcano/scheduler/*"]' in config
+
+
+def test_every_package_keeps_the_whole_unit_suite() -> None:
+    assert mutation.unit_selection(set(mutation.PACKAGES)) == ("unit", None, None)
+    config = mutation.mutmut_config("unit")
+    assert 'pytest_add_cli_args_test_selection = ["tests"]' in config
+    assert all(f'"{prefix}*"' in config for prefix in mutation.PACKAGES.values())
+
+
+def test_every_package_has_unit_tests_that_exist() -> None:
+    assert set(mutation.UNIT_TESTS) == set(mutation.PACKAGES)
+    assert all((ROOT / path).is_dir() for paths in mutation.UNIT_TESTS.values() for path in paths)
