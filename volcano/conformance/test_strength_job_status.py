@@ -13,6 +13,7 @@ it stamps on every pod, and what a restart of each scope changes (controllers re
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -113,6 +114,28 @@ def _live(cluster: Cluster, name: str) -> dict[str, Obj]:
 
 
 @pytest.mark.cluster(workers=2)
+
+def _evict_and_settle(cluster: Cluster, name: str, evicted: str, running: int,
+                      replaced: set[str]) -> Callable[[], bool]:
+    """Once the job's ``running`` pods run, delete pod ``evicted`` (its name without the job's) and
+    wait until the job has restarted and exactly the pods named in ``replaced`` are new, the others
+    kept and all running; returns that check, for the case to hold."""
+    cluster.wait_until(lambda: count_phase(_live(cluster, name).values(), ("Running",)) == running, 120,
+                       f"{name} running")
+    wait_job_phases(cluster, name, ["Running"])
+    first = {n.removeprefix(f"{name}-"): p["metadata"]["uid"] for n, p in _live(cluster, name).items()}
+    before = job_conditions(cluster, name)
+    cluster.delete("Pod", f"{name}-{evicted}")
+    wait_job_phases(cluster, name, ["Restarting", "Running"], since=before)
+
+    def settled() -> bool:
+        live = {n.removeprefix(f"{name}-"): p for n, p in _live(cluster, name).items()}
+        return (sorted(live) == sorted(first) and count_phase(live.values(), ("Running",)) == running
+                and {n for n, p in live.items() if p["metadata"]["uid"] != first[n]} == replaced)
+
+    cluster.wait_until(settled, 120, f"pods {sorted(replaced)} of {name} replaced, the others kept")
+    return settled
+
 @pytest.mark.parametrize(("task_policy", "job_policy", "deleted", "replaced", "version"), [
     (None, "RestartJob", "a-0", {"a-0", "a-1", "b-0"}, 1),
     ("RestartTask", None, "a-0", {"a-0", "a-1"}, 0),
@@ -133,20 +156,7 @@ def test_a_restart_replaces_the_pods_of_its_scope(cluster: Cluster, task_policy:
                                   policies=_evicted(task_policy) if task_policy else None),
                              Task(name="b", rep=1, req=NO_REQUESTS)],
                       policies=_evicted(job_policy) if job_policy else None))
-    cluster.wait_until(lambda: count_phase(_live(cluster, name).values(), ("Running",)) == 3, 120,
-                       f"{name} running")
-    wait_job_phases(cluster, name, ["Running"])
-    first = {n.removeprefix(f"{name}-"): p["metadata"]["uid"] for n, p in _live(cluster, name).items()}
-    before = job_conditions(cluster, name)
-    cluster.delete("Pod", f"{name}-{deleted}")
-    wait_job_phases(cluster, name, ["Restarting", "Running"], since=before)
-
-    def settled() -> bool:
-        live = {n.removeprefix(f"{name}-"): p for n, p in _live(cluster, name).items()}
-        return (sorted(live) == sorted(first) and count_phase(live.values(), ("Running",)) == 3
-                and {n for n, p in live.items() if p["metadata"]["uid"] != first[n]} == replaced)
-
-    cluster.wait_until(settled, 120, f"pods {sorted(replaced)} of {name} replaced, the others kept")
+    settled = _evict_and_settle(cluster, name, deleted, 3, replaced)
     status = _status(cluster, name)
     assert (int(status.get("retryCount") or 0), int(status.get("version") or 0)) == (1, version), status
     for short in replaced:
@@ -167,19 +177,7 @@ def test_restart_partition_replaces_the_partition_of_the_evicted_pod(cluster: Cl
     spec["spec"]["tasks"].append(parted)
     spec["spec"]["minAvailable"] = 3
     cluster.apply(spec)
-    cluster.wait_until(lambda: count_phase(_live(cluster, name).values(), ("Running",)) == 5, 120, f"{name} running")
-    wait_job_phases(cluster, name, ["Running"])
-    first = {n.removeprefix(f"{name}-"): p["metadata"]["uid"] for n, p in _live(cluster, name).items()}
-    before = job_conditions(cluster, name)
-    cluster.delete("Pod", f"{name}-a-2")
-    wait_job_phases(cluster, name, ["Restarting", "Running"], since=before)
-
-    def settled() -> bool:
-        live = {n.removeprefix(f"{name}-"): p for n, p in _live(cluster, name).items()}
-        return (sorted(live) == sorted(first) and count_phase(live.values(), ("Running",)) == 5
-                and {n for n, p in live.items() if p["metadata"]["uid"] != first[n]} == {"a-2", "a-3"})
-
-    cluster.wait_until(settled, 120, f"partition 1 of {name} replaced, the rest kept")
+    settled = _evict_and_settle(cluster, name, "a-2", 5, {"a-2", "a-3"})
     status = _status(cluster, name)
     assert (int(status.get("retryCount") or 0), int(status.get("version") or 0)) == (1, 0), status
     cluster.hold(lambda: settled() and job_phase(cluster, name) == "Running", 30, f"{name} restarted once only")
