@@ -34,10 +34,8 @@ Objects returned are the store's read-only objects (``volcano.api.frozen``).
 
 from __future__ import annotations
 
-import gc
 import linecache
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +64,7 @@ from volcano.kubelet import KubeletConfig, SimKubelet
 from volcano.kubelet.annotation_check import install_sim_annotation_check
 from volcano.scheduler import DefaultScheduler, Scheduler, load_scheduler_conf
 from volcano.sim import RandomStreams, SimClock, Trace
+from volcano.sim.collector import YOUNG_GC_THRESHOLD, fewer_collections
 
 __all__ = ["YOUNG_GC_THRESHOLD", "FakeCluster"]
 
@@ -92,30 +91,6 @@ def _predicate_name(predicate: Callable[..., Any]) -> str:
     start = line.find("lambda")
     where = f"{Path(code.co_filename).name}:{code.co_firstlineno}"
     return f"`{line[start:]}` ({where})" if start >= 0 else f"the lambda at {where}"
-
-
-YOUNG_GC_THRESHOLD = 200_000
-"""Allocations between young-generation collections while the cluster runs (CPython's default is 700)."""
-
-
-@contextmanager
-def _fewer_collections(threshold: int | None) -> Iterator[None]:
-    """Within the block, CPython's cyclic collector starts a young collection only every
-    ``threshold`` allocations, then the thresholds are restored. A simulation allocates millions
-    of short-lived dicts and keeps every object version it stores: with the default threshold the
-    collector re-examines that growing heap over and over (about a fifth of the CPU time of 10,000
-    pods created at once); at 50,000 the middle generation's collections still cost about a
-    twentieth of it. Collections still run, only less often; None (or a collector switched
-    off with a zero threshold) leaves the collector alone."""
-    before = gc.get_threshold()
-    if threshold is None or not before[0] or before[0] >= threshold:
-        yield
-        return
-    gc.set_threshold(threshold, *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 class FakeCluster:
@@ -266,7 +241,7 @@ class FakeCluster:
         A rejection raises ``ApiError`` (objects applied before it stay, as with kubectl).
         """
         out: _Objects = []
-        with _fewer_collections(self.gc_threshold):
+        with fewer_collections(self.gc_threshold):
             docs = load_manifests(source)  # validates structure and kind of every document first
             infos = [kind_for_object(doc) for doc in docs]
             for doc, info in zip(docs, infos):
@@ -438,7 +413,7 @@ class FakeCluster:
         it does nothing while the clock is already running (a write from a clock callback or
         a ``run_until`` predicate)."""
         if self._work_due_now():
-            with _fewer_collections(self.gc_threshold):
+            with fewer_collections(self.gc_threshold):
                 self._settle_now()
 
     def _work_due_now(self) -> bool:
@@ -461,7 +436,7 @@ class FakeCluster:
         until = self.clock.now_ms + _ms(seconds, "seconds")
         self._driving = True
         try:
-            with _fewer_collections(self.gc_threshold):
+            with fewer_collections(self.gc_threshold):
                 self.clock.run(until)
         finally:
             self._driving = False
@@ -475,7 +450,7 @@ class FakeCluster:
         timeout_ms = _ms(timeout, "timeout")
         self._driving = True
         try:
-            with _fewer_collections(self.gc_threshold):
+            with fewer_collections(self.gc_threshold):
                 self.clock.run_until(lambda: predicate(self), timeout_ms)
         except TimeoutError:
             raise TimeoutError(f"run_until: {_predicate_name(predicate)} still false after {timeout} "
