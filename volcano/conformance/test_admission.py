@@ -34,11 +34,13 @@ __all__ = [
     "Denial",
     "base_job",
     "denial",
+    "outcome",
     "own_queue",
     "plain",
     "pod_template",
     "queue_manifest",
     "schema_causes",
+    "two_task_job",
     "update",
     "wait_queue_open",
     "webhook_message",
@@ -188,6 +190,27 @@ def base_job(name: str) -> Obj:
 
 # ------------------------------------------------------------------------------------------------
 # How a denial reaches the client (not an upstream case: upstream only matches substrings).
+
+
+def two_task_job(name: str, replicas: tuple[int, int] = (2, 3)) -> Obj:
+    """Upstream's base job with a second task: tasks ``task-1`` and ``task-2`` with ``replicas``."""
+    job = base_job(name)
+    job["spec"]["tasks"][0]["replicas"] = replicas[0]
+    job["spec"]["tasks"].append({"name": "task-2", "replicas": replicas[1], "template": pod_template()})
+    return job
+
+
+def outcome(cluster: Cluster, obj: Obj, webhook: str) -> Obj | str:
+    """Create ``obj``: the stored object when admitted, else the webhook's denial message (and
+    then nothing is stored)."""
+    kind, name = obj["kind"], obj["metadata"]["name"]
+    stored: list[Obj] = []
+    try:
+        d = denial(lambda: stored.extend(cluster.apply(obj)))
+    except AssertionError:  # admitted
+        return plain(stored[0])
+    assert cluster.try_get(kind, name) is None, f"denied {kind} {name} was stored"
+    return webhook_message(d, webhook)
 
 
 @pytest.mark.admission

@@ -27,27 +27,6 @@ JOB_KIND = "Job.batch.volcano.sh"
 QUEUE_KIND = "Queue.scheduling.volcano.sh"
 
 
-def _two_task_job(name: str, replicas: tuple[int, int] = (2, 3)) -> Obj:
-    """Upstream's base job with a second task: tasks ``task-1`` and ``task-2`` with ``replicas``."""
-    job = adm.base_job(name)
-    job["spec"]["tasks"][0]["replicas"] = replicas[0]
-    job["spec"]["tasks"].append({"name": "task-2", "replicas": replicas[1], "template": adm.pod_template()})
-    return job
-
-
-def _outcome(cluster: Cluster, obj: Obj, webhook: str) -> Obj | str:
-    """Create ``obj``: the stored object when admitted, else the webhook's adm.denial message (and
-    then nothing is stored)."""
-    kind, name = obj["kind"], obj["metadata"]["name"]
-    stored: list[Obj] = []
-    try:
-        d = adm.denial(lambda: stored.extend(cluster.apply(obj)))
-    except AssertionError:  # admitted
-        return adm.plain(stored[0])
-    assert cluster.try_get(kind, name) is None, f"denied {kind} {name} was stored"
-    return adm.webhook_message(d, webhook)
-
-
 # ------------------------------------------------------------------------------------------- Job
 
 
@@ -55,9 +34,9 @@ def _outcome(cluster: Cluster, obj: Obj, webhook: str) -> Obj | str:
 @pytest.mark.parametrize(("min_available", "admitted"), [(4, True), (5, True), (6, False)])
 def test_job_min_available_at_total_replicas(cluster: Cluster, min_available: int, admitted: bool) -> None:
     """Job minAvailable against the sum of the replicas of all tasks (2 + 3)."""
-    job = _two_task_job(f"job-min-available-{min_available}")
+    job = adm.two_task_job(f"job-min-available-{min_available}")
     job["spec"]["minAvailable"] = min_available
-    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    got = adm.outcome(cluster, job, adm.JOB_WEBHOOK)
     if admitted:
         assert isinstance(got, dict) and got["spec"]["minAvailable"] == min_available
     else:
@@ -69,9 +48,9 @@ def test_job_min_available_at_total_replicas(cluster: Cluster, min_available: in
 def test_task_min_available_at_replicas(cluster: Cluster, task_min: int, admitted: bool) -> None:
     """A task's minAvailable against its own replicas (3); the job's minAvailable stays 1."""
     name = f"task-min-available-{task_min}"
-    job = _two_task_job(name, replicas=(3, 1))
+    job = adm.two_task_job(name, replicas=(3, 1))
     job["spec"]["tasks"][0]["minAvailable"] = task_min
-    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    got = adm.outcome(cluster, job, adm.JOB_WEBHOOK)
     if admitted:
         assert isinstance(got, dict)
         assert [t["minAvailable"] for t in got["spec"]["tasks"]] == [task_min, 1]
@@ -83,7 +62,7 @@ def test_task_min_available_at_replicas(cluster: Cluster, task_min: int, admitte
 @pytest.mark.admission
 def test_job_min_available_defaults_to_sum_of_task_min_available(cluster: Cluster) -> None:
     """Without a job minAvailable the webhook sums the tasks' minAvailable (2 + 1), not replicas (3 + 2)."""
-    job = _two_task_job("job-min-available-sum", replicas=(3, 2))
+    job = adm.two_task_job("job-min-available-sum", replicas=(3, 2))
     del job["spec"]["minAvailable"]
     job["spec"]["tasks"][0]["minAvailable"] = 2
     job["spec"]["tasks"][1]["minAvailable"] = 1
@@ -143,7 +122,7 @@ def test_pod_name_length_limit(cluster: Cluster, name_length: int, admitted: boo
     name = ("len" + "x" * 70)[:name_length]
     job = adm.base_job(name)
     job["spec"]["tasks"][0]["name"] = "t"
-    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    got = adm.outcome(cluster, job, adm.JOB_WEBHOOK)
     if admitted:
         assert isinstance(got, dict) and got["metadata"]["name"] == name
     else:
@@ -190,7 +169,7 @@ def test_task_name_length(cluster: Cluster, length: int) -> None:
 def test_update_min_available_at_total_replicas(cluster: Cluster, new_min: int, admitted: bool) -> None:
     """On UPDATE the job's minAvailable may rise to the total replicas (2 + 3), not past it."""
     name = f"adm.update-min-available-{new_min}"
-    cluster.apply(_two_task_job(name))
+    cluster.apply(adm.two_task_job(name))
 
     def change(job: Obj) -> None:
         job["spec"]["minAvailable"] = new_min
@@ -212,7 +191,7 @@ def test_update_min_available_at_total_replicas(cluster: Cluster, new_min: int, 
 def test_update_task_min_available(cluster: Cluster, task_min: int, expected: str | None) -> None:
     """On UPDATE a task's minAvailable may change up to its replicas (3)."""
     name = f"adm.update-task-min-{task_min}".replace("--", "-minus-")
-    cluster.apply(_two_task_job(name, replicas=(3, 1)))
+    cluster.apply(adm.two_task_job(name, replicas=(3, 1)))
 
     def change(job: Obj) -> None:
         job["spec"]["tasks"][0]["minAvailable"] = task_min
@@ -272,7 +251,7 @@ def test_policy_exit_code_around_zero(cluster: Cluster, exit_code: int, admitted
     """Only exit code 0 is refused in an exit-code policy; -1 and 1 are fine."""
     job = adm.base_job(f"exit-code-{exit_code}".replace("--", "-minus-"))
     job["spec"]["policies"] = [{"exitCode": exit_code, "action": "RestartJob"}]
-    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    got = adm.outcome(cluster, job, adm.JOB_WEBHOOK)
     if admitted:
         assert isinstance(got, dict) and got["spec"]["policies"][0]["exitCode"] == exit_code
     else:
@@ -298,7 +277,7 @@ def test_partition_arithmetic(cluster: Cluster, replicas: int, min_available: in
     task.update(replicas=replicas, partitionPolicy={"totalPartitions": 3, "partitionSize": 2, "minPartitions": 2})
     if min_available is not None:
         task["minAvailable"] = min_available
-    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    got = adm.outcome(cluster, job, adm.JOB_WEBHOOK)
     if expected is None:
         assert isinstance(got, dict) and got["spec"]["tasks"][0]["minAvailable"] == 4
     else:
@@ -315,7 +294,7 @@ def test_topology_policy_needs_whole_cpus(cluster: Cluster, policy: str, cpu: st
     task = job["spec"]["tasks"][0]
     task["topologyPolicy"] = policy
     task["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": cpu}, "limits": {"cpu": cpu}}
-    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
+    got = adm.outcome(cluster, job, adm.JOB_WEBHOOK)
     if admitted:
         assert isinstance(got, dict) and got["spec"]["tasks"][0]["topologyPolicy"] == policy
     else:
@@ -327,7 +306,7 @@ def test_topology_policy_needs_whole_cpus(cluster: Cluster, policy: str, cpu: st
 
 def _queue_outcome(cluster: Cluster, request: pytest.FixtureRequest, name: str, spec: Obj) -> Obj | str:
     adm.own_queue(request, cluster, name)
-    return _outcome(cluster, adm.queue_manifest(name, spec), adm.QUEUE_WEBHOOK)
+    return adm.outcome(cluster, adm.queue_manifest(name, spec), adm.QUEUE_WEBHOOK)
 
 
 @pytest.mark.admission
@@ -405,11 +384,11 @@ def test_parent_queue_with_allocated_pods(cluster: Cluster, request: pytest.Fixt
         return str(((q.get("status") or {}).get("allocated") or {}).get("pods") or "0")
 
     cluster.wait_until(lambda: allocated_pods() == "1", 300, "one pod allocated in alloc-parent")
-    got = _outcome(cluster, adm.queue_manifest("alloc-first", {"weight": 1, "parent": "alloc-parent"}),
+    got = adm.outcome(cluster, adm.queue_manifest("alloc-first", {"weight": 1, "parent": "alloc-parent"}),
                    adm.QUEUE_WEBHOOK)
     assert got == ("queue alloc-parent cannot be the parent queue of queue alloc-first because it has "
                    "allocated Pods: 1")
-    child = _outcome(cluster, adm.queue_manifest("alloc-first", {"weight": 1, "parent": "alloc-empty"}),
+    child = adm.outcome(cluster, adm.queue_manifest("alloc-first", {"weight": 1, "parent": "alloc-empty"}),
                      adm.QUEUE_WEBHOOK)
     assert isinstance(child, dict) and child["spec"]["parent"] == "alloc-empty"
 
@@ -432,7 +411,7 @@ def test_child_capability_within_ancestor(cluster: Cluster, request: pytest.Fixt
                                           expected: str | None) -> None:
     _family(cluster, request, {"capability": {"cpu": "4"}})
     adm.own_queue(request, cluster, "h-child")
-    got = _outcome(cluster, adm.queue_manifest("h-child", {"weight": 1, "parent": "h-parent",
+    got = adm.outcome(cluster, adm.queue_manifest("h-child", {"weight": 1, "parent": "h-parent",
                                                            "capability": {"cpu": cpu}}), adm.QUEUE_WEBHOOK)
     if expected is None:
         assert isinstance(got, dict) and got["spec"]["capability"] == {"cpu": cpu}
@@ -459,7 +438,7 @@ def test_children_sum_within_parent(cluster: Cluster, request: pytest.FixtureReq
 
     _family(cluster, request, amounts("4", "8"), ("h-first", amounts("2", "3")))
     adm.own_queue(request, cluster, "h-second")
-    got = _outcome(cluster, adm.queue_manifest("h-second", {"weight": 1, "parent": "h-parent", **amounts(cpu, "3")}),
+    got = adm.outcome(cluster, adm.queue_manifest("h-second", {"weight": 1, "parent": "h-parent", **amounts(cpu, "3")}),
                    adm.QUEUE_WEBHOOK)
     if expected is None:
         assert isinstance(got, dict) and got["spec"]["parent"] == "h-parent"
@@ -479,96 +458,3 @@ def test_queue_with_children_cannot_be_deleted(cluster: Cluster, request: pytest
     assert adm.webhook_message(d, adm.QUEUE_WEBHOOK) == (
         "queue h-parent can not be deleted because it has 1 child queues: h-b")
     assert cluster.try_get("Queue", "h-parent") is not None
-
-
-# ------------------------------------------------------------------- decoding into the Go types
-
-_UNDECODABLE = [
-    pytest.param(("minAvailable",), 1.5, "mutatejob.volcano.sh",
-                 "json: cannot unmarshal number 1.5 into Go struct field JobSpec.spec.minAvailable of type int32",
-                 id="job-min-available-fraction"),
-    pytest.param(("minAvailable",), "2", "mutatejob.volcano.sh",
-                 "json: cannot unmarshal string into Go struct field JobSpec.spec.minAvailable of type int32",
-                 id="job-min-available-string"),
-    pytest.param(("maxRetry",), 2**31, "mutatejob.volcano.sh",
-                 "json: cannot unmarshal number 2147483648 into Go struct field JobSpec.spec.maxRetry of type int32",
-                 id="job-max-retry-overflow"),
-    pytest.param(("queue",), 5, "mutatejob.volcano.sh",
-                 "json: cannot unmarshal number into Go struct field JobSpec.spec.queue of type string",
-                 id="job-queue-number"),
-    pytest.param(("tasks", 1, "replicas"), True, "mutatejob.volcano.sh",
-                 "json: cannot unmarshal bool into Go struct field TaskSpec.spec.tasks.replicas of type int32",
-                 id="task-replicas-bool"),
-    pytest.param(("policies",), {"event": "PodEvicted"}, "mutatejob.volcano.sh",
-                 "json: cannot unmarshal object into Go struct field JobSpec.spec.policies of type "
-                 "[]v1alpha1.LifecyclePolicy", id="job-policies-object"),
-]
-
-
-@pytest.mark.admission
-@pytest.mark.parametrize(("path", "value", "webhook", "message"), _UNDECODABLE)
-def test_wrongly_typed_job_field_is_refused_by_decoding(cluster: Cluster, request: pytest.FixtureRequest,
-                                                        path: tuple[str | int, ...], value: Any, webhook: str,
-                                                        message: str) -> None:
-    """A Job field of the wrong JSON type: the mutating webhook, called before the CRD schema is
-    checked, cannot unmarshal the Job into its Go type and denies it with the decoder's message."""
-    job = _two_task_job(f"undecodable-{request.node.callspec.id}")
-    node: Any = job["spec"]
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-    assert _outcome(cluster, job, webhook) == message
-
-
-@pytest.mark.admission
-@pytest.mark.parametrize(("min_available", "admitted"), [(5.0, True), (6.0, False)])
-def test_integral_float_is_an_integer(cluster: Cluster, min_available: float, admitted: bool) -> None:
-    """``5.0`` is the integer 5 (the API server forwards it so): stored as 5, and 6.0 is past the
-    5 replicas as 6 would be."""
-    job = _two_task_job(f"integral-{int(min_available)}")
-    job["spec"]["minAvailable"] = min_available
-    got = _outcome(cluster, job, adm.JOB_WEBHOOK)
-    if admitted:
-        assert isinstance(got, dict) and got["spec"]["minAvailable"] == 5
-        assert isinstance(got["spec"]["minAvailable"], int)
-    else:
-        assert got == "job 'minAvailable' should not be greater than total replicas in tasks;"
-
-
-@pytest.mark.admission
-def test_wrongly_typed_update_is_refused_by_the_schema(cluster: Cluster) -> None:
-    """On update no mutating webhook runs for a Job, and the CRD schema is checked before the
-    validating webhook decodes it: a string minAvailable is the schema's 422."""
-    cluster.apply(_two_task_job("undecodable-update"))
-    d = adm.denial(lambda: cluster.patch("Job", "undecodable-update", {"spec": {"minAvailable": "3"}}))
-    assert adm.schema_causes(d, JOB_KIND, "undecodable-update") == (
-        'spec.minAvailable: Invalid value: "3": spec.minAvailable in body must be of type integer: "string"')
-    assert cluster.get("Job", "undecodable-update")["spec"]["minAvailable"] == 1
-
-
-@pytest.mark.admission
-def test_wrongly_typed_queue_and_podgroup_fields(cluster: Cluster, request: pytest.FixtureRequest) -> None:
-    """Queue and PodGroup are decoded the same way by their mutating webhooks."""
-    own_queue_name = "undecodable-queue"
-    adm.own_queue(request, cluster, own_queue_name)
-    got = _outcome(cluster, adm.queue_manifest(own_queue_name, {"weight": 1, "reclaimable": "yes"}),
-                   "mutatequeue.volcano.sh")
-    assert got == "json: cannot unmarshal string into Go struct field QueueSpec.spec.reclaimable of type bool"
-    pg = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": {"name": "undecodable-pg"},
-          "spec": {"minMember": 1.5}}
-    assert _outcome(cluster, pg, "mutatepodgroup.volcano.sh") == (
-        "json: cannot unmarshal number 1.5 into Go struct field PodGroupSpec.spec.minMember of type int32")
-
-
-@pytest.mark.admission
-def test_update_may_not_name_both_topology_limits(cluster: Cluster) -> None:
-    """An update that gives a Job's networkTopology both highestTierAllowed and highestTierName is
-    denied for that, before the rule that the field may not change at all."""
-    job = _two_task_job("topology-update")
-    job["spec"]["networkTopology"] = {"highestTierAllowed": 1}
-    cluster.apply(job)
-    d = adm.denial(lambda: cluster.patch("Job", "topology-update", {"spec": {"networkTopology": {
-        "highestTierName": "zone"}}}))
-    assert adm.webhook_message(d, adm.JOB_WEBHOOK) == (
-        "must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology simultaneously")
-    assert "highestTierName" not in cluster.get("Job", "topology-update")["spec"]["networkTopology"]
