@@ -96,6 +96,9 @@ def test_already_exists_and_not_found(server: ApiServer) -> None:
     ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": 1}}}, 400, "metadata.labels"),
     ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "ownerReferences": [{"name": "x"}]}}, 422,
      "metadata.ownerReferences.uid: Invalid value: \"\": uid must not be empty"),
+    # A JSON null in the list decodes as an empty reference (Go's decoder leaves the zero value).
+    ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "ownerReferences": [None]}}, 422,
+     "metadata.ownerReferences.apiVersion: Invalid value: \"\": version must not be empty"),
 ])
 def test_malformed_objects_name_the_field(server: ApiServer, bad: dict[str, Any], code: int, field: str) -> None:
     """A value that does not decode is 400 BadRequest, an invalid one 422 Invalid; both name the field."""

@@ -65,10 +65,11 @@ def _check_string_map(info: KindInfo, obj: dict[str, Any], name: str, meta: dict
 _REF_STRINGS = ("apiVersion", "kind", "name", "uid")
 
 
-def _owner_reference_errors(ref: dict[str, Any]) -> list[str]:
+def _owner_reference_errors(ref: dict[str, Any] | None) -> list[str]:
     """apimachinery's ``validateOwnerReference``: apiVersion (its version), kind, name and uid must not
-    be empty; the path has no index, as the real message has none."""
-    api_version, kind, name, uid = (ref.get(k) or "" for k in ("apiVersion", "kind", "name", "uid"))
+    be empty; the path has no index, as the real message has none. A JSON null in the list is the
+    empty reference Go's decoder makes of it."""
+    api_version, kind, name, uid = ((ref or {}).get(k) or "" for k in ("apiVersion", "kind", "name", "uid"))
     parts = str(api_version).split("/")
     version = parts[-1] if len(parts) <= 2 else ""
     out = []
