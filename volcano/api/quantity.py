@@ -70,7 +70,8 @@ def _parse_str(text: str) -> Fraction:
     if suffix not in _SUFFIX:  # a decimal exponent: e3, E-2
         exponent = int(suffix[1:])
         if abs(exponent) > _MAX_EXPONENT:
-            raise QuantityError(f"quantity exponent out of range (|e| <= {_MAX_EXPONENT}): {text!r}")
+            # Valid for the API server (its decimal type holds it); beyond the components' arithmetic.
+            raise QuantityRangeError(f"quantity exponent out of range (|e| <= {_MAX_EXPONENT}): {text!r}")
         value *= Fraction(10) ** exponent
     else:
         value *= _SUFFIX[suffix]

@@ -90,7 +90,7 @@ class Resources(Mapping[str, int]):
             try:
                 milli = to_milli(value)
             except QuantityError as exc:
-                raise QuantityError(f"{field}.{name}: {exc}") from None
+                raise type(exc)(f"{field}.{name}: {exc}") from None  # a range error stays one
             if milli:
                 data[str(name)] = milli
         return cls._trusted(data)

@@ -235,3 +235,19 @@ def test_nesting_too_deep_is_400_on_every_write(write: str) -> None:
     assert (err.value.code, err.value.message) == (400, 'Pod in version "v1" cannot be handled as a Pod: json: '
                                                         "exceeded max depth")
     assert server.get("Pod", "p", "default") is stored
+
+
+def test_a_job_template_quantity_beyond_the_controllers_range_skips_the_job() -> None:
+    """Found by `make fuzz`: a Job whose pod template limits a GPU at ``1e400`` is admitted (the CRD
+    schema's quantity pattern takes it, and so does the API server's decimal type); the Job
+    controller cannot sum it for the PodGroup's minResources, so it skips the Job with a Warning
+    Event and the cluster carries on."""
+    c = FakeCluster(seed=0)
+    c.add_nodes(1, cpu="4", memory="8Gi")
+    container = {"name": "c", "image": "busybox", "resources": {"limits": {"nvidia.com/gpu": "1e400"}}}
+    c.apply({"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "big"},
+             "spec": {"minAvailable": 1, "schedulerName": "volcano", "tasks": [
+                 {"name": "t", "replicas": 1, "template": {"spec": {"containers": [container]}}}]}})
+    c.run(60)  # must not raise
+    warnings = [e for e in c.list("Event") if e["reason"] == "InvalidObject"]
+    assert any(e["involvedObject"]["name"] == "big" and "1e400" in e["message"] for e in warnings), warnings
