@@ -12,7 +12,8 @@ from typing import Any
 
 from volcano.api.frozen import FrozenDict
 
-__all__ = ["annotations", "controller_of", "key", "labels", "meta", "name", "namespace", "phase", "status"]
+__all__ = ["annotations", "appendable", "controller_of", "key", "labels", "meta", "name", "namespace", "phase",
+           "status"]
 
 _EMPTY: Mapping[str, Any] = {}
 _DICTS = (dict, FrozenDict)
@@ -83,3 +84,13 @@ def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
         if isinstance(ref, Mapping) and ref.get("controller") is True:
             return ref
     return None
+
+
+def appendable(obj: dict[str, Any], field: str) -> list[Any]:
+    """The list at ``obj[field]`` to append to, made empty first when the field is missing or null
+    (Go appends to a nil slice alike: a manifest's ``env: null`` is no env). Unlike the reads above,
+    this one writes: ``obj`` must be a mutable, thawed object."""
+    value = obj.get(field)
+    if not isinstance(value, list):
+        value = obj[field] = []
+    return value

@@ -251,3 +251,21 @@ def test_a_job_template_quantity_beyond_the_controllers_range_skips_the_job() ->
     c.run(60)  # must not raise
     warnings = [e for e in c.list("Event") if e["reason"] == "InvalidObject"]
     assert any(e["involvedObject"]["name"] == "big" and "1e400" in e["message"] for e in warnings), warnings
+
+
+@pytest.mark.parametrize("plugins", [{"svc": []}, {"env": []}, {"ssh": []}, {"pytorch": ["--master=t", "--worker=w"]}])
+def test_a_null_list_in_a_job_template_is_an_empty_one(plugins: dict[str, list[str]]) -> None:
+    """Found by `make fuzz`: ``env: null`` (or ``volumeMounts``/``ports: null``) in a Job's container
+    is an empty list, as Go's decoder makes it; the Job plugins that append to it used to raise."""
+    c = FakeCluster(seed=0)
+    c.add_nodes(2, cpu="4", memory="8Gi")
+    container = {"name": "c", "image": "busybox", "env": None, "volumeMounts": None, "ports": None,
+                 "resources": {"requests": {"cpu": "1"}}}
+    tasks = [{"name": name, "replicas": 1, "template": {"metadata": {"annotations": {"sim.volcano.sh/duration": "5s"}},
+                                                         "spec": {"restartPolicy": "Never", "volumes": None,
+                                                                  "containers": [dict(container)]}}}
+             for name in ("t", "w")]
+    c.apply({"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "nulls"},
+             "spec": {"minAvailable": 2, "schedulerName": "volcano", "plugins": plugins, "tasks": tasks}})
+    done = c.wait_for("vcjob", "nulls", jsonpath="{.status.state.phase}=Completed", timeout=300)
+    assert done["status"]["state"]["phase"] == "Completed"

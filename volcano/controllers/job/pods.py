@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from volcano.api.accessors import appendable
 from volcano.api.frozen import thaw
 from volcano.api.well_known import GROUP_NAME, JOB_NAME, PREEMPTABLE, QUEUE_NAME, TASK_SPEC
 from volcano.controllers.job.constants import (
@@ -55,7 +56,7 @@ def _mount_volumes(job_name: str, volumes: list[Any], pod_spec: dict[str, Any],
                    random_suffix: Callable[[], str] | None) -> None:
     """Add one PVC volume per distinct claim of the Job's ``volumes``, mounted in every container."""
     seen: set[str] = set()
-    pod_volumes = pod_spec.setdefault("volumes", [])
+    pod_volumes = appendable(pod_spec, "volumes")
     for vol in volumes:
         claim = str(vol.get("volumeClaimName") or "")
         if not claim or claim in seen:
@@ -64,7 +65,7 @@ def _mount_volumes(job_name: str, volumes: list[Any], pod_spec: dict[str, Any],
         vname = volume_name(job_name, random_suffix or (lambda: "0" * 12))
         pod_volumes.append({"name": vname, "persistentVolumeClaim": {"claimName": claim}})
         for c in pod_spec.get("containers") or []:
-            c.setdefault("volumeMounts", []).append({"name": vname, "mountPath": vol.get("mountPath", "")})
+            appendable(c, "volumeMounts").append({"name": vname, "mountPath": vol.get("mountPath", "")})
 
 
 def _pod_annotations(job: Mapping[str, Any], task: Mapping[str, Any], index: int,

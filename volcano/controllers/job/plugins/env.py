@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from volcano.api.accessors import appendable
 from volcano.controllers.job.plugins.base import JobPlugin
 
 __all__ = ["EnvPlugin"]
@@ -22,4 +23,4 @@ class EnvPlugin(JobPlugin):
         env = [{"name": "VK_TASK_INDEX", "value": index}, {"name": "VC_TASK_INDEX", "value": index}]
         spec = pod.setdefault("spec", {})
         for c in list(spec.get("containers") or []) + list(spec.get("initContainers") or []):
-            c.setdefault("env", []).extend(dict(e) for e in env)
+            appendable(c, "env").extend(dict(e) for e in env)

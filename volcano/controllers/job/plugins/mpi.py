@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from volcano.api.accessors import appendable
 from volcano.api.well_known import TASK_SPEC
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, parse_flags, task_hosts
 
@@ -40,6 +41,6 @@ class MpiPlugin(JobPlugin):
         spec = pod.setdefault("spec", {})
         for c in list(spec.get("initContainers") or []) + list(spec.get("containers") or []):
             if not any(int(p.get("containerPort") or 0) == self.port for p in c.get("ports") or []):
-                c.setdefault("ports", []).append({"name": "mpijob-port", "containerPort": self.port})
+                appendable(c, "ports").append({"name": "mpijob-port", "containerPort": self.port})
             if env is not None:
-                c.setdefault("env", []).append(dict(env))
+                appendable(c, "env").append(dict(env))

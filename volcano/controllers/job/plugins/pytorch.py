@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from volcano.api.accessors import appendable
 from volcano.api.well_known import TASK_SPEC
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, parse_flags, task_hosts
 
@@ -49,7 +50,7 @@ class PytorchPlugin(JobPlugin):
             rank = int(str(pod["metadata"]["name"]).rsplit("-", 1)[-1]) + 1
             if self.wait_master and not any(c.get("name") == "wait-for-master"
                                             for c in spec.get("initContainers") or []):
-                spec.setdefault("initContainers", []).append({
+                appendable(spec, "initContainers").append({
                     "name": "wait-for-master", "image": self.wait_image,
                     "command": ["sh", "-c", f"until nc -z {addr} {self.port}; do sleep 2; done"]})
         elif task == self.master:
@@ -57,8 +58,8 @@ class PytorchPlugin(JobPlugin):
         world = sum(int(t.get("replicas") or 0) for t in tasks if t.get("name") in (self.master, self.worker))
         for c in spec.get("containers") or []:
             if not any(int(p.get("containerPort") or 0) == self.port for p in c.get("ports") or []):
-                c.setdefault("ports", []).append({"name": "pytorchjob-port", "containerPort": self.port})
-            env = c.setdefault("env", [])
+                appendable(c, "ports").append({"name": "pytorchjob-port", "containerPort": self.port})
+            env = appendable(c, "env")
             env += [{"name": "MASTER_ADDR", "value": addr}, {"name": "MASTER_PORT", "value": str(self.port)},
                     {"name": "WORLD_SIZE", "value": str(world)}]
             if rank is not None:

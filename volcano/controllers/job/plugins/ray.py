@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from volcano.api.accessors import appendable
 from volcano.api.well_known import JOB_NAME, TASK_SPEC
 from volcano.controllers.job.constants import LABEL_JOB_NAMESPACE
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, PluginError, parse_flags
@@ -89,7 +90,7 @@ class RayPlugin(JobPlugin):
                 declared = {int(p.get("containerPort") or 0) for p in container.get("ports") or []}
                 for port_name, number in self._ports():
                     if number not in declared:
-                        container.setdefault("ports", []).append({"name": port_name, "containerPort": number})
+                        appendable(container, "ports").append({"name": port_name, "containerPort": number})
                 container["command"] = ["sh", "-c", (
                     f"ray start --head --block --dashboard-host=0.0.0.0 --port={self.port} "
                     f"--dashboard-port={self.dashboard_port} --ray-client-server-port={self.client_port}")]

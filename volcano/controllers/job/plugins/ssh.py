@@ -18,6 +18,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from volcano.api.accessors import appendable
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, parse_flags
 from volcano.controllers.job.plugins.owned import create_or_update_data
 
@@ -100,11 +101,11 @@ class SshPlugin(JobPlugin):
         name = self.secret_name(job)
         spec = pod.setdefault("spec", {})
         mode = 0o600 if self.key_path == SSH_ABSOLUTE_PATH else 0o644
-        spec.setdefault("volumes", []).append({"name": name, "secret": {
+        appendable(spec, "volumes").append({"name": name, "secret": {
             "secretName": name, "defaultMode": mode,
             "items": [{"key": k, "path": f"{SSH_RELATIVE_PATH}/{k}"} for k in _KEYS]}})
         for c in list(spec.get("containers") or []) + list(spec.get("initContainers") or []):
-            c.setdefault("volumeMounts", []).append(
+            appendable(c, "volumeMounts").append(
                 {"mountPath": self.key_path, "subPath": SSH_RELATIVE_PATH, "name": name})
 
     def on_job_delete(self, job: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from volcano.api.accessors import appendable
 from volcano.api.well_known import JOB_NAME
 from volcano.controllers.job.constants import LABEL_JOB_NAMESPACE
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, parse_flags, task_hosts
@@ -109,11 +110,11 @@ class SvcPlugin(JobPlugin):
                 key = _env_key(str(task.get("name", ""))).upper()
                 names += [f"VC_{key}_HOSTS", f"VC_{key}_NUM"]
             for c in containers:
-                c.setdefault("env", []).extend(
+                appendable(c, "env").extend(
                     {"name": n, "valueFrom": {"configMapKeyRef": {"name": cm, "key": n}}} for n in names)
-        spec.setdefault("volumes", []).append({"name": cm, "configMap": {"name": cm}})
+        appendable(spec, "volumes").append({"name": cm, "configMap": {"name": cm}})
         for c in containers:
-            c.setdefault("volumeMounts", []).append({"mountPath": CONFIG_MAP_MOUNT_PATH, "name": cm})
+            appendable(c, "volumeMounts").append({"mountPath": CONFIG_MAP_MOUNT_PATH, "name": cm})
 
     def on_job_update(self, job: Mapping[str, Any]) -> None:
         """Rewrite the hosts ConfigMap (scale up/down)."""

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from volcano.api.accessors import appendable
 from volcano.api.well_known import TASK_SPEC
 from volcano.controllers.job.plugins.base import JobPlugin, PluginContext, parse_flags
 
@@ -66,4 +67,4 @@ class TensorflowPlugin(JobPlugin):
         index = int(str(pod["metadata"]["name"]).rsplit("-", 1)[-1])
         value = tf_config(job, task, index, self.roles, self.port)
         for c in pod.setdefault("spec", {}).get("containers") or []:
-            c.setdefault("env", []).append({"name": "TF_CONFIG", "value": value})
+            appendable(c, "env").append({"name": "TF_CONFIG", "value": value})
