@@ -309,3 +309,19 @@ def test_queue_with_extend_clusters_marks_job_forwarding(cluster: Cluster) -> No
     cluster.set_pg_phase(name)
     pod = cluster.pods(name)[f"{name}-a-0"]
     assert pod["metadata"]["labels"]["volcano.sh/job-forwarding"] == "true"
+
+
+@pytest.mark.parametrize("annotations", [None, {}, {"team": "a"}])
+def test_a_forwarded_job_with_null_annotations_is_marked_too(cluster: Cluster, annotations: dict | None) -> None:
+    """``metadata.annotations: null`` is Go's nil map (no annotations): the forwarding mark is added
+    beside whatever is there; the controller used to raise on the null (setdefault kept the None)."""
+    cluster.server.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                           "metadata": {"name": "fwd"}, "spec": {"weight": 1,
+                                                                 "extendClusters": [{"name": "c2", "weight": 1}]}})
+    cluster.run()
+    name = "forwarded-null"
+    manifest = job(name, [task("a", 1)], queue="fwd")
+    manifest["metadata"]["annotations"] = annotations
+    cluster.submit(manifest)
+    assert cluster.job(name)["metadata"]["annotations"] == {**(annotations or {}), "volcano.sh/job-forwarding": "true"}
+    assert cluster.phase(name) == "Pending"

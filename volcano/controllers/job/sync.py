@@ -62,7 +62,8 @@ def sync_job(ctx: ActionContext, job_obj: Obj, update: UpdateFn | None) -> None:
         raise JobSyncError(f'queue.scheduling.volcano.sh "{queue_name}" not found')
     forwarding = bool((queue.get("spec") or {}).get("extendClusters"))
     if forwarding and (meta.get("annotations") or {}).get(ANN_JOB_FORWARDING) != "true":
-        job.setdefault("metadata", {}).setdefault("annotations", {})[ANN_JOB_FORWARDING] = "true"
+        # ``annotations: null`` is Go's nil map: no annotations (setdefault would keep the None).
+        job["metadata"]["annotations"] = {**(job["metadata"].get("annotations") or {}), ANN_JOB_FORWARDING: "true"}
         job = thaw(ctx.client.update(job))
     plugins = ctx.plugins(job)
     phase = (job.get("status") or {}).get("state", {}).get("phase", "")
