@@ -78,7 +78,8 @@ def test_apply_conflict_force_and_removal(cluster: Cluster) -> None:
     other = _deployment([{"name": "c", "image": "busybox:1.37"}], full=False)
     d = denial(lambda: _apply(cluster, other, "mgr-b"))
     assert (d.code, d.reason) == (409, "Conflict"), d
-    assert d.message == 'Apply failed with 1 conflict: conflict with "mgr-a": .spec.template.spec.containers[name="c"].image'
+    assert d.message == ('Apply failed with 1 conflict: conflict with "mgr-a": '
+                         '.spec.template.spec.containers[name="c"].image')
     assert cluster.get("Deployment", "applied")["spec"]["template"]["spec"]["containers"][0]["image"] == "busybox:1.36"
     forced = _apply(cluster, other, "mgr-b", force=True)
     assert forced["spec"]["template"]["spec"]["containers"][0]["image"] == "busybox:1.37"
