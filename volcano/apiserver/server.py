@@ -279,7 +279,8 @@ class ApiServer:
         if info.key == "Namespace":
             namespaces.prepare_create(new)
         if not meta.get("name"):
-            meta["name"] = f"{meta['generateName']}{self.streams.name_suffix()}"
+            # SimpleNameGenerator: the prefix is cut to 58 characters, so a generated name fits 63
+            meta["name"] = f"{str(meta['generateName'])[:58]}{self.streams.name_suffix()}"
         apply_defaults(info, new)
         if field_manager is not None:
             self._field_manager(info).update(None, new, field_manager)
