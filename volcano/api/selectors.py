@@ -374,20 +374,22 @@ _FIELD_PATH_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*
 
 @dataclass(frozen=True, slots=True)
 class FieldRequirement:
-    """One field requirement: dotted ``path``, ``op`` (``=`` or ``!=``) and ``value``."""
+    """One field requirement: dotted ``path``, ``op`` (``=`` or ``!=``) and ``value``; ``missing``
+    is what an object without the field reads as (``""``, or e.g. ``false`` for a boolean)."""
 
     path: tuple[str, ...]
     op: str
     value: str
+    missing: str = ""
 
     def matches(self, obj: Mapping[str, Any]) -> bool:
-        """Compare the field (missing = ``""``) with the value."""
+        """Compare the field (absent: ``missing``) with the value."""
         cur: Any = obj
         for part in self.path:
             cur = cur.get(part) if isinstance(cur, Mapping) else None
             if cur is None:
                 break
-        have = "" if cur is None else (cur if isinstance(cur, str) else _field_str(cur))
+        have = self.missing if cur is None else (cur if isinstance(cur, str) else _field_str(cur))
         return (have == self.value) == (self.op == "=")
 
     def __str__(self) -> str:

@@ -3,7 +3,7 @@
 ``Deletion.delete`` is what a DELETE does once the request has been admitted:
 an object with no finalizers and no grace period is removed at once; otherwise
 it is marked (``deletionTimestamp``, ``deletionGracePeriodSeconds``,
-generation + 1) and stays until its finalizers are gone and its grace period
+generation + 1 for a kind that has one) and stays until its finalizers are gone and its grace period
 has ended (the kubelet then deletes the pod with grace 0). ``Foreground`` and
 ``Orphan`` propagation add the garbage collector's finalizers when the object
 has dependents. A second delete may only shorten a pod's grace period.
@@ -25,9 +25,24 @@ if TYPE_CHECKING:
     from volcano.apiserver.gc import GarbageCollector
     from volcano.apiserver.store import ObjectStore
 
-__all__ = ["DEFAULT_GRACE_SECONDS", "Deletion", "check_preconditions", "pod_grace_seconds"]
+__all__ = ["DEFAULT_GRACE_SECONDS", "GENERATION_KINDS", "Deletion", "check_preconditions", "pod_grace_seconds",
+           "tracks_generation"]
 
 DEFAULT_GRACE_SECONDS = 30
+GENERATION_KINDS = frozenset({
+    "Pod", "ReplicationController", "ReplicaSet.apps", "Deployment.apps", "StatefulSet.apps", "Job.batch",
+    "NetworkPolicy.networking.k8s.io", "MutatingWebhookConfiguration.admissionregistration.k8s.io",
+    "ValidatingWebhookConfiguration.admissionregistration.k8s.io",
+})
+"""The built-in kinds whose registry strategy sets ``metadata.generation`` (1 at create, + 1 per spec
+change); ConfigMaps, Secrets, Services, Namespaces, Nodes, Events, Leases, PriorityClasses and
+PersistentVolumeClaims have none."""
+
+
+def tracks_generation(info: KindInfo) -> bool:
+    """Whether objects of ``info``'s kind carry ``metadata.generation``: the kinds in
+    ``GENERATION_KINDS`` and every custom resource (Volcano's kinds)."""
+    return info.key in GENERATION_KINDS or info.group.endswith("volcano.sh")
 """Grace period of a pod without ``spec.terminationGracePeriodSeconds``."""
 
 _TERMINAL = ("Succeeded", "Failed")
@@ -96,7 +111,8 @@ class Deletion:
         new_meta["deletionGracePeriodSeconds"] = seconds
         if finalizers:
             new_meta["finalizers"] = finalizers
-        new_meta["generation"] = int(meta.get("generation") or 0) + 1
+        if meta.get("generation"):
+            new_meta["generation"] = int(meta["generation"]) + 1
         return self._store.replace(info, old, new)
 
     def _delete_again(self, info: KindInfo, old: FrozenDict, grace: int | None) -> FrozenDict | None:

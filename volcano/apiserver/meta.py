@@ -18,6 +18,7 @@ from volcano.apiserver.validation.names import dns1123_subdomain_errors
 
 __all__ = [
     "check_object_shape",
+    "drop_metadata_nulls",
     "has_status_subresource",
     "object_key",
     "parse_resource_version",
@@ -48,16 +49,32 @@ def _undecodable(info: KindInfo, obj: dict[str, Any]) -> None:
     decode(info, copy.deepcopy(obj))
 
 
+def drop_metadata_nulls(obj: dict[str, Any]) -> None:
+    """Store ``obj``'s metadata as Go decodes it into ObjectMeta: a field that is JSON null is left
+    out (every field is ``omitempty``), and a null value in labels or annotations (a
+    ``map[string]string``) is the empty string (``{"a": null}`` is stored as ``{"a": ""}``)."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return
+    for field in [k for k, v in meta.items() if v is None]:
+        del meta[field]
+    for field in ("labels", "annotations"):
+        value = meta.get(field)
+        if isinstance(value, dict) and any(v is None for v in value.values()):
+            meta[field] = {k: "" if v is None else v for k, v in value.items()}
+
+
 def _check_string_map(info: KindInfo, obj: dict[str, Any], name: str, meta: dict[str, Any], field: str) -> None:
     value = meta.get(field)
     if value is None:
         return
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str | None)
+                                              for k, v in value.items()):
         _undecodable(info, obj)
     if not isinstance(value, dict):
         raise invalid(info.kind, name, [f"metadata.{field}: Invalid value: {value!r}: must be a mapping"])
     for k, v in value.items():
-        if not isinstance(k, str) or not isinstance(v, str):
+        if not isinstance(k, str) or not isinstance(v, str | None):
             raise invalid(info.kind, name,
                           [f"metadata.{field}.{k}: Invalid value: {v!r}: keys and values must be strings"])
 

@@ -17,8 +17,9 @@ validate, commit); it is longer than the project's 500-line guide on purpose,
 as splitting the verbs across modules would scatter one request's path.
 
 Semantics follow kube-apiserver: ``uid`` from the seeded streams,
-``generation`` 1 at create and +1 when anything outside metadata (and outside
-status, for kinds with a status subresource) changes, timestamps from the
+``generation`` (on the kinds whose strategy keeps one: workloads, pods, custom resources)
+1 at create and +1 when anything outside metadata (and outside status, for kinds with a
+status subresource) changes, timestamps from the
 simulated clock, ``generateName``, namespaced and cluster-scoped kinds,
 optimistic concurrency, the status subresource, the four patch types and
 server-side apply with ``managedFields`` (``volcano.apiserver.patching``,
@@ -41,11 +42,11 @@ from typing import Any
 
 from volcano.api.frozen import FrozenDict, FrozenList, thaw
 from volcano.api.kinds import KindInfo, kind_for_object, resolve_kind
-from volcano.apiserver import namespaces
+from volcano.apiserver import field_labels, namespaces
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
-from volcano.apiserver.deletion import Deletion, check_preconditions
+from volcano.apiserver.deletion import Deletion, check_preconditions, tracks_generation
 from volcano.apiserver.errors import (
     CONFLICT_MESSAGE,
     already_exists,
@@ -59,6 +60,7 @@ from volcano.apiserver.gc import GarbageCollector
 from volcano.apiserver.managed_fields import FieldManager
 from volcano.apiserver.meta import (
     check_object_shape,
+    drop_metadata_nulls,
     has_status_subresource,
     parse_resource_version,
     resource_name,
@@ -255,6 +257,7 @@ class ApiServer:
                 field_manager: str | None) -> Obj:
         """``create`` from the point where ``new`` is the server's to edit."""
         decode(info, new)
+        drop_metadata_nulls(new)
         check_object_shape(info, new, need_name=False)
         meta = new["metadata"]
         for field in SERVER_FIELDS:
@@ -276,7 +279,8 @@ class ApiServer:
         if info.key == "Namespace":
             namespaces.prepare_create(new)
         if not meta.get("name"):
-            meta["name"] = f"{meta['generateName']}{self.streams.name_suffix()}"
+            # SimpleNameGenerator: the prefix is cut to 58 characters, so a generated name fits 63
+            meta["name"] = f"{str(meta['generateName'])[:58]}{self.streams.name_suffix()}"
         apply_defaults(info, new)
         if field_manager is not None:
             self._field_manager(info).update(None, new, field_manager)
@@ -293,7 +297,8 @@ class ApiServer:
             raise already_exists(resource_name(info), meta["name"])
         meta["uid"] = self.streams.uid()
         meta["creationTimestamp"] = self.timestamp()
-        meta["generation"] = 1
+        if tracks_generation(info):
+            meta["generation"] = 1
         for field in ("deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion"):
             meta.pop(field, None)
         return self.store.insert(info, new)
@@ -322,7 +327,6 @@ class ApiServer:
             raise already_exists(resource_name(info), name)
         meta["uid"] = self.streams.uid()
         meta["creationTimestamp"] = self.timestamp()
-        meta["generation"] = 1
         return self.store.insert(info, event)
 
     # -- read --------------------------------------------------------------------------------------
@@ -337,6 +341,7 @@ class ApiServer:
         ``limit``/``continue_`` return one page (``volcano.apiserver.paging``)."""
         info = kind_named(kind)
         label, field = selectors(label_selector, field_selector)
+        field = field_labels.selection(info, field)
         items = []
         for obj in self.store.iter(info, namespace if info.namespaced else None):
             if label is not None and not label.matches(obj["metadata"].get("labels")):
@@ -379,6 +384,7 @@ class ApiServer:
                      subresource: str | None = None, *, manager: str | None = None,
                      track: bool = True) -> FrozenDict:
         decode(info, new)
+        drop_metadata_nulls(new)
         keep_server_fields(info, old, new)
         status_sub = has_status_subresource(info)
         if status_sub:
@@ -394,7 +400,7 @@ class ApiServer:
                 keep_status(old, new)
             validate(info, new, old)
         self._admit("UPDATE", info, new, old, subresource, validate_fn=check)
-        if spec_changed(info, old, new):
+        if tracks_generation(info) and spec_changed(info, old, new):
             new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
         return self._commit(info, old, new)
 
@@ -602,6 +608,7 @@ class ApiServer:
         ``None`` starts from now. A compacted resourceVersion is Gone (410)."""
         info = kind_named(kind)
         label, field = selectors(label_selector, field_selector)
+        field = field_labels.selection(info, field)
         ns = namespace if info.namespaced else None
         initial: list[Any] = []
         after: int | None
