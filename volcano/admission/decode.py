@@ -170,12 +170,37 @@ def _walk(table: Mapping[str, str], schema: Mapping[str, Any], value: Any, path:
     return None
 
 
+_ACCEPTED: dict[tuple[str, str], bool] = {}
+"""Specs of the small-spec kinds (``_MEMO_KINDS``) that decoded and that the decode left as they
+were, by (kind key, ``repr``); bounded by ``_ACCEPTED_SIZE``. The decode is a pure function of
+the spec's value, and ``repr`` tells every JSON type apart (``1``, ``1.0``, ``True``, ``"1"``)."""
+_ACCEPTED_SIZE = 4096
+_MEMO_KINDS = frozenset({"PodGroup.scheduling.volcano.sh", "Queue.scheduling.volcano.sh"})
+"""Kinds whose specs are small and written again and again (a Job's spec holds pod templates: its
+``repr`` would cost more than the decode it saves)."""
+
+
 def spec_decode_error(kind_key: str, obj: dict[str, Any]) -> str | None:
     """The Go decoder's error for ``obj``'s ``spec`` (a Volcano Job, PodGroup or Queue), or None.
-    Integral floats in integer fields of the spec become ints in place on the way."""
+    Integral floats in integer fields of the spec become ints in place on the way. A PodGroup's
+    or Queue's spec equal by ``repr`` to one accepted unchanged before is accepted at once."""
     table = _GO_TYPES.get(kind_key)
     spec_schema = (CRD_SCHEMAS.get(kind_key) or {}).get("properties", {}).get("spec")
     if table is None or not isinstance(spec_schema, Mapping) or "spec" not in obj:
         return None
     root = kind_key.split(".", 1)[0]
-    return _walk(table, spec_schema, obj["spec"], "spec", ("spec",), root)
+    spec = obj["spec"]
+    if kind_key not in _MEMO_KINDS or type(spec) is not dict:
+        return _walk(table, spec_schema, spec, "spec", ("spec",), root)
+    try:
+        key = (kind_key, repr(spec))
+    except RecursionError:
+        return _walk(table, spec_schema, spec, "spec", ("spec",), root)
+    if key in _ACCEPTED:
+        return None
+    err = _walk(table, spec_schema, spec, "spec", ("spec",), root)
+    if err is None and repr(spec) == key[1]:
+        if len(_ACCEPTED) >= _ACCEPTED_SIZE:
+            _ACCEPTED.clear()
+        _ACCEPTED[key] = True
+    return err

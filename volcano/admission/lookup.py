@@ -7,7 +7,7 @@ Volcano's webhooks answer from their informers and clients.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from volcano.apiserver.client import Client
@@ -77,11 +77,20 @@ class StaticView:
         return list(self._classes)
 
 
+_PRIORITY_CLASS = "PriorityClass.scheduling.k8s.io"
+
+
 class ClientView:
-    """A ``ClusterView`` that reads through a ``Client``."""
+    """A ``ClusterView`` that reads through a ``Client``.
+
+    The list of PriorityClasses (read for every pod created) is kept between calls when the
+    client tells when a kind changes (``kind_revision(kind_key)``, as ``ApiServer`` does): it is
+    listed again only after a PriorityClass was written, so every answer equals a fresh list."""
 
     def __init__(self, client: Client) -> None:
         self._client = client
+        self._revision: Callable[[str], int] | None = getattr(client, "kind_revision", None)
+        self._classes: tuple[int, list[Mapping[str, Any]]] | None = None
 
     def _get(self, kind: str, name: str) -> Mapping[str, Any] | None:
         try:
@@ -105,4 +114,10 @@ class ClientView:
 
     def priority_classes(self) -> list[Mapping[str, Any]]:
         """Every PriorityClass, sorted by name."""
-        return list(self._client.list("PriorityClass.scheduling.k8s.io")["items"])
+        if self._revision is None:
+            return list(self._client.list(_PRIORITY_CLASS)["items"])
+        revision = self._revision(_PRIORITY_CLASS)
+        cached = self._classes
+        if cached is None or cached[0] != revision:
+            cached = self._classes = (revision, list(self._client.list(_PRIORITY_CLASS)["items"]))
+        return list(cached[1])

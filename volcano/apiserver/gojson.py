@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -94,8 +95,16 @@ def go_str(value: Any) -> str:
 
 
 _HTML = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+_ESCAPED = re.compile("[<>&\u2028\u2029]")
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False)
+"""``json.dumps``' encoder for ``go_json``, built once; without the circular-reference bookkeeping
+(a value that nests too deeply, or contains itself, is encoded again with it: see ``go_json``)."""
 
 
 def go_json(value: Any) -> str:
     """Go ``json.Marshal`` of a decoded JSON value: sorted keys, no spaces, HTML characters escaped."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).translate(_HTML)
+    try:
+        text = _ENCODER.encode(value)
+    except RecursionError:  # the error (and its kind) ``json.dumps`` itself gives: circular or too deep
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.translate(_HTML) if _ESCAPED.search(text) else text

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from volcano.api.frozen import FrozenDict
 from volcano.api.kinds import KindInfo
 from volcano.apiserver.errors import bad_request, invalid
 from volcano.apiserver.validation import decode
@@ -79,6 +80,15 @@ def _check_string_map(info: KindInfo, obj: dict[str, Any], name: str, meta: dict
                           [f"metadata.{field}.{k}: Invalid value: {v!r}: keys and values must be strings"])
 
 
+def _plain_maps(value: Any) -> bool:
+    """Whether ``value`` is absent or a dict of ``str`` to ``str`` (which ``_check_string_map`` passes)."""
+    if value is None:
+        return True
+    if type(value) is not dict and type(value) is not FrozenDict:
+        return False
+    return all(type(k) is str and type(v) is str for k, v in value.items())
+
+
 _REF_STRINGS = ("apiVersion", "kind", "name", "uid")
 
 
@@ -122,6 +132,9 @@ def check_object_shape(info: KindInfo, obj: Any, *, need_name: bool = True) -> N
         raise invalid(info.kind, str(name), [f"metadata.name: Invalid value: {go_value(name)}: must be a string"])
     elif errors := dns1123_subdomain_errors(name):  # the length and the pattern: one cause each
         raise invalid(info.kind, name, [f"metadata.name: Invalid value: {go_value(name)}: {msg}" for msg in errors])
+    if _plain_maps(meta.get("labels")) and _plain_maps(meta.get("annotations")) \
+            and meta.get("ownerReferences") is None and meta.get("finalizers") is None:
+        return  # the usual metadata: nothing below can fail
     shown = str(name or meta.get("generateName", ""))
     _check_string_map(info, obj, shown, meta, "labels")
     _check_string_map(info, obj, shown, meta, "annotations")

@@ -180,6 +180,11 @@ class ApiServer:
         """Whether an object with ``uid`` is stored."""
         return self.store.uid_exists(uid)
 
+    def kind_revision(self, kind_key: str) -> int:
+        """A number that changes whenever an object of kind ``kind_key`` is created, changed or
+        deleted (the length of its watch log), for readers that keep what they listed."""
+        return self._hub.log(kind_key).end
+
     def snapshot(self) -> dict[str, list[Obj]]:
         """Every stored object by kind key, each list sorted (for tests and debugging)."""
         return self.store.snapshot()

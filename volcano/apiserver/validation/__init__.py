@@ -168,6 +168,33 @@ _UNSHARED = frozenset({"metadata"})
 _LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
+_PLAIN_META_TEXTS = frozenset({"name", "generateName", "namespace", "uid", "resourceVersion"})
+"""ObjectMeta properties whose type is ``string`` (or null), with no format."""
+_PLAIN_META_MAPS = frozenset({"labels", "annotations"})
+"""ObjectMeta properties whose type is an object of ``string`` (or null) values."""
+
+
+def plain_metadata(meta: Any) -> bool:
+    """Whether ``meta`` is a metadata mapping that provably decodes as ``ObjectMeta``: only string
+    properties (``name``, ``namespace``, ...) holding ``str``, and ``labels``/``annotations``
+    holding ``str`` to ``str`` dicts (two levels deep at most). False means "not proven"."""
+    if type(meta) is not dict and type(meta) is not FrozenDict:
+        return False
+    for key, value in meta.items():
+        if key in _PLAIN_META_TEXTS:
+            if type(value) is not str:
+                return False
+        elif key in _PLAIN_META_MAPS:
+            if type(value) is not dict and type(value) is not FrozenDict:
+                return False
+            for k, v in value.items():
+                if type(k) is not str or type(v) is not str:
+                    return False
+        else:
+            return False
+    return True
+
+
 def _decodes_by_parts(info: KindInfo, obj: Any) -> bool:
     """True when ``obj`` provably decodes and is within ``MAX_DEPTH``: checked property by property
     (``part_validators``), each value within one level less of depth, the verdict for a value
@@ -187,6 +214,8 @@ def _decodes_by_parts(info: KindInfo, obj: Any) -> bool:
                 return False
             continue
         if prop in _UNSHARED:
+            if plain_metadata(value):  # the schema's verdict, without running it
+                continue
             if too_deep(value, MAX_DEPTH - 1) or (check is not None and not check(value)):
                 return False
             continue
