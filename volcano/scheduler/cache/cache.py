@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from volcano.api import accessors
 from volcano.informers import InformerFactory
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec, TaskStatus, task_status_of
 from volcano.scheduler.framework.resources import ResourceSpace
@@ -37,41 +38,48 @@ def _key(obj: Obj) -> str:
 _SAME = object()
 
 
-def _same_but(a: Mapping[str, Any], b: Mapping[str, Any], skip: str) -> bool:
+def _same_but(a: Mapping[str, Any], b: Mapping[str, Any], skip: frozenset[str]) -> bool:
     """Whether mappings ``a`` and ``b`` hold the same keys and values (by identity, else equality),
-    the key ``skip`` aside."""
-    if a.keys() - {skip} != b.keys() - {skip}:
+    the keys in ``skip`` aside."""
+    if a.keys() - skip != b.keys() - skip:
         return False
     for k, v in a.items():
-        if k != skip:
+        if k not in skip:
             w = b.get(k, _SAME)
             if w is not v and w != v:
                 return False
     return True
 
 
+_SPEC_SKIP = frozenset({"nodeName"})
+_META_SKIP = frozenset({"resourceVersion", "managedFields"})
+_TOP_SKIP = frozenset({"spec", "metadata", "status"})
+
+
 def rebound(spec: TaskSpec, pod: Obj) -> TaskSpec | None:
-    """``TaskSpec(pod)`` without parsing ``pod`` again, when ``pod`` is ``spec.pod`` bound to a node:
-    the same object but for ``spec.nodeName`` and ``metadata.resourceVersion`` (what a bind
-    changes). Every field is copied from ``spec`` but the pod, the node name and the status, the
-    only ones that read ``spec.nodeName`` (a property test compares every field with a fresh
-    parse). None when ``pod`` differs in anything else."""
+    """``TaskSpec(pod)`` without parsing ``pod`` again, when ``pod`` is ``spec.pod`` changed only in
+    what a bind or a status write changes: ``spec.nodeName``, ``status`` (the scheduler's own
+    ``PodScheduled`` condition, a nominated node, the kubelet's phase) and ``metadata``'s
+    ``resourceVersion`` and ``managedFields``. Every field is copied from ``spec`` but the pod and
+    the three read from those parts (``node_name``, ``status``, ``nominated_node``), which are read
+    again; a property test compares every field with a fresh parse. None when ``pod`` differs in
+    anything else."""
     old = spec.pod
     old_spec, new_spec = old.get("spec"), pod.get("spec")
     old_meta, new_meta = old.get("metadata"), pod.get("metadata")
     if not (isinstance(old_spec, Mapping) and isinstance(new_spec, Mapping) and isinstance(old_meta, Mapping)
             and isinstance(new_meta, Mapping)):
         return None
-    if old.keys() != pod.keys() or any(k not in ("spec", "metadata") and pod[k] is not v and pod[k] != v
-                                       for k, v in old.items()):
+    if not _same_but(old, pod, _TOP_SKIP):
         return None
-    if not (_same_but(old_spec, new_spec, "nodeName") and _same_but(old_meta, new_meta, "resourceVersion")):
+    if not (_same_but(old_spec, new_spec, _SPEC_SKIP) and _same_but(old_meta, new_meta, _META_SKIP)):
         return None
     task: TaskSpec = TaskSpec.__new__(TaskSpec)
     for slot in TaskSpec.__slots__:
         setattr(task, slot, getattr(spec, slot))
     task.pod = pod
     task.node_name = new_spec.get("nodeName") or ""
+    task.nominated_node = accessors.status(pod).get("nominatedNodeName") or ""
     task.status = task_status_of(pod)
     return task
 

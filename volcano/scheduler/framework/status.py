@@ -62,9 +62,9 @@ class SessionOutcome:
 
 def pod_group_phase(job: JobInfo, session_uid: str) -> str:
     """The phase Volcano computes at close (see the module docstring)."""
-    unschedulable = any(c.get("type") == "Unschedulable" and c.get("status") == "True"
-                        and c.get("transitionID") == session_uid for c in job.conditions)
-    if job.status_counts[S.Running] > 0 and unschedulable:
+    if job.status_counts[S.Running] > 0 and any(
+            c.get("type") == "Unschedulable" and c.get("status") == "True" and c.get("transitionID") == session_uid
+            for c in job.conditions):
         return "Unknown"
     releasing = sum(1 for t in job.tasks.values() if t.status == S.Releasing and t.node_name) \
         if job.status_counts[S.Releasing] else 0
@@ -85,21 +85,36 @@ def job_status(job: JobInfo, session_uid: str) -> dict[str, Any]:
     return out
 
 
-def _cond_key(c: Mapping[str, Any]) -> tuple[Any, ...]:
-    return tuple(sorted((k, v) for k, v in c.items() if k not in ("lastTransitionTime", "transitionID")))
+_TIMES = frozenset({"lastTransitionTime", "transitionID"})
+_MISSING = object()
+
+
+def _cond_differs(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether conditions ``a`` and ``b`` differ in a key or value other than ``lastTransitionTime``
+    and ``transitionID`` (values compared as a tuple compares them: identical, else equal)."""
+    n = 0
+    for k, v in a.items():
+        if k in _TIMES:
+            continue
+        n += 1
+        w = b.get(k, _MISSING)
+        if w is not v and w != v:
+            return True
+    return n != sum(1 for k in b if k not in _TIMES)
 
 
 def status_changed(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
     """Volcano's change test: any field but conditions differs, or conditions
     differ pairwise ignoring lastTransitionTime and transitionID."""
     for key in ("phase", "running", "succeeded", "failed"):
-        if (new.get(key) or 0) != (old.get(key) or 0):
+        a, b = new.get(key), old.get(key)
+        if a != b and (a or 0) != (b or 0):  # equal values are equal after ``or 0`` too
             return True
     nc, oc = list(new.get("conditions") or []), list(old.get("conditions") or [])
     if len(nc) != len(oc):
         return True
     # Equal conditions have equal keys: only unequal pairs need the key comparison.
-    return any(a != b and _cond_key(a) != _cond_key(b) for a, b in zip(nc, oc, strict=True))
+    return any(a != b and _cond_differs(a, b) for a, b in zip(nc, oc, strict=True))
 
 
 def _pod_condition_changed(task: TaskInfo, cond: Mapping[str, Any]) -> bool:
