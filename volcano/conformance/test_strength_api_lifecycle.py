@@ -168,3 +168,34 @@ def test_running_pod_is_deleted_gracefully(cluster: Cluster) -> None:
         meta = plain(marked)["metadata"]
         assert meta["deletionTimestamp"] and meta["deletionGracePeriodSeconds"] == 7
     cluster.wait_until(lambda: cluster.try_get("Pod", "graceful") is None, 120, "the pod goes")
+
+
+# ------------------------------------------------------------------------------ status subresource
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_workload_status_subresource(cluster: Cluster) -> None:
+    """``deployments/status`` writes status only (the spec in that patch is ignored, generation
+    stays); status sent to the Deployment itself is ignored; a status that does not decode is
+    400; a missing Deployment is 404 by name."""
+    labels = {"app": "status-deploy"}
+    made = plain(cluster.create({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "status-deploy"},
+                                 "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+                                          "template": _template(labels)}}))
+    answered = plain(cluster.patch("Deployment", "status-deploy", {"status": {"observedGeneration": 7},
+                                                                   "spec": {"replicas": 4}}, subresource="status"))
+    assert answered["status"]["observedGeneration"] == 7
+    assert answered["spec"]["replicas"] == 0 and answered["metadata"]["generation"] == made["metadata"]["generation"]
+    assert cluster.get("Deployment", "status-deploy")["spec"]["replicas"] == 0
+    main = plain(cluster.patch("Deployment", "status-deploy", {"status": {"observedGeneration": 99},
+                                                               "metadata": {"labels": {"patched": "yes"}}}))
+    assert main["metadata"]["labels"] == {"patched": "yes"}
+    assert main["status"].get("observedGeneration") != 99
+    d = denial(lambda: cluster.patch("Deployment", "status-deploy", {"status": {"replicas": "three"}},
+                                     subresource="status"))
+    assert (d.code, d.reason, d.message) == (
+        400, "BadRequest", 'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal '
+        "string into Go struct field DeploymentStatus.status.replicas of type int32"), d
+    d = denial(lambda: cluster.patch("Deployment", "status-absent", {"status": {}}, subresource="status"))
+    assert (d.code, d.reason, d.message) == (404, "NotFound", 'deployments.apps "status-absent" not found'), d
