@@ -1,0 +1,38 @@
+"""``ttlSecondsAfterFinished`` (controllers reference §7, the garbage collector): a finished Job
+(Completed, Failed or Terminated) is deleted once that many seconds have passed since it finished,
+0 meaning at once; a Job without it stays.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import Task, job
+from volcano.conformance.lib.waits import wait_job_phase
+
+pytestmark = pytest.mark.job_lifecycle
+
+
+@pytest.mark.parametrize(("ttl", "exit_code", "phase"), [(None, 0, "Completed"), (0, 0, "Completed"),
+                                                         (1, 0, "Completed"), (20, 0, "Completed"),
+                                                         (20, 3, "Failed")])
+def test_a_finished_job_is_deleted_ttl_seconds_after_it_finished(cluster: Cluster, ttl: int | None,
+                                                                 exit_code: int, phase: str) -> None:
+    """A one-pod job that ends after 5 s (exit code ``exit_code``, so ``phase``): with a ttl it is there
+    until shortly before ttl seconds have passed and gone shortly after; without one it stays."""
+    name = f"ttl-{'none' if ttl is None else ttl}-{exit_code}"
+    start = cluster.now()
+    cluster.apply(job(name, [Task(name="t", rep=1, duration="5s", exit_code=exit_code, restart_policy="Never")],
+                      ttl=ttl))
+    if ttl is not None and ttl <= 2:  # gone about when it finishes: the phase may never be seen
+        cluster.wait_until(lambda: cluster.try_get("Job", name) is None, 120, f"{name} deleted")
+        assert cluster.now() - start >= 5, "deleted before its pod's 5 s of work were done"
+        return
+    wait_job_phase(cluster, name, phase, 120)
+    if ttl is None:
+        cluster.hold(lambda: cluster.try_get("Job", name) is not None, 60, f"{name} stays")
+        return
+    # the margins are the HTTP backend's: a phase is seen up to a poll late, a hold may overrun by one
+    cluster.hold(lambda: cluster.try_get("Job", name) is not None, ttl - 5, f"{name} kept until its ttl")
+    cluster.wait_until(lambda: cluster.try_get("Job", name) is None, 10, f"{name} deleted at its ttl")
