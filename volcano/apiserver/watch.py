@@ -83,6 +83,7 @@ class Watcher:
                 ev = self._convert(("ADDED", obj, None))
                 if ev is not None:
                     self.handler(ev)
+        unfiltered = self.namespace is None and self.label is None and self.field is None
         while self.cursor < end and not self.stopped:
             if self.cursor < log.base:
                 self.stop()
@@ -91,6 +92,9 @@ class Watcher:
                 return
             entry = log.events[self.cursor - log.base]
             self.cursor += 1
+            if unfiltered:  # ``_convert`` without a filter: the entry as it is
+                self.handler(WatchEvent(entry[0], entry[1]))  # type: ignore[arg-type]
+                continue
             ev = self._convert(entry)
             if ev is not None:
                 self.handler(ev)

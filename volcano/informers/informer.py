@@ -57,7 +57,9 @@ class Informer:
         self._cache: dict[_Key, Obj] = {}
         self._sorted: list[_Key] | None = None
         self._ns_names: dict[str, dict[str, None]] = {}
-        self._handlers: list[_HandlerSlot] = []
+        self._handlers: tuple[_HandlerSlot, ...] = ()
+        """In the order added; replaced (never edited) on add, so a loop over it sees the handlers
+        that existed when the loop began."""
         self._indexers: dict[str, Callable[[Obj], list[str]]] = {}
         self._indexes: dict[str, dict[str, dict[_Key, None]]] = {}
         self._watch: WatchHandle | None = None
@@ -98,15 +100,17 @@ class Informer:
             self._start(initial=False)
             return
         obj = event.object
-        self.resource_version = obj["metadata"]["resourceVersion"]
-        self._apply(event.type, obj, self._cache.get(_key(obj)))
+        meta = obj["metadata"]
+        self.resource_version = meta["resourceVersion"]
+        key = meta.get("namespace", ""), meta["name"]
+        self._apply(event.type, obj, self._cache.get(key), key=key)
 
     def resync(self) -> None:
         """Deliver every cached object to the handlers again as ``MODIFIED`` with ``old`` the same
         object (client-go's periodic resync: level-triggered handlers reconcile everything again)."""
         for key in sorted(self._cache):
             obj = self._cache[key]
-            for slot in list(self._handlers):
+            for slot in self._handlers:
                 if slot.pending is not None:
                     slot.pending.append(("MODIFIED", obj, obj))
                 else:
@@ -119,8 +123,10 @@ class Informer:
             self._watch = None
 
     # -- cache ---------------------------------------------------------------------------------------
-    def _apply(self, etype: str, obj: Obj, old: Obj | None, *, notify: bool = True) -> None:
-        key = _key(obj)
+    def _apply(self, etype: str, obj: Obj, old: Obj | None, *, notify: bool = True,
+               key: _Key | None = None) -> None:
+        if key is None:
+            key = _key(obj)
         if etype == "DELETED":
             if self._cache.pop(key, None) is not None:
                 self._sorted = None
@@ -136,7 +142,7 @@ class Informer:
         if self._indexers:
             self._reindex(key, old, None if etype == "DELETED" else obj)
         if notify:
-            for slot in list(self._handlers):
+            for slot in self._handlers:
                 if slot.pending is not None:
                     slot.pending.append((etype, obj, old))
                     continue
@@ -195,10 +201,10 @@ class Informer:
             raise ValueError(f"informer handler must be callable, got {fn!r}")
         existing = self.list()
         if not existing:
-            self._handlers.append(_HandlerSlot(fn, None))
+            self._handlers = (*self._handlers, _HandlerSlot(fn, None))
             return
         slot = _HandlerSlot(fn, [("ADDED", obj, None) for obj in existing])
-        self._handlers.append(slot)
+        self._handlers = (*self._handlers, slot)
         self._clock.call_later(0, self._replay, slot, priority=Priority.WATCH)
 
     def _replay(self, slot: _HandlerSlot) -> None:

@@ -16,7 +16,8 @@ from volcano.apiserver.validation import decode, plain_metadata, too_deep
 from volcano.apiserver.validation.openapi import decode_errors, definition_name, part_validators
 
 _KINDS = ["Pod", "Node", "Namespace", "ConfigMap", "Event", "PodGroup", "Queue", "Job", "PriorityClass"]
-_leaf = st.sampled_from(["", "a", "x-1", "2024-01-01T00:00:00Z", "not a time", 1, 1.0, True, None])
+_leaf = st.sampled_from(["", "a", "x-1", "2024-01-01T00:00:00Z", "2024-01-01 00:00:00", "not a time", 1, 1.0, True,
+                         None, 2**63 - 1, 2**63, -(2**63) - 1])
 _values = st.recursive(_leaf, lambda inner: st.one_of(st.lists(inner, max_size=2),
                                                       st.dictionaries(st.sampled_from(["a", "b"]), inner,
                                                                       max_size=2)), max_leaves=5)
@@ -26,13 +27,16 @@ _fields = st.sampled_from(["name", "generateName", "namespace", "uid", "resource
 
 @st.composite
 def metadatas(draw: st.DrawFn) -> Any:
-    """Mostly plain metadata, with now and then a field of another type, another field, or a non-mapping."""
+    """Mostly plain metadata (server fields included), with now and then a field of another type,
+    another field, or a non-mapping."""
     if draw(st.integers(0, 9)) == 0:
         return draw(_values)
     meta: dict[str, Any] = {}
     for field in draw(st.lists(_fields, max_size=4, unique=True)):
         if field in ("labels", "annotations"):
             meta[field] = draw(st.one_of(st.dictionaries(st.sampled_from(["k", "a/b"]), _leaf, max_size=2), _values))
+        elif field == "finalizers":
+            meta[field] = draw(st.one_of(st.lists(_leaf, max_size=3), _values))
         else:
             meta[field] = draw(_leaf)
     return freeze(meta) if draw(st.booleans()) else meta

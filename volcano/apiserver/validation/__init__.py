@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from volcano.api.frozen import FrozenDict, thaw
+from volcano.api.frozen import FrozenDict, FrozenList, thaw
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object
 from volcano.apiserver.errors import ApiError
 from volcano.apiserver.validation.cluster import metadata_errors, namespace_errors, node_errors, node_status_errors
@@ -50,6 +50,7 @@ from volcano.apiserver.validation.openapi import (
     DecodeError,
     decode_errors,
     definition_name,
+    is_rfc3339,
     part_validators,
     status_decode_errors,
 )
@@ -174,16 +175,36 @@ _PLAIN_META_MAPS = frozenset({"labels", "annotations"})
 """ObjectMeta properties whose type is an object of ``string`` (or null) values."""
 
 
+_PLAIN_META_TIMES = frozenset({"creationTimestamp", "deletionTimestamp"})
+"""ObjectMeta properties that are RFC 3339 times (``string``, format ``k8s-time``)."""
+_PLAIN_META_INTS = frozenset({"generation", "deletionGracePeriodSeconds"})
+"""ObjectMeta properties that are ``int64``."""
+_INT64 = (-(2**63), 2**63 - 1)
+
+
 def plain_metadata(meta: Any) -> bool:
     """Whether ``meta`` is a metadata mapping that provably decodes as ``ObjectMeta``: only string
-    properties (``name``, ``namespace``, ...) holding ``str``, and ``labels``/``annotations``
-    holding ``str`` to ``str`` dicts (two levels deep at most). False means "not proven"."""
+    properties (``name``, ``namespace``, ...) holding ``str``, times holding RFC 3339 ``str``,
+    ``generation`` an ``int`` in range, ``labels``/``annotations`` holding ``str`` to ``str`` dicts
+    and ``finalizers`` a list of ``str`` (two levels deep at most). False means "not proven"."""
     if type(meta) is not dict and type(meta) is not FrozenDict:
         return False
     for key, value in meta.items():
         if key in _PLAIN_META_TEXTS:
             if type(value) is not str:
                 return False
+        elif key in _PLAIN_META_TIMES:
+            if type(value) is not str or not is_rfc3339(value):
+                return False
+        elif key in _PLAIN_META_INTS:
+            if type(value) is not int or not _INT64[0] <= value <= _INT64[1]:
+                return False
+        elif key == "finalizers":
+            if type(value) is not list and type(value) is not FrozenList:
+                return False
+            for item in value:
+                if type(item) is not str:
+                    return False
         elif key in _PLAIN_META_MAPS:
             if type(value) is not dict and type(value) is not FrozenDict:
                 return False

@@ -156,9 +156,21 @@ def _label_value_errors_uncached(value: str) -> list[str]:
     return errs
 
 
+def _clean_labels(labels: Mapping[Any, Any]) -> bool:
+    """Whether every key of ``labels`` is a ``str`` qualified name and every value a ``str`` label value
+    (the remembered answers; anything else, a subclass of ``str`` included, is "not proven")."""
+    for key, value in labels.items():
+        if type(key) is not str or type(value) is not str or _qualified_name_errors(key) \
+                or _label_value_errors(value):
+            return False
+    return True
+
+
 def labels_errors(labels: Any, path: str) -> list[FieldError]:
     """``ValidateLabels``: every key a qualified name, every value a label value (errors name ``path``)."""
     if not labels or not isinstance(labels, Mapping):
+        return []
+    if _clean_labels(labels):
         return []
     errs: list[FieldError] = []
     for key in sorted(labels, key=str):
@@ -173,6 +185,14 @@ def annotations_errors(annotations: Any, path: str) -> list[FieldError]:
     """``ValidateAnnotations``: keys are qualified names (checked lower-cased), at most 256 KiB in total."""
     if not annotations or not isinstance(annotations, Mapping):
         return []
+    total = 0
+    for key, value in annotations.items():  # the usual case first: str keys that pass, str values
+        if type(key) is not str or type(value) is not str or _qualified_name_errors(key.lower()):
+            break
+        total += len(key) + len(value)
+    else:
+        if total <= _ANNOTATIONS_LIMIT:
+            return []
     errs: list[FieldError] = []
     total = 0
     for key in sorted(annotations, key=str):
