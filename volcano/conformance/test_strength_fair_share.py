@@ -64,3 +64,40 @@ def test_hierarchy_weights_split_a_full_cluster(cluster: Cluster, weights: tuple
     cluster.wait_until(lambda: sum(placed()) == 8, 120, "the 8 CPUs taken")
     assert placed() == split
     cluster.hold(lambda: placed() == split, 20, f"the split stays {split}")
+
+
+# gang's victim rule off (it would decide in the first tier, before drf is asked)
+HDRF_RECLAIM_CONF = HDRF_CONF.replace('"enqueue, allocate"', '"enqueue, allocate, reclaim"').replace(
+    "  - name: gang\n", "  - name: gang\n    enableReclaimable: false\n")
+
+
+@pytest.mark.reclaim
+@pytest.mark.cluster(workers=2, cpu="4")
+@pytest.mark.scheduler_conf(HDRF_RECLAIM_CONF)
+@pytest.mark.parametrize(("weights", "gang", "split"), [((1, 1), 1, (7, 1)), ((1, 1), 3, (5, 3)),
+                                                        ((1, 1), 4, (8, 0)), ((1, 3), 5, (3, 5)),
+                                                        ((1, 3), 6, (8, 0))])
+def test_hierarchy_weights_decide_what_a_queue_reclaims(cluster: Cluster, weights: tuple[int, int], gang: int,
+                                                        split: tuple[int, int]) -> None:
+    """``qa`` runs 8 one-CPU pods (minMember 1) on both 4-CPU workers (12 CPUs with the control
+    plane's, so CPU stays in demand and neither job is saturated); then ``qb`` (hierarchy weights
+    ``weights`` against qa) brings 8 pods with minMember ``gang``. With gang's victim rule off, hdrf
+    decides: qb may take a pod from qa while qb's weighted share with it stays below qa's without it
+    (equal shares do not do), and reclaim stops once qb is no longer starving. With equal weights the
+    third pod goes (3 < 5), the fourth would make 4 against 4; with qb weighing 3 the fifth goes
+    (5 / 3 < 3), the sixth would make 2 against 2. A gang the rule cannot complete takes nothing."""
+    for name, weight in zip(("qa", "qb"), weights, strict=True):
+        cluster.apply(_hierarchy_queue(name, weight))
+    cluster.apply(pod_group("job-qa", min_member=1, queue="qa"))
+    cluster.apply([pod(f"qa-{i}", group="job-qa", req={"cpu": "1"}, grace_seconds=0) for i in range(8)])
+    cluster.wait_until(lambda: sum(1 for p in cluster.pods() if bound(p)) == 8, 60, "qa runs 8 pods")
+    cluster.apply(pod_group("job-qb", min_member=gang, queue="qb"))
+    cluster.apply([pod(f"qb-{i}", group="job-qb", req={"cpu": "1"}, grace_seconds=0) for i in range(8)])
+
+    def placed() -> tuple[int, int]:
+        pods = [p for p in cluster.pods() if bound(p) and not p["metadata"].get("deletionTimestamp")]
+        return (sum(1 for p in pods if p["metadata"]["name"].startswith("qa-")),
+                sum(1 for p in pods if p["metadata"]["name"].startswith("qb-")))
+
+    cluster.wait_until(lambda: placed() == split, 300, f"the split reaches {split}")
+    cluster.hold(lambda: placed() == split, 60, f"the split stays {split}")

@@ -92,3 +92,23 @@ def test_svc_removes_what_it_made_when_the_job_finishes(cluster: Cluster) -> Non
     cluster.wait_until(lambda: all(cluster.try_get(k, n) is None for k, n in made), 60, f"{made} deleted")
     resources = cluster.get("Job", name)["status"].get("controlledResources") or {}
     assert "plugin-svc" not in resources, resources
+
+
+@pytest.mark.parametrize(("args", "port"), [([], 22), (["--port=5000"], 5000)])
+def test_mpi_gives_the_master_the_worker_hosts_and_every_pod_the_port(cluster: Cluster, args: list[str],
+                                                                        port: int) -> None:
+    """Master (1) and worker (2) with the mpi plugin: the master's containers get MPI_HOST, the
+    worker hosts joined by commas; every container of every pod exposes ``mpijob-port`` at the port;
+    the workers get no MPI variable and no env entry without a name."""
+    name = "mpienv"
+    cluster.apply(job(name, [Task(name="master", rep=1, req=NO_REQUESTS), Task(name="worker", rep=2, req=NO_REQUESTS)],
+                      min=1, plugins={"mpi": args}))
+    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 3, 60, f"pods of {name} created")
+    hosts = f"{name}-worker-0.{name},{name}-worker-1.{name}"
+    for pod_name in (f"{name}-master-0", f"{name}-worker-0", f"{name}-worker-1"):
+        [c] = cluster.get("Pod", pod_name)["spec"]["containers"]
+        assert all(e.get("name") for e in c.get("env") or []), (pod_name, c.get("env"))
+        env = _env(c)
+        assert env.get("MPI_HOST") == (hosts if "master" in pod_name else None), (pod_name, env)
+        assert {"name": "mpijob-port", "containerPort": port} in \
+            [{k: p.get(k) for k in ("name", "containerPort")} for p in c.get("ports") or []], c.get("ports")

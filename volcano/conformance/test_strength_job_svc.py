@@ -33,6 +33,13 @@ def _made(cluster: Cluster, name: str) -> None:
 @pytest.mark.parametrize(("args", "publish", "policy"), [
     ([], False, True), (["--publish-not-ready-addresses=true"], True, True),
     (["--disable-network-policy=true"], False, False),
+    # Go's flag package reads a boolean as strconv.ParseBool does: 1, t, T, TRUE, true, True and
+    # their false counterparts; a bare flag is true
+    (["--publish-not-ready-addresses=T", "--disable-network-policy=f"], True, True),
+    (["--publish-not-ready-addresses=1", "--disable-network-policy=FALSE"], True, True),
+    (["--publish-not-ready-addresses=0", "--disable-network-policy=t"], False, False),
+    (["--publish-not-ready-addresses=F", "--disable-network-policy"], False, False),
+    (["-publish-not-ready-addresses", "-disable-network-policy=0"], True, True),
 ])
 def test_svc_makes_a_headless_service_and_a_policy_for_the_jobs_pods(cluster: Cluster, args: list[str],
                                                                      publish: bool, policy: bool) -> None:

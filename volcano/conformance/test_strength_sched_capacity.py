@@ -159,3 +159,39 @@ def test_a_siblings_guarantee_comes_off_a_childs_real_capability(cluster: Cluste
     cluster.apply([pod(f"busy-{i}", group="job-busy", req={"cpu": "1"}) for i in range(6)])
     cluster.wait_until(lambda: _live_bound(cluster, "busy-") == runs, 60, f"{runs} pods bound")
     cluster.hold(lambda: _live_bound(cluster, "busy-") == runs, 30, f"no more than {runs} bound")
+
+
+def _reclaim_conf(level: int) -> str:
+    """capacity with hierarchy deciding reclaim victims (in the first tier, gang's victim rule off)."""
+    return ('actions: "enqueue, allocate, reclaim"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n'
+            "    enableReclaimable: false\n  - name: capacity\n    enableHierarchy: true\n    arguments:\n"
+            f"      ancestorReclaimLevel: {level}\n- plugins:\n  - name: predicates\n  - name: nodeorder\n")
+
+
+@pytest.mark.reclaim
+@pytest.mark.cluster(workers=2, cpu="4", control_plane=False)
+@pytest.mark.parametrize(("level", "pa_deserved", "gang", "runs"), [
+    pytest.param(level, pa, gang, runs, marks=pytest.mark.scheduler_conf(_reclaim_conf(level)))
+    for level, pa, gang, runs in [(1, 4, 4, 4), (1, 4, 5, 0), (1, 8, 4, 0), (0, 8, 4, 4)]
+])
+def test_reclaim_checks_the_victims_ancestors_up_to_the_level(cluster: Cluster, level: int, pa_deserved: int,
+                                                             gang: int, runs: int) -> None:
+    """Queues ``pa`` (deserved ``pa_deserved`` CPUs) > ``pa1`` (4) and ``pb`` (4) > ``pb1`` (4). A job in
+    pa1 runs 8 one-CPU pods on the 8 CPUs; a job of 8 pods with minMember ``gang`` comes to pb1. A pod
+    of pa1 is a victim while pa1 holds more than it deserves (4 pods at most), and, with
+    ``ancestorReclaimLevel`` 1, while pa too holds more than its deserved: with pa deserving 8 nothing
+    is taken; with level 0 pa is not looked at. A gang that cannot be completed takes nothing."""
+    make_queues(cluster, simple_queue("pa", parent="root", deserved={"cpu": str(pa_deserved)}),
+                simple_queue("pb", parent="root", deserved={"cpu": "4"}))
+    make_queues(cluster, simple_queue("pa1", parent="pa", deserved={"cpu": "4"}),
+                simple_queue("pb1", parent="pb", deserved={"cpu": "4"}))
+    cluster.apply(pod_group("job-pa1", min_member=1, queue="pa1"))
+    cluster.apply([pod(f"pa1-{i}", group="job-pa1", req={"cpu": "1"}, grace_seconds=0) for i in range(8)])
+    cluster.wait_until(lambda: _live_bound(cluster, "pa1-") == 8, 60, "pa1 runs 8 pods")
+    cluster.apply(pod_group("job-pb1", min_member=gang, queue="pb1"))
+    cluster.apply([pod(f"pb1-{i}", group="job-pb1", req={"cpu": "1"}, grace_seconds=0) for i in range(8)])
+    if runs:
+        cluster.wait_until(lambda: _live_bound(cluster, "pb1-") == runs, 300, f"pb1 runs {runs} pods")
+    want = (8 - runs, runs)
+    cluster.hold(lambda: (_live_bound(cluster, "pa1-"), _live_bound(cluster, "pb1-")) == want, 60,
+                 f"pa1 and pb1 run {want}")

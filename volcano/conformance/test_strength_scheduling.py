@@ -453,3 +453,27 @@ def test_preempting_a_pod_frees_its_host_port(cluster: Cluster, port: int, preem
                                 grace_seconds=0), port))
     _wait_bound(cluster, ["urgent-0"], timeout=300)
     assert _evicted(cluster, "low-") == (["low-0"] if preempts else [])
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.parametrize(("cpu", "fits"), [("4", True), ("4001m", False)])
+def test_the_default_scheduler_marks_a_pod_it_cannot_place(cluster: Cluster, cpu: str, fits: bool) -> None:
+    """A ``default-scheduler`` pod of ``cpu`` on 4-CPU workers: at a worker's whole CPU it binds; one
+    millicore more and it stays unbound with the condition PodScheduled False, reason Unschedulable,
+    and a Warning FailedScheduling event, as kube-scheduler leaves it."""
+    cluster.apply(pod("plain", req={"cpu": cpu}, scheduler="default-scheduler"))
+    if fits:
+        _wait_bound(cluster, ["plain"])
+        return
+
+    def condition() -> Obj | None:
+        conds = (cluster.get("Pod", "plain").get("status") or {}).get("conditions") or []
+        return next((c for c in conds if c.get("type") == "PodScheduled"), None)
+
+    cluster.wait_until(lambda: condition() is not None, 60, "the PodScheduled condition")
+    cond = condition()
+    assert cond is not None
+    assert (cond.get("status"), cond.get("reason")) == ("False", "Unschedulable"), cond
+    assert not bound(cluster.get("Pod", "plain"))
+    events = [e for e in cluster.events(kind="Pod", name="plain") if e.get("reason") == "FailedScheduling"]
+    assert events and {e.get("type") for e in events} == {"Warning"}, events
