@@ -101,7 +101,10 @@ class ObjectStore:
     # -- reads -------------------------------------------------------------------------------------
     def lookup(self, info: KindInfo, namespace: str, name: str) -> FrozenDict | None:
         """The stored object, or None."""
-        ns = self._objects.get(info.key, {}).get(namespace)
+        bucket = self._objects.get(info.key)
+        if bucket is None:
+            return None
+        ns = bucket.get(namespace)
         return ns.get(name) if ns is not None else None
 
     def require(self, info: KindInfo, namespace: str, name: str) -> FrozenDict:
@@ -163,16 +166,17 @@ class ObjectStore:
         meta = new["metadata"]
         obj: FrozenDict = freeze(new)
         ns, name = meta.get("namespace", ""), meta["name"]
-        bucket = self._objects.get(info.key)
+        key = info.key
+        bucket = self._objects.get(key)
         if bucket is None:
-            bucket = self._objects[info.key] = {}
+            bucket = self._objects[key] = {}
         names = bucket.get(ns)
         if names is None:
             names = bucket[ns] = {}
         names[name] = obj
-        self._sorted[info.key] = None
+        self._sorted[key] = None
         self._by_uid[meta["uid"]] = (info, ns, name)
-        self.hub.append(info.key, rv, "ADDED", obj, None)
+        self.hub.append(key, rv, "ADDED", obj, None)
         if self.tracker is not None:
             self.tracker(None, obj)
         return obj
