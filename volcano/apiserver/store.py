@@ -56,11 +56,19 @@ def share_unchanged(old: FrozenDict, new: dict[str, Any]) -> None:
 _ABSENT = object()
 
 
+def _text_map(value: Any) -> bool:
+    """Whether every key and value of the mapping ``value`` is exactly a ``str``."""
+    return all(type(k) is str and type(v) is str for k, v in value.items())
+
+
 def _same(frozen: Any, value: Any) -> bool:
     """Whether ``frozen`` (a stored value) is the frozen form of the plain container ``value``."""
     t = type(value)
     if not ((t is dict and type(frozen) is FrozenDict) or (t is list and type(frozen) is FrozenList)):
         return False
+    if t is dict and type(frozen) is FrozenDict and _text_map(value) and _text_map(frozen):
+        # Labels, annotations: for maps of exact strings, equal ``repr`` is equal items in order.
+        return list(frozen.items()) == list(value.items())
     try:
         return bool(frozen == value) and repr(frozen) == repr(value)
     except RecursionError:
