@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from volcano.api.frozen import FrozenDict, freeze, thaw
-from volcano.apiserver.store import share_unchanged
+from volcano.apiserver.store import _same, share_unchanged
 
 _leaf = st.one_of(st.sampled_from([1, 1.0, True, 0, False, 0.0, None, "1", "", "a"]), st.integers(-3, 3))
 _value = st.recursive(_leaf, lambda inner: st.one_of(
@@ -70,3 +70,32 @@ def test_shared_update_stores_what_freezing_it_would(parts: dict[str, Any], meta
     for key, value in stored.items():
         if key != "metadata" and type(old.get(key)) is FrozenDict and _shape(old[key]) == _shape(value):
             assert value is old[key]  # an unchanged part is the stored part itself
+
+
+class _Text(str):
+    """A ``str`` subclass with its own ``repr`` (never the same value as the plain string)."""
+
+    def __repr__(self) -> str:
+        return f"_Text({str.__repr__(self)})"
+
+
+_map_keys = st.one_of(st.sampled_from(["a", "b", "app", "kubectl.kubernetes.io/x"]), st.sampled_from([1, True, 1.0]),
+                      st.sampled_from(["a", "b"]).map(_Text))
+_map_values = st.one_of(st.sampled_from(["", "x", "<&>", "1"]), st.sampled_from([1, None, True]),
+                        st.sampled_from(["x", "1"]).map(_Text))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(_map_keys, _map_values, max_size=4), st.integers(0, 3), st.booleans())
+def test_string_maps_are_the_same_exactly_when_repr_says_so(stored: dict[Any, Any], how: int, shuffle: bool) -> None:
+    value = dict(stored)
+    if how == 1 and value:
+        key = next(iter(value))
+        value[key] = _Text(value[key]) if type(value[key]) is str else "changed"
+    elif how == 2:
+        value["extra"] = "x"
+    if shuffle:
+        value = dict(reversed(list(value.items())))
+    frozen = freeze(stored)
+    expected = frozen == value and repr(frozen) == repr(value)
+    assert _same(frozen, value) is expected

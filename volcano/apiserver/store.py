@@ -56,11 +56,19 @@ def share_unchanged(old: FrozenDict, new: dict[str, Any]) -> None:
 _ABSENT = object()
 
 
+def _text_map(value: Any) -> bool:
+    """Whether every key and value of the mapping ``value`` is exactly a ``str``."""
+    return all(type(k) is str and type(v) is str for k, v in value.items())
+
+
 def _same(frozen: Any, value: Any) -> bool:
     """Whether ``frozen`` (a stored value) is the frozen form of the plain container ``value``."""
     t = type(value)
     if not ((t is dict and type(frozen) is FrozenDict) or (t is list and type(frozen) is FrozenList)):
         return False
+    if t is dict and type(frozen) is FrozenDict and _text_map(value) and _text_map(frozen):
+        # Labels, annotations: for maps of exact strings, equal ``repr`` is equal items in order.
+        return list(frozen.items()) == list(value.items())
     try:
         return bool(frozen == value) and repr(frozen) == repr(value)
     except RecursionError:
@@ -101,7 +109,10 @@ class ObjectStore:
     # -- reads -------------------------------------------------------------------------------------
     def lookup(self, info: KindInfo, namespace: str, name: str) -> FrozenDict | None:
         """The stored object, or None."""
-        ns = self._objects.get(info.key, {}).get(namespace)
+        bucket = self._objects.get(info.key)
+        if bucket is None:
+            return None
+        ns = bucket.get(namespace)
         return ns.get(name) if ns is not None else None
 
     def require(self, info: KindInfo, namespace: str, name: str) -> FrozenDict:
@@ -163,16 +174,17 @@ class ObjectStore:
         meta = new["metadata"]
         obj: FrozenDict = freeze(new)
         ns, name = meta.get("namespace", ""), meta["name"]
-        bucket = self._objects.get(info.key)
+        key = info.key
+        bucket = self._objects.get(key)
         if bucket is None:
-            bucket = self._objects[info.key] = {}
+            bucket = self._objects[key] = {}
         names = bucket.get(ns)
         if names is None:
             names = bucket[ns] = {}
         names[name] = obj
-        self._sorted[info.key] = None
+        self._sorted[key] = None
         self._by_uid[meta["uid"]] = (info, ns, name)
-        self.hub.append(info.key, rv, "ADDED", obj, None)
+        self.hub.append(key, rv, "ADDED", obj, None)
         if self.tracker is not None:
             self.tracker(None, obj)
         return obj

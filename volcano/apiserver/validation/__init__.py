@@ -164,6 +164,9 @@ _PARTS: dict[tuple[str, str, str], bool] = {}
 """Decode verdicts of property values seen before: (definition, property, ``repr`` of the value) ->
 True (within depth and decodes). Only acceptances are kept; bounded by ``_PARTS_SIZE``."""
 _PARTS_SIZE = 4096
+_LEAF_PARTS: dict[tuple[str, str, type, Any], bool] = {}
+"""Scalar property values that decoded (``apiVersion``, ``kind``, ...): (definition, property, type,
+value) -> True; bounded by ``_PARTS_SIZE``."""
 _UNSHARED = frozenset({"metadata"})
 """Properties whose values are never the same twice (names, uids): checked without the memo."""
 _LEAVES = frozenset({str, int, float, bool, type(None)})
@@ -231,8 +234,14 @@ def _decodes_by_parts(info: KindInfo, obj: Any) -> bool:
     for prop, value in obj.items():
         check = checks.get(prop)
         if type(value) in _LEAVES:
-            if check is not None and not check(value):
-                return False
+            if check is not None:
+                leaf = (def_name, prop, type(value), value)  # the type too: 1, 1.0 and True are equal
+                if leaf not in _LEAF_PARTS:
+                    if not check(value):
+                        return False
+                    if len(_LEAF_PARTS) >= _PARTS_SIZE:
+                        _LEAF_PARTS.clear()
+                    _LEAF_PARTS[leaf] = True
             continue
         if prop in _UNSHARED:
             if plain_metadata(value):  # the schema's verdict, without running it

@@ -108,6 +108,9 @@ def _validators(kind_key: str, part: str | None) -> tuple[Callable[[Any], Any], 
     return validate, slow
 
 
+_ANY_OBJECT = {"type": "object"}
+"""A property schema that any JSON object passes."""
+
 _ACCEPTED: dict[tuple[str, str, str], bool] = {}
 """Top-level values that passed a kind's schema: (kind, property, ``repr`` of the value); bounded."""
 
@@ -130,6 +133,8 @@ def _accepted_by_parts(kind_key: str, obj: Any) -> bool:
     for prop, value in obj.items():
         if prop not in props:
             continue
+        if (type(value) is dict or type(value) is FrozenDict) and props[prop] == _ANY_OBJECT:
+            continue  # ``type: object`` and nothing else (every CRD's metadata): any mapping passes
         key = None
         if prop != "metadata" and type(value) is not str:  # metadata never repeats (names, uids)
             try:
