@@ -249,22 +249,19 @@ class TaskSpec:
 class TaskInfo:
     """A task in one session: its spec plus mutable status, node and transaction context."""
 
-    __slots__ = ("eviction_occurred", "job", "last_txn", "node_name", "spec", "status", "vec")
+    __slots__ = ("eviction_occurred", "job", "last_txn", "node_name", "spec", "status", "uid", "vec")
 
     def __init__(self, spec: TaskSpec, vec: Vec, status: TaskStatus | None = None,
                  node_name: str | None = None) -> None:
         self.spec = spec
+        self.uid: str = spec.uid
+        """The pod UID (``spec.uid``, kept as a plain attribute: the hottest read of a session)."""
         self.vec = vec
         self.status = spec.status if status is None else status
         self.node_name = spec.node_name if node_name is None else node_name
         self.eviction_occurred = False
         self.last_txn: tuple[TaskStatus, str] | None = None
         self.job: JobInfo | None = None
-
-    @property
-    def uid(self) -> str:
-        """The pod UID."""
-        return self.spec.uid
 
     @property
     def name(self) -> str:
