@@ -14,6 +14,7 @@ Every case uses only the backend-neutral ``cluster`` fixture.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -95,3 +96,22 @@ def test_apply_conflict_force_and_removal(cluster: Cluster) -> None:
     assert [c["name"] for c in containers] == ["c", "side"]
     assert "ports" not in containers[0] and containers[0]["image"] == "busybox:1.37"
     assert again["metadata"]["generation"] == 3
+
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_kubectl_server_side_apply_refreshes_last_applied(cluster: Cluster) -> None:
+    """``kubectl apply --server-side`` (manager ``kubectl``) over an object a client-side apply made:
+    the server rewrites the last-applied annotation to the configuration just applied."""
+    old = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "la-cm"}, "data": {"k": "v1"}})
+    cluster.create({"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": "la-cm", "annotations": {LAST_APPLIED: old}}, "data": {"k": "v1"}})
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "la-cm"}, "data": {"k": "v2"}}
+    applied = plain(cluster.patch("ConfigMap", "la-cm", body, patch_type="apply", field_manager="kubectl",
+                                  force=True))
+    assert applied["data"] == {"k": "v2"}
+    refreshed = applied["metadata"]["annotations"][LAST_APPLIED]
+    assert refreshed != old and json.loads(refreshed)["data"] == {"k": "v2"}
