@@ -59,3 +59,29 @@ def test_backfill_fills_a_node_with_no_cpu_left_up_to_its_pod_count(cluster: Clu
 
     cluster.wait_until(lambda: placed() == 2, 60, "two best-effort pods bound")
     cluster.hold(lambda: placed() == 2, 30, "the third waits")
+
+
+def _as_config_map(conf: str) -> str:
+    """``conf`` as Volcano's Helm chart ships it: the ConfigMap ``volcano-scheduler-configmap`` with the
+    configuration under the key ``volcano-scheduler.conf``."""
+    body = "".join(f"    {line}\n" for line in conf.splitlines())
+    return ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volcano-scheduler-configmap\n"
+            "  namespace: volcano-system\ndata:\n  volcano-scheduler.conf: |\n" + body)
+
+
+@pytest.mark.cluster(workers=1, cpu="4", control_plane=False)
+@pytest.mark.parametrize(("backfill", "binds"), [
+    pytest.param(b, b, marks=pytest.mark.scheduler_conf(_as_config_map(_conf(b)))) for b in (True, False)
+])
+def test_a_configuration_in_the_charts_config_map_is_the_one_used(cluster: Cluster, backfill: bool,
+                                                                 binds: bool) -> None:
+    """The scheduler configuration given as the chart's ConfigMap is read from its data key: with
+    backfill among its actions a best-effort pod binds, without it the pod waits."""
+    cluster.apply(pod_group("be", min_member=1))
+    p = pod("be-0", group="be")
+    p["spec"]["containers"][0]["resources"] = {}
+    cluster.apply(p)
+    if binds:
+        cluster.wait_until(lambda: bound(cluster.get("Pod", "be-0")), 60, "the pod binds")
+    else:
+        cluster.hold(lambda: not bound(cluster.get("Pod", "be-0")), 30, "the pod waits")

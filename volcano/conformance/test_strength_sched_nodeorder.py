@@ -127,3 +127,64 @@ def test_preferred_inter_pod_terms_count_by_the_podaffinity_weight(cluster: Clus
         "weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": target}},
                                           "topologyKey": "kubernetes.io/hostname"}}]}}
     assert _place(cluster, p) == workers[chosen]
+
+
+@pytest.mark.cluster(workers=2, cpu="4", memory="16Gi", control_plane=False)
+@pytest.mark.parametrize(("tolerated", "chosen"), [("near", 1), ("far", 0), (None, 0)])
+def test_each_prefer_no_schedule_taint_counts_on_its_own(cluster: Cluster, tolerated: str | None,
+                                                         chosen: int) -> None:
+    """worker-0 carries the PreferNoSchedule taint ``far``, the busy worker-1 the taint ``near``: a pod
+    tolerating near goes to worker-1 (no taint left against it there), one tolerating far or neither to
+    worker-0 (a taint against it on both, so least-requested decides)."""
+    workers = _setup(cluster)
+    for worker, key in zip(workers, ("far", "near"), strict=True):
+        cluster.patch("Node", worker, {"spec": {"taints": [{"key": key, "value": "x", "effect": "PreferNoSchedule"}]}},
+                      namespace="")
+    tol = [{"key": tolerated, "operator": "Exists"}] if tolerated else None
+    assert _place(cluster, pod("newcomer", req=REQ, tolerations=tol)) == workers[chosen]
+
+
+@pytest.mark.cluster(workers=2, cpu="4", memory="16Gi", control_plane=False)
+@pytest.mark.parametrize(("namespaces", "binds"), [(["elsewhere"], True), (["nowhere"], False)])
+def test_required_pod_affinity_looks_in_the_namespaces_it_names(cluster: Cluster, namespaces: list[str],
+                                                                binds: bool) -> None:
+    """A pod ``app=target`` runs on worker-1 in namespace ``elsewhere``. A pod with a required
+    pod-affinity term for ``app=target`` naming ``namespaces`` lands beside it when the term names
+    elsewhere, and stays unbound when it names a namespace without such a pod."""
+    workers = _setup(cluster)
+    cluster.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}})
+    target = pod("target", req={"cpu": "100m"}, labels={"app": "target"},
+                 node_selector={"kubernetes.io/hostname": workers[1]})
+    target["metadata"]["namespace"] = "elsewhere"
+    cluster.apply(target)
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "target", "elsewhere")), 60, "target bound")
+    p = pod("seeker", req=REQ)
+    p["spec"]["affinity"] = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "target"}}, "namespaces": namespaces,
+        "topologyKey": "kubernetes.io/hostname"}]}}
+    if binds:
+        assert _place(cluster, p) == workers[1]
+        return
+    cluster.apply(p)
+    cluster.hold(lambda: not bound(cluster.get("Pod", "seeker")), 30, "seeker stays unbound")
+
+
+@pytest.mark.cluster(workers=2, cpu="4", memory="16Gi", control_plane=False)
+@pytest.mark.parametrize(("names_mine", "chosen"), [(True, 1), (False, 0)])
+def test_an_existing_pods_anti_affinity_keeps_pods_of_the_namespaces_it_names_away(cluster: Cluster,
+                                                                                   names_mine: bool,
+                                                                                   chosen: int) -> None:
+    """A pod in namespace ``elsewhere`` runs on the empty worker-0 with a required anti-affinity term
+    against ``app=newcomer`` pods of the namespaces it lists. A newcomer ``app=newcomer`` goes to the
+    busy worker-1 when the list names the newcomer's namespace, and to worker-0 (least requested) when
+    it names another."""
+    workers = _setup(cluster)
+    cluster.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}})
+    guard = pod("guard", req={"cpu": "10m", "memory": "10Mi"}, node_selector={"kubernetes.io/hostname": workers[0]})
+    guard["metadata"]["namespace"] = "elsewhere"
+    guard["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "newcomer"}},
+        "namespaces": [cluster.namespace if names_mine else "nowhere"], "topologyKey": "kubernetes.io/hostname"}]}}
+    cluster.apply(guard)
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "guard", "elsewhere")), 60, "guard bound")
+    assert _place(cluster, pod("newcomer", req=REQ, labels={"app": "newcomer"})) == workers[chosen]
