@@ -9,7 +9,7 @@ its ``apiVersion`` and ``kind``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["KINDS", "STANDARD_VERBS", "KindInfo", "UnknownKindError", "kind_for_object", "resolve_kind"]
 
@@ -42,16 +42,15 @@ class KindInfo:
     subresources: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     """``(name, kind, verbs)`` of each subresource other than ``status``."""
     verbs: tuple[str, ...] = STANDARD_VERBS
+    api_version: str = field(init=False, repr=False, compare=False)
+    """``group/version``, or just ``version`` for the core group."""
+    key: str = field(init=False, repr=False, compare=False)
+    """Unique name: ``Kind`` for the core group, ``Kind.group`` otherwise (read on every write,
+    so worked out once)."""
 
-    @property
-    def api_version(self) -> str:
-        """``group/version``, or just ``version`` for the core group."""
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def key(self) -> str:
-        """Unique name: ``Kind`` for the core group, ``Kind.group`` otherwise."""
-        return f"{self.kind}.{self.group}" if self.group else self.kind
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "api_version", f"{self.group}/{self.version}" if self.group else self.version)
+        object.__setattr__(self, "key", f"{self.kind}.{self.group}" if self.group else self.kind)
 
     @property
     def singular(self) -> str:
