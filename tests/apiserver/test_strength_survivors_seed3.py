@@ -38,6 +38,8 @@ def test_update_without_field_manager_is_recorded_as_unknown(server: ApiServer) 
     patched = server.patch("ConfigMap", "c", {"data": {"x": "y"}}, "default")
     entries = [(e["manager"], e["operation"]) for e in patched["metadata"]["managedFields"]]
     assert entries == [("mgr", "Apply"), ("unknown", "Update")]
+    created = server.create(_cm("empty-manager"), field_manager="")
+    assert [(e["manager"], e["operation"]) for e in created["metadata"]["managedFields"]] == [("unknown", "Update")]
 
 
 def test_create_with_too_long_field_manager(server: ApiServer) -> None:
