@@ -171,3 +171,62 @@ def test_pipelining_onto_releasing_nodes_matches() -> None:
     assert fast == _cycle(objects, conf, False)
     statuses = [t[1].name for t in fast[0] if t[0].startswith("ns/big-")]
     assert statuses.count("Allocated") == 4 and statuses.count("Pipelined") == 32
+
+
+def _small_jobs(rng: random.Random) -> tuple[list[Obj], list[Obj], list[Obj], list[Obj]]:
+    """Many small jobs (1-3 pods, mostly one or two request shapes, some that cannot become
+    ready and are discarded) on a few nodes: allocate's one lookahead serves visit after visit."""
+    nodes = [node(f"n{i:02d}", res(rng.choice([2, 4]), rng.choice(["4Gi", "8Gi"]), pods=rng.choice([4, 110])),
+                  {"zone": rng.choice(["a", "b"])}) for i in range(rng.randint(1, 10))]
+    queues = [queue("q1", rng.randint(1, 4)), queue("q2", rng.randint(1, 4))]
+    shapes = [res("500m", "1Gi"), res(1, "512Mi"), res(2, "4Gi")][: rng.randint(1, 3)]
+    groups: list[Obj] = [pg("running", "ns", "q1", 1, phase="Running")]
+    pods = [pod("ns", f"run-{k}", group="running", node_name=rng.choice(nodes)["metadata"]["name"],
+                phase="Running", req=rng.choice(shapes), deleting=rng.random() < 0.3) for k in range(rng.randint(0, 6))]
+    for g in range(rng.randint(2, 40)):
+        size = rng.choice([1, 1, 1, 2, 3])
+        groups.append(pg(f"g{g:02d}", "ns", rng.choice(["q1", "q2"]), rng.randint(1, size),
+                         phase=rng.choice(["Inqueue", "Inqueue", "Pending"])))
+        req = rng.choice(shapes)
+        for k in range(size):
+            p = pod("ns", f"g{g:02d}-{k}", group=f"g{g:02d}", req=req if rng.random() < 0.9 else rng.choice(shapes),
+                    priority=rng.choice([None, None, 10]), selector={"zone": "a"} if rng.random() < 0.05 else None)
+            if rng.random() < 0.03:
+                p["status"]["nominatedNodeName"] = rng.choice(nodes)["metadata"]["name"]
+            pods.append(p)
+    return nodes, queues, groups, pods
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 1_000_000))
+def test_the_lookahead_kept_across_visits_allocates_as_the_reference_path(seed: int) -> None:
+    rng = random.Random(seed)
+    objects = _small_jobs(rng)
+    conf = _conf(rng)
+    assert _cycle(objects, conf, True) == _cycle(objects, conf, False)
+
+
+def test_single_pod_jobs_share_one_lookahead_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """30 one-pod jobs of one shape: the lookahead starts once, places every pod without
+    re-scoring (commits move each pod to Binding on its row, which the lookahead accepts),
+    and the binds are the reference path's."""
+    starts: list[str] = []
+    original = select.Lookahead._start
+
+    def counting(self: select.Lookahead, task: Any) -> None:
+        starts.append(task.name)
+        original(self, task)
+
+    monkeypatch.setattr(select.Lookahead, "_start", counting)
+    nodes = [node(f"n{i}", res(4, "8Gi")) for i in range(5)]
+    groups = [pg(f"g{g:02d}", "ns", "q1", 1) for g in range(30)]
+    pods = [pod("ns", f"g{g:02d}-0", group=f"g{g:02d}", req=res(1, "1Gi")) for g in range(30)]
+    conf = SchedulerConf(("allocate",), (
+        Tier((PluginOption("priority", {}, {}), PluginOption("gang", {}, {}))),
+        Tier((PluginOption("drf", {}, {}), PluginOption("predicates", {}, {}), PluginOption("proportion", {}, {}),
+              PluginOption("nodeorder", {}, {}), PluginOption("binpack", {}, {})))))
+    objects = (nodes, [queue("q1")], groups, pods)
+    fast = _cycle(objects, conf, True)
+    assert len(starts) == 1
+    assert fast == _cycle(objects, conf, False)
+    assert len(fast[2]) == 20  # 5 nodes x 4 cpu

@@ -23,12 +23,15 @@ from volcano.scheduler.framework.statement import Statement
 __all__ = ["Allocate", "allocate_for_tasks"]
 
 
-def allocate_for_tasks(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo]) -> Statement | None:
+def allocate_for_tasks(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
+                       look: Lookahead | None = None) -> Statement | None:
     """One visit of ``job``: allocate from ``tasks`` until ready or stuck; the
-    statement to commit (ready), to keep (pipelined), or None (discarded)."""
+    statement to commit (ready), to keep (pipelined), or None (discarded).
+    ``look`` is the action's node selection (kept across visits; a fresh one when None)."""
     stmt = Statement(ssn)
     table = ssn.table
-    look = Lookahead(ssn)
+    if look is None:
+        look = Lookahead(ssn)
     while tasks:
         task = tasks.popleft()
         if not ssn.allocatable(queue, task):
@@ -76,7 +79,7 @@ class Allocate(Action):
     def execute(self, ssn: Session) -> None:
         """Allocate pending tasks (see the module docstring)."""
         enqueue_on = "enqueue" in ssn.conf.actions
-        agenda = Agenda(ssn)
+        agenda = Agenda(ssn, keyed=True)
         sheets: dict[str, deque[TaskInfo]] = {}
         for job in ssn.jobs.values():
             if is_pending(job):
@@ -94,6 +97,7 @@ class Allocate(Action):
                 continue
             sheets[job.uid] = deque(ssn.sort_tasks(todo))
             agenda.add_job(queue, job)
+        look = Lookahead(ssn)
         while agenda:
             queue = agenda.pop_queue()
             if ssn.overused(queue):
@@ -103,7 +107,7 @@ class Allocate(Action):
                 continue
             job = jobs.pop()
             tasks = sheets[job.uid]
-            stmt = allocate_for_tasks(ssn, job, queue, tasks)
+            stmt = allocate_for_tasks(ssn, job, queue, tasks, look)
             if stmt is not None and ssn.job_ready(job):
                 stmt.commit()
                 if tasks:

@@ -20,7 +20,7 @@ __all__ = ["Backfill", "pick_up_pending_tasks"]
 
 def pick_up_pending_tasks(ssn: Session) -> list[TaskInfo]:
     """Best-effort tasks to backfill, in queue, job, task order (un-pipelining pipelined ones)."""
-    agenda = Agenda(ssn)
+    agenda = Agenda(ssn, keyed=True)
     tasks: dict[str, list[TaskInfo]] = {}
     for job, queue in schedulable_jobs(ssn):
         cands: list[TaskInfo] = []

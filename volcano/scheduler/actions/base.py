@@ -43,13 +43,19 @@ def schedulable_jobs(ssn: Session) -> Iterator[tuple[JobInfo, QueueInfo]]:
 
 
 class Agenda:
-    """Queues in queue order, each with its jobs in job order (see the module docstring)."""
+    """Queues in queue order, each with its jobs in job order (see the module docstring).
 
-    def __init__(self, ssn: Session) -> None:
+    ``keyed``: the caller promises that no task of a job waiting on the agenda moves
+    until the job is popped (allocate, enqueue and backfill move only the popped
+    job's tasks); the job heaps then order by ``Session.job_key`` when the session
+    offers one, with the same pop order as comparing by ``job_less``."""
+
+    def __init__(self, ssn: Session, *, keyed: bool = False) -> None:
         self._ssn = ssn
         self._queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
         self._seen: set[str] = set()
         self._jobs: dict[str, PriorityQueue[JobInfo]] = {}
+        self._key = ssn.job_key() if keyed else None
 
     def add_queue(self, queue: QueueInfo) -> None:
         """Put ``queue`` on the agenda (once; later calls do nothing)."""
@@ -62,7 +68,7 @@ class Agenda:
         self.add_queue(queue)
         heap = self._jobs.get(queue.name)
         if heap is None:
-            heap = self._jobs[queue.name] = PriorityQueue(self._ssn.job_less)
+            heap = self._jobs[queue.name] = PriorityQueue(self._ssn.job_less, key=self._key)
         heap.push(job)
 
     def __bool__(self) -> bool:
@@ -80,5 +86,5 @@ class Agenda:
         """The heap of ``queue``'s jobs (empty when none was added)."""
         heap = self._jobs.get(queue.name)
         if heap is None:
-            heap = self._jobs[queue.name] = PriorityQueue(self._ssn.job_less)
+            heap = self._jobs[queue.name] = PriorityQueue(self._ssn.job_less, key=self._key)
         return heap

@@ -20,7 +20,7 @@ class Enqueue(Action):
 
     def execute(self, ssn: Session) -> None:
         """Admit what the queues and plugins allow."""
-        agenda = Agenda(ssn)
+        agenda = Agenda(ssn, keyed=True)
         for job in ssn.jobs.values():
             queue = ssn.queues.get(job.queue)
             if queue is None:

@@ -14,9 +14,9 @@ row-local for the task (``Session.rows_local``), it keeps, per task signature
 and re-evaluates only rows the node table changed since (``NodeTable.changes``);
 the choice is the same as ``feasible`` + ``prioritize`` would make.
 
-``Lookahead`` is ``select_node`` for one allocate visit: for a run of tasks of
-one signature it also keeps what each row would answer after more such tasks,
-so a placement costs no re-evaluation of the row it used.
+``Lookahead`` is ``select_node`` for one allocate action: for a run of tasks of
+one signature (across jobs) it also keeps what each row would answer after more
+such tasks, so a placement costs no re-evaluation of the row it used.
 """
 
 from __future__ import annotations
@@ -186,9 +186,9 @@ def select_node(ssn: Session, task: TaskInfo) -> tuple[int | None, FitErrors | N
 
 
 class Lookahead:
-    """``select_node`` for the tasks of one allocate visit, without re-scoring the row just used.
+    """``select_node`` for the tasks of one allocate action, without re-scoring the row just used.
 
-    A visit places task after task of one job; when they share a signature
+    Allocate places task after task (of one job per visit, visit after visit); when they share a signature
     (``TaskSpec.sched_sig``, same request vector) and every predicate and score
     is row-local, a row's verdict and score after ``j`` more placements of that
     signature depend only on the row and on ``j``. ``select`` therefore keeps,
@@ -203,13 +203,17 @@ class Lookahead:
     (-score, row), one over the rows that pass and fit Idle, one over the rows
     that pass, with entries of rows that moved on dropped as they surface.
 
-    It checks its own premises on every call and otherwise answers with
-    ``select_node``: the node table must have changed since the last answer by
-    exactly the placement of that answer (``NodeTable.changes``), the task must
-    have the same signature and vector, no nominated node and no host ports
-    (port conflicts read the node's tasks, not its accounting), and every
-    plugin must be one of the built-in ones (whose row-local callbacks read
-    only the node and its accounting columns)."""
+    It checks its own premises on every call and otherwise starts over from
+    ``select_node``'s state: since the last answer the node table may have
+    changed only on the answer's row (``NodeTable.changes``), and that row's
+    accounting must be either what it was when answered (the placement was
+    undone, or the task moved from Allocated to Binding and back to the same
+    columns) or that plus exactly the placement of the answer (Allocated when
+    it fitted Idle, else Pipelined; a commit moving the task to Binding leaves
+    the columns so); the task must have the same signature and vector, no
+    nominated node and no host ports (port conflicts read the node's tasks,
+    not its accounting), and every plugin must be one of the built-in ones
+    (whose row-local callbacks read only the node and its accounting columns)."""
 
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
@@ -228,6 +232,11 @@ class Lookahead:
         self._scores = np.zeros(0, dtype=np.float64)
         self._heaps: tuple[list[tuple[float, int, int]], list[tuple[float, int, int]]] | None = None
         """Built at the run's second task (a single-task run keeps the vector choice)."""
+        self._snap = self._placed = b""
+        """The answered row's accounting (``_row_state``) when answered, and after its placement."""
+        nothing = np.zeros(0, dtype=np.int64)
+        self._deltas: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = (nothing, nothing)
+        """What one placement of the run's vector adds to ``_row_state``: (Allocated, Pipelined)."""
 
     def _applies(self, task: TaskInfo) -> bool:
         spec = task.spec
@@ -246,6 +255,16 @@ class Lookahead:
         self._pos = len(self.ssn.table.changes)
         self._last = -1
         self._heaps = None
+        vec, zero = task.vec, np.zeros_like(task.vec)
+        one, none = np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        self._deltas = (np.concatenate((vec, -vec, -vec, zero, zero, one)),
+                        np.concatenate((zero, zero, -vec, vec, zero, none)))
+
+    def _row_state(self, row: int) -> npt.NDArray[np.int64]:
+        """``row``'s accounting: used, idle, FutureIdle, pipelined, releasing and pods, in one vector."""
+        t = self.ssn.table
+        return np.concatenate((t.used[row], t.idle[row], t.fidle[row], t.pipelined[row], t.releasing[row],
+                               t.pods[row:row + 1]))
 
     def _level_values(self, task: TaskInfo, j: int) -> None:
         """Compute level ``j`` (from level ``j - 1``) for every row that passes at ``j - 1``."""
@@ -284,11 +303,19 @@ class Lookahead:
     def _advance(self, task: TaskInfo) -> bool:
         """Account for the placement since the last answer; False when the table moved otherwise."""
         changes = self.ssn.table.changes
-        if len(changes) == self._pos:
+        end = len(changes)
+        if end == self._pos:
             return True
-        if self._last < 0 or len(changes) != self._pos + 1 or changes[-1] != self._last:
-            return False
         row = self._last
+        if row < 0 or any(changes[i] != row for i in range(self._pos, end)):
+            return False
+        state = self._row_state(row).tobytes()
+        if state == self._snap:  # undone (or moved within the same columns): still its level
+            self._pos = end
+            self._last = -1
+            return True
+        if state != self._placed:
+            return False
         j = int(self._level[row]) + 1
         # The placement is in the table already: the row is at level j before level j is computed.
         self._allocated[row] += self._levels[j - 1][1][row]
@@ -297,7 +324,7 @@ class Lookahead:
             self._level_values(task, j)
         ok, idle, scores, _ = self._levels[j]
         self._ok[row], self._idle[row], self._scores[row] = ok[row], idle[row], scores[row]
-        self._pos = len(changes)
+        self._pos = end
         if self._heaps is None:
             self._heaps = self._build_heaps()
         elif ok[row]:
@@ -345,7 +372,7 @@ class Lookahead:
                 top = self._top(heaps[1])
                 if top is None:
                     return None, feasible(self.ssn, task)[1]
-            self._last = top
+            self._answer(top)
             return top, None
         ok = self._ok
         cand = ok & self._idle
@@ -356,8 +383,15 @@ class Lookahead:
         best = int(np.argmax(np.where(cand, self._scores, -np.inf)))
         if not cand[best]:
             best = int(np.argmax(cand))
-        self._last = best
+        self._answer(best)
         return best, None
+
+    def _answer(self, row: int) -> None:
+        """Remember ``row`` as the answer and its accounting now (``_advance`` checks what follows)."""
+        self._last = row
+        state = self._row_state(row)
+        self._snap = state.tobytes()
+        self._placed = (state + self._deltas[0 if self._idle[row] else 1]).tobytes()
 
 
 _BUILTIN = "volcano.scheduler.plugins."

@@ -139,6 +139,8 @@ class Session:
         self._locality: list[bool | Callable[[TaskInfo], bool]] = []
         self._task_keys: list[list[Callable[[TaskSpec], Any]]] | None = [[] for _ in conf.tiers]
         """Task-order keys per tier, in registration order (None: some callback has none)."""
+        self._job_keys: list[list[Callable[[JobInfo], Any]]] | None = [[] for _ in conf.tiers]
+        """Job-order keys per tier, in registration order (None: some callback has none)."""
         self._open_plugins(registry)
         self._job_order: tuple[Callable[[JobInfo, JobInfo], int], ...] = tuple(
             fn for tier in self._fns[JOB_ORDER.name] for fn in tier)
@@ -202,7 +204,7 @@ class Session:
     # -- registration --------------------------------------------------------------------
     def add_fn(self, point: Point[P, A, Any], fn: Callable[P, A], *,
                row_local: bool | Callable[[TaskInfo], bool] = False,
-               key: Callable[[TaskSpec], Any] | None = None) -> None:
+               key: Callable[[Any], Any] | None = None) -> None:
         """Register ``fn`` for ``point`` on behalf of the plugin being opened
         (ignored when that plugin's entry disables the point's flag).
 
@@ -214,16 +216,21 @@ class Session:
         results and re-evaluates only rows changed since
         (``volcano.scheduler.framework.select``).
 
-        ``key`` (``TASK_ORDER`` only) promises that ``fn(l, r)`` is negative, zero or
-        positive exactly as ``key(l.spec)`` is less than, equal to or greater than
-        ``key(r.spec)``; when every task-order callback has one, ``sort_tasks`` sorts
-        by the keys instead of comparing pairs (see there)."""
+        ``key`` (``TASK_ORDER`` and ``JOB_ORDER`` only) promises that ``fn(l, r)`` is
+        negative, zero or positive exactly as ``key(l.spec)`` is less than, equal to
+        or greater than ``key(r.spec)`` (task order), or ``key(l)`` than ``key(r)``
+        (job order); when every task-order callback has one, ``sort_tasks`` sorts by
+        the keys instead of comparing pairs (see there). A job-order key must
+        moreover be a function of the job's own state that changes only when one of
+        its tasks moves (status or placement), so that a heap may hold the key
+        computed when the job was pushed (``job_key``)."""
         if self._current is None:
             raise RuntimeError("add_fn is only valid inside Plugin.open")
         if CATALOGUE.get(point.name) is not point:
             raise ValueError(f"{point.name!r} is not a point of the catalogue")
-        if key is not None and point is not TASK_ORDER:
-            raise ValueError(f"add_fn: key is only valid for {TASK_ORDER.name!r}, got it for {point.name!r}")
+        if key is not None and point is not TASK_ORDER and point is not JOB_ORDER:
+            raise ValueError(f"add_fn: key is only valid for {TASK_ORDER.name!r} and {JOB_ORDER.name!r}, "
+                             f"got it for {point.name!r}")
         tier, opt = self._current
         if opt.enabled(point.flag):
             self._fns[point.name][tier].append(fn)
@@ -234,6 +241,11 @@ class Session:
                     self._task_keys = None
                 elif self._task_keys is not None:
                     self._task_keys[tier].append(key)
+            if point is JOB_ORDER:
+                if key is None:
+                    self._job_keys = None
+                elif self._job_keys is not None:
+                    self._job_keys[tier].append(key)
 
     def rows_local(self, task: TaskInfo) -> bool:
         """Whether every predicate and node-order callback is row-local for ``task``
@@ -291,6 +303,25 @@ class Session:
         if left.creation != right.creation:
             return left.creation < right.creation
         return left.uid < right.uid
+
+    def job_key(self) -> Callable[[JobInfo], tuple[Any, ...]] | None:
+        """A sort key giving ``job_less``'s order, or None (without ``reuse``, or when some
+        job-order callback registered no key; see ``add_fn``).
+
+        The key is the tuple (the callbacks' keys in tier walk order, creation, uid):
+        the first callback whose keys differ decides, as the first non-zero answer
+        does, else creation time, then uid, as ``job_less`` falls back. A job's key
+        changes only when its own tasks move, so a heap of jobs none of whose tasks
+        move while they wait may order them by the key computed at push."""
+        keys = self._job_keys
+        if not self.reuse or keys is None:
+            return None
+        flat = tuple(k for tier in keys for k in tier)
+
+        def key(job: JobInfo) -> tuple[Any, ...]:
+            return (*(k(job) for k in flat), job.creation, job.uid)
+
+        return key
 
     def job_compare(self, left: JobInfo, right: JobInfo) -> int:
         """JobOrderFn's raw answer (0 when every plugin abstains)."""

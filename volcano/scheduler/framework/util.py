@@ -2,13 +2,16 @@
 
 Because every session ordering is total (it falls back to creation time and
 UID), the pop sequence is deterministic even though a heap is not stable.
+With a ``key`` (a sort key giving the same order, computed once per push) the
+heap compares keys instead of calling ``less``: the same pop sequence as long as
+no element's key changes while it waits in the heap.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 __all__ = ["PriorityQueue"]
 
@@ -27,20 +30,36 @@ class _Item(Generic[T]):
 
 
 class PriorityQueue(Generic[T]):
-    """A binary heap whose ``pop`` returns the element ordered first by ``less``."""
+    """A binary heap whose ``pop`` returns the element ordered first by ``less``
+    (by ``key`` when given: ``less(a, b)`` exactly when ``key(a) < key(b)``, keys of
+    distinct elements distinct, and an element's key fixed while it is in the heap)."""
 
-    def __init__(self, less: Callable[[T, T], bool], items: Iterable[T] = ()) -> None:
+    def __init__(self, less: Callable[[T, T], bool], items: Iterable[T] = (),
+                 key: Callable[[T], Any] | None = None) -> None:
         self._less = less
-        self._heap = [_Item(x, less) for x in items]
-        heapq.heapify(self._heap)
+        self._key = key
+        self._seq = 0
+        self._heap: list[Any] = []
+        if key is None:
+            self._heap = [_Item(x, less) for x in items]
+            heapq.heapify(self._heap)
+        else:
+            for x in items:
+                self.push(x)
 
     def push(self, value: T) -> None:
         """Add ``value``."""
-        heapq.heappush(self._heap, _Item(value, self._less))
+        if self._key is None:
+            heapq.heappush(self._heap, _Item(value, self._less))
+        else:
+            self._seq += 1  # never decides between distinct keys; keeps values uncompared
+            heapq.heappush(self._heap, (self._key(value), self._seq, value))
 
     def pop(self) -> T:
         """Remove and return the first element (IndexError when empty)."""
-        return heapq.heappop(self._heap).value
+        item = heapq.heappop(self._heap)
+        value: T = item.value if self._key is None else item[2]
+        return value
 
     def __len__(self) -> int:
         return len(self._heap)

@@ -127,7 +127,7 @@ class DrfPlugin(Plugin):
             self.tree = self._build_tree(ssn)
             ssn.add_fn(QUEUE_ORDER, self.queue_order)
             ssn.add_fn(RECLAIMABLE, self.reclaimable)
-        ssn.add_fn(JOB_ORDER, self.job_order)
+        ssn.add_fn(JOB_ORDER, self.job_order, key=self.job_key)
         ssn.add_fn(PREEMPTABLE, self.preemptable)
         ssn.add_event_handler(allocate=self._on_allocate, deallocate=self._on_deallocate)
 
@@ -204,6 +204,10 @@ class DrfPlugin(Plugin):
     def job_order(self, left: JobInfo, right: JobInfo) -> int:
         """Lower dominant share first; equal shares abstain (0)."""
         return compare_shares(self._share_of(left.uid), self._share_of(right.uid))
+
+    def job_key(self, job: JobInfo) -> float:
+        """``job_order``'s sort key: the job's dominant share (moves only with its own tasks)."""
+        return self._share_of(job.uid)
 
     def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """Victims whose job would keep a share >= the preemptor job's (see ``preemptable_victims``)."""

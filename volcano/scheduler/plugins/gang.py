@@ -105,7 +105,7 @@ class GangPlugin(Plugin):
         # The gang actions protect gangs with safe/whole bundles, so the unified
         # victim filter lets every candidate through.
         ssn.add_fn(UNIFIED_EVICTABLE, lambda _ctx, cands: (list(cands), PERMIT))
-        ssn.add_fn(JOB_ORDER, order)
+        ssn.add_fn(JOB_ORDER, order, key=lambda job: job.is_ready())  # not ready (False) first
         ssn.add_fn(JOB_READY, lambda job: job.check_task_ready() and job.is_ready())
         ssn.add_fn(JOB_PIPELINED,
                    lambda job: PERMIT if job.check_task_pipelined() and job.is_pipelined() else REJECT)

@@ -33,7 +33,7 @@ class PriorityPlugin(Plugin):
     def open(self, ssn: Session) -> None:
         """Register task/job order, preemptable, unified-evictable and starving callbacks."""
         ssn.add_fn(TASK_ORDER, lambda a, b: _desc(a.priority, b.priority), key=lambda spec: -spec.priority)
-        ssn.add_fn(JOB_ORDER, lambda a, b: _desc(a.priority, b.priority))
+        ssn.add_fn(JOB_ORDER, lambda a, b: _desc(a.priority, b.priority), key=lambda job: -job.priority)
 
         def preemptable(preemptor: TaskInfo, preemptees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
             pjob = ssn.job_of(preemptor)
