@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from fractions import Fraction
 
 from hypothesis import given, settings
@@ -149,3 +150,40 @@ def test_deserved_properties(total: int, queues: list[tuple[int, int, int]]) -> 
         # water-filling is work-conserving: either every queue is satisfied or the cluster is shared out
         if any(q.deserved["cpu"] < req for q, (_, req, _) in zip(quotas, queues)):
             assert sum(q.deserved["cpu"] for q in quotas) == total
+
+
+def _deserved_within(total: dict[str, int], quotas: list[QueueQuota], seconds: float) -> bool:
+    """Run ``compute_deserved`` in a thread; whether it returned within ``seconds``."""
+    worker = threading.Thread(target=compute_deserved, args=(total, quotas, {}), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return not worker.is_alive()
+
+
+def test_deserved_ends_when_a_dimension_only_halves_beside_an_unrequested_one() -> None:
+    """q1 is capped on memory and q2 on cpu, so each round hands half of what is left of both back;
+    the GPUs nobody requests stay. Exact halves never reach zero (upstream's floats underflow):
+    the loop ends once what is left of every changing dimension is below its tolerance."""
+    total = {"cpu": 4000, "memory": 8_000_000, "nvidia.com/gpu": 8000}
+    q1 = QueueQuota("q1", 1, {"cpu": 10_000, "memory": 1000})
+    q2 = QueueQuota("q2", 1, {"cpu": 100, "memory": 100_000_000})
+    assert _deserved_within(total, [q1, q2], 10.0), "compute_deserved did not end"
+    assert abs(q1.deserved["cpu"] - 3900) < Fraction(1, 10) and q1.deserved["memory"] == 1000
+    assert q2.deserved["cpu"] == 100 and abs(q2.deserved["memory"] - 7_999_000) < 100
+    assert q1.deserved["nvidia.com/gpu"] == 0 and q2.deserved["nvidia.com/gpu"] == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cpu=st.integers(0, 100_000), memory=st.integers(0, 10**9), gpu=st.integers(0, 64_000),
+    queues=st.lists(st.tuples(st.integers(1, 10), st.integers(0, 60_000), st.integers(0, 10**9),
+                              st.integers(0, 8_000)), min_size=1, max_size=4),
+)
+def test_deserved_ends_and_stays_within_the_cluster(cpu: int, memory: int, gpu: int,
+                                                   queues: list[tuple[int, int, int, int]]) -> None:
+    total = {"cpu": cpu, "memory": memory, "nvidia.com/gpu": gpu}
+    quotas = [QueueQuota(f"q{i}", w, {"cpu": c, "memory": m, **({"nvidia.com/gpu": g} if g else {})})
+              for i, (w, c, m, g) in enumerate(queues)]
+    assert _deserved_within(total, quotas, 10.0), "compute_deserved did not end"
+    for name, amount in total.items():
+        assert sum(q.deserved.get(name, 0) for q in quotas) <= amount

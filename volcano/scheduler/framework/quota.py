@@ -309,6 +309,13 @@ def compute_deserved(total: Vec, queues: Sequence[QueueQuota], total_guarantee: 
     its deserved stopped growing (capped). The loop ends when no weight is
     left, when nothing remains (ignoring pods), or when a round changed
     nothing. Exact arithmetic makes the result independent of queue order.
+
+    Upstream's float64 loop also ends once a dimension shrinking by halves (a
+    queue capped on it shares the rest with one still growing) reaches zero by
+    underflow; exact fractions never do, so the loop also ends when every
+    dimension the round changed has less than its tolerance left (``_settled``):
+    what later rounds could still hand out is below the tolerance every
+    comparison of deserved applies.
     """
     for queue in queues:
         queue.real = real_capability(total, total_guarantee, queue.guarantee, queue.capability)
@@ -344,8 +351,14 @@ def compute_deserved(total: Vec, queues: Sequence[QueueQuota], total_guarantee: 
         remaining = exceeded_part(add(remaining, decreased), increased)
         remaining.setdefault(_CPU, 0)
         remaining.setdefault(_MEMORY, 0)
-        if is_empty(remaining) or _same(remaining, old_remaining):
+        if is_empty(remaining) or _same(remaining, old_remaining) or _settled(remaining, old_remaining):
             break
+
+
+def _settled(remaining: Vec, old_remaining: Vec) -> bool:
+    """Whether every dimension that changed in the round has less than its tolerance left."""
+    return all(remaining.get(n, 0) < tolerance(n) for n in set(remaining) | set(old_remaining)
+               if n != _PODS and remaining.get(n, 0) != old_remaining.get(n, 0))
 
 
 def _same(left: Vec, right: Vec) -> bool:
