@@ -86,6 +86,12 @@ EventHandler = Callable[[TaskInfo], None]
 """Told of a task whose placement changed (see ``Session.add_event_handler``)."""
 
 
+def _columns(status: TaskStatus) -> int:
+    """Which node-table columns a task of ``status`` counts in (``NodeTable.add_task``):
+    pipelined (1), used and releasing (2), used and FutureIdle (0)."""
+    return 1 if status == S.Pipelined else (2 if status == S.Releasing else 0)
+
+
 class Session:
     """One scheduling cycle (see the module docstring)."""
 
@@ -491,11 +497,18 @@ class Session:
             fn(task)
 
     def _move(self, task: TaskInfo, status: TaskStatus) -> None:
-        """Change status, keeping job counts and node accounting right."""
+        """Change status, keeping job counts and node accounting right (a move that keeps
+        the task in the same accounting columns, e.g. Allocated to Binding, leaves the
+        node table untouched)."""
         node = self.table.by_name.get(task.node_name) if task.node_name else None
         if node is not None and task.uid in node.tasks:
-            self.table.remove_task(node, task)
             assert task.job is not None
+            if _columns(task.status) == _columns(status):  # only the node's task order moves, as below
+                del node.tasks[task.uid]
+                task.job.set_status(task, status)
+                node.tasks[task.uid] = task
+                return
+            self.table.remove_task(node, task)
             task.job.set_status(task, status)
             self.table.add_task(node, task)
         elif task.job is not None:
