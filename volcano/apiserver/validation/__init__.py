@@ -43,7 +43,12 @@ from volcano.apiserver.errors import ApiError
 from volcano.apiserver.validation.cluster import metadata_errors, namespace_errors, node_errors, node_status_errors
 from volcano.apiserver.validation.crd import apply_defaults as apply_crd_defaults
 from volcano.apiserver.validation.crd import has_crd_schema, schema_errors
-from volcano.apiserver.validation.defaults import default_pod, default_pod_template, default_priority_class
+from volcano.apiserver.validation.defaults import (
+    default_pod,
+    default_pod_template,
+    default_priority_class,
+    default_secret,
+)
 from volcano.apiserver.validation.field import FieldError, invalid_error
 from volcano.apiserver.validation.objectmeta import check_patched_uid, check_update_uid
 from volcano.apiserver.validation.openapi import (
@@ -131,6 +136,7 @@ _DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
     "StatefulSet.apps": default_pod_template,
     "ReplicationController": default_pod_template,
     "Job.batch": default_pod_template,
+    "Secret": default_secret,
 }
 
 _KEEPS_STATUS = frozenset({"Node"})

@@ -10,14 +10,19 @@ admission plugin runs. Pods: ``schedulerName`` ``default-scheduler``, ``restartP
 container sets a limit but no request; the same for the pod template of a
 workload (ReplicaSet, Deployment, StatefulSet, ReplicationController,
 batch/v1 Job). PriorityClasses: ``preemptionPolicy``
-``PreemptLowerPriority``.
+``PreemptLowerPriority``. Secrets: ``type`` ``Opaque``, and ``stringData`` merged
+into ``data`` (each value base64 of its UTF-8 bytes, a ``stringData`` key winning
+over the same ``data`` key) and dropped, as the v1-to-internal conversion does: the
+stored Secret never holds ``stringData``.
 """
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
-__all__ = ["DEFAULT_PREEMPTION_POLICY", "default_pod", "default_pod_template", "default_priority_class"]
+__all__ = ["DEFAULT_PREEMPTION_POLICY", "default_pod", "default_pod_template", "default_priority_class",
+           "default_secret"]
 
 DEFAULT_PREEMPTION_POLICY = "PreemptLowerPriority"
 """A PriorityClass's ``preemptionPolicy`` when none is given."""
@@ -84,3 +89,17 @@ def default_pod_template(obj: dict[str, Any]) -> None:
     template = spec.get("template") if isinstance(spec, dict) else None
     if isinstance(template, dict):
         default_pod(template)
+
+
+def default_secret(secret: dict[str, Any]) -> None:
+    """Apply Kubernetes' Secret defaults and ``stringData`` conversion to ``secret`` in place (see the
+    module docstring). Called after decoding, so every ``stringData`` value is a string or null."""
+    string_data = secret.pop("stringData", None)
+    if isinstance(string_data, dict) and string_data:
+        data = secret.get("data")
+        merged = dict(data) if isinstance(data, dict) else {}
+        for key, value in string_data.items():
+            merged[key] = base64.b64encode((value or "").encode()).decode()
+        secret["data"] = merged
+    if not secret.get("type"):
+        secret["type"] = "Opaque"

@@ -41,6 +41,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "DecodeError",
     "StrictValidator",
+    "base64_error_offset",
     "decode_errors",
     "definition_name",
     "definitions",
@@ -177,9 +178,60 @@ def _rfc3339_text(value: str) -> bool:
     return bool(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$", value))
 
 
+_BASE64_SYMBOLS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_NEWLINES = frozenset(b"\r\n")
+
+
+def _skip_newlines(src: bytes, at: int) -> int:
+    while at < len(src) and src[at] in _NEWLINES:
+        at += 1
+    return at
+
+
+def base64_error_offset(text: str) -> int | None:
+    """Where Go's ``base64.StdEncoding`` (what ``encoding/json`` decodes a ``[]byte`` field with)
+    reports ``illegal base64 data at input byte N`` for ``text``, or None when it decodes.
+
+    The input is read in quanta of four symbols; ``\\r`` and ``\\n`` are skipped anywhere; a
+    quantum cut short by the end of the input is an error at the quantum's start; ``=`` may only
+    end the input, after two or three symbols of a quantum (two need ``==``); anything after the
+    padding but newlines is an error at its first byte."""
+    src = text.encode()
+    at = 0
+    while True:
+        symbols = 0
+        while symbols < 4:
+            if at == len(src):
+                return None if symbols == 0 else at - symbols
+            byte = src[at]
+            at += 1
+            if byte in _BASE64_SYMBOLS:
+                symbols += 1
+            elif byte in _NEWLINES:
+                continue
+            elif byte != ord("=") or symbols < 2:
+                return at - 1
+            else:
+                return _padding_error(src, at, symbols)
+
+
+def _padding_error(src: bytes, at: int, symbols: int) -> int | None:
+    """The rest of ``base64_error_offset`` once a ``=`` ended a quantum of ``symbols`` symbols."""
+    if symbols == 2:
+        at = _skip_newlines(src, at)
+        if at == len(src):
+            return at
+        if src[at] != ord("="):
+            return at - 1
+        at += 1
+    at = _skip_newlines(src, at)
+    return at if at < len(src) else None
+
+
 _FORMATS: dict[str, Callable[[str], bool]] = {
     "quantity": lambda text: not isinstance(text, str) or quantity_error(text) is None,
     "k8s-time": is_rfc3339,
+    "byte": lambda text: not isinstance(text, str) or base64_error_offset(text) is None,
 }
 
 
@@ -389,6 +441,8 @@ def _describe(def_name: str, err: jsonschema.ValidationError, prefix: tuple[str,
     value = err.instance
     if err.validator == "format" and err.validator_value == "quantity":
         return DecodeError(quantity_error(str(value)) or "invalid quantity", field, value)
+    if err.validator == "format" and err.validator_value == "byte":
+        return DecodeError(f"illegal base64 data at input byte {base64_error_offset(str(value))}", field, value)
     if err.validator == "format":
         layout = "2006-01-02T15:04:05Z07:00"
         return DecodeError(f'parsing time "{value}" as "{layout}": cannot parse "{value}" as "2006"', field, value)
