@@ -62,7 +62,7 @@ from volcano.apiserver.validation.openapi import (
 from volcano.apiserver.validation.pod import pod_spec_errors
 from volcano.apiserver.validation.pod_update import pod_update_errors
 from volcano.apiserver.validation.scheduling import priority_class_errors, priority_class_update_errors
-from volcano.apiserver.validation.workloads import batch_job_errors, controller_errors
+from volcano.apiserver.validation.workloads import batch_job_errors, controller_errors, controller_status_errors
 
 __all__ = [
     "apply_defaults",
@@ -126,7 +126,13 @@ _UPDATE_RULES: dict[str, _UpdateRule] = {
 }
 """Kind key -> what an update of a stored object may not change (``new``, ``old``)."""
 
-_STATUS_RULES: dict[str, _Rule] = {"Node": node_status_errors}
+_STATUS_RULES: dict[str, _Rule] = {
+    "Node": node_status_errors,
+    "Deployment.apps": lambda obj: controller_status_errors("Deployment", obj),
+    "ReplicaSet.apps": lambda obj: controller_status_errors("ReplicaSet", obj),
+    "StatefulSet.apps": lambda obj: controller_status_errors("StatefulSet", obj),
+    "ReplicationController": lambda obj: controller_status_errors("ReplicationController", obj),
+}
 
 _DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
     "Pod": default_pod,

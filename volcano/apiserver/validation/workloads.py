@@ -12,6 +12,13 @@ batch/v1 Job: ``parallelism``, ``completions``, ``activeDeadlineSeconds`` and
 ``restartPolicy`` is ``OnFailure`` or ``Never`` (unset or ``Always``:
 ``Required value: valid values: "OnFailure", "Never"``; with a
 ``podFailurePolicy`` only ``Never``).
+
+Status writes of the controllers (``ValidateDeploymentStatus``,
+``ValidateReplicaSetStatus``, ``ValidateStatefulSetStatus``,
+``ValidateReplicationControllerStatus``): every counter is not negative, the
+ready/available/updated counters are not above ``status.replicas`` and
+``availableReplicas`` is not above ``readyReplicas``. A missing counter is 0, as
+in the Go struct.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from volcano.api.selectors import SelectorError, label_selector_from_dict
 from volcano.apiserver.validation.field import FieldError, Shown, go_value, invalid, not_supported, required
 from volcano.apiserver.validation.pod import label_selector_errors, pod_template_errors
 
-__all__ = ["batch_job_errors", "controller_errors"]
+__all__ = ["batch_job_errors", "controller_errors", "controller_status_errors"]
 
 _JOB_RESTART = ("OnFailure", "Never")
 _COUNTERS = ("replicas", "minReadySeconds", "revisionHistoryLimit")
@@ -124,4 +131,41 @@ def batch_job_errors(job: Mapping[str, Any]) -> list[FieldError]:
         errs.append(not_supported(path, restart, _JOB_RESTART))
     elif spec.get("podFailurePolicy") is not None and restart != "Never":
         errs.append(invalid(path, restart, 'only "Never" is supported when podFailurePolicy is specified'))
+    return errs
+
+
+_StatusRule = tuple[tuple[str, ...], tuple[str, ...], str]
+_STATUS: dict[str, _StatusRule] = {
+    # kind: (non-negative counters in Go's order, counters not above status.replicas, availableReplicas'
+    # message when above readyReplicas)
+    "Deployment": (("observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
+                    "unavailableReplicas", "collisionCount"),
+                   ("updatedReplicas", "readyReplicas", "availableReplicas"), "cannot be greater than readyReplicas"),
+    "ReplicaSet": (("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration"),
+                   ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"),
+                   "cannot be greater than readyReplicas"),
+    "StatefulSet": (("replicas", "readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas",
+                     "observedGeneration", "collisionCount"),
+                    ("readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"),
+                    "cannot be greater than status.readyReplicas"),
+}
+_STATUS["ReplicationController"] = _STATUS["ReplicaSet"]
+
+
+def controller_status_errors(kind: str, obj: Mapping[str, Any]) -> list[FieldError]:
+    """Validation errors of a status write of a Deployment, ReplicaSet, StatefulSet or
+    ReplicationController (see the module docstring)."""
+    status = _mapping(obj.get("status"))
+    counters, bounded, above_ready = _STATUS[kind]
+
+    def count(name: str) -> int:
+        value = status.get(name)
+        return value if isinstance(value, int) else 0
+
+    errs = [invalid(f"status.{f}", count(f), "must be greater than or equal to 0")
+            for f in counters if count(f) < 0]
+    errs.extend(invalid(f"status.{f}", count(f), "cannot be greater than status.replicas")
+                for f in bounded if count(f) > count("replicas"))
+    if count("availableReplicas") > count("readyReplicas"):
+        errs.append(invalid("status.availableReplicas", count("availableReplicas"), above_ready))
     return errs
