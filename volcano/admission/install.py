@@ -4,8 +4,10 @@
 them:
 
 mutating
-  1. Kubernetes' Priority plugin (Pods);
-  2. Volcano's mutating webhooks: ``mutatejob``, ``mutatepodgroup``,
+  1. Kubernetes' ServiceAccount plugin (Pods, CREATE: ``serviceAccountName`` defaults to
+     ``default``);
+  2. Kubernetes' Priority plugin (Pods);
+  3. Volcano's mutating webhooks: ``mutatejob``, ``mutatepodgroup``,
      ``mutatequeue`` (CREATE).
 validating
   1. PriorityClass validation;
@@ -40,6 +42,7 @@ from volcano.admission.pod import validate_pod_create
 from volcano.admission.podgroup import mutate_podgroup, validate_podgroup_create
 from volcano.admission.priority import PriorityError, admit_pod_priority, validate_priority_class
 from volcano.admission.queue import mutate_queue, validate_queue, validate_queue_delete
+from volcano.admission.serviceaccount import admit_service_account
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.errors import forbidden, invalid
 from volcano.informers.poison import DATA_ERRORS
@@ -181,6 +184,11 @@ def _kube_builtins(view: ClientView) -> tuple[Hook, Hook]:
     return priority, priority_class
 
 
+def _service_account(req: AdmissionRequest) -> None:
+    if req.subresource is None:
+        admit_service_account(req.obj)
+
+
 def _bound(webhook: Webhook, ctx: WebhookContext) -> Hook:
     """``webhook.admit`` with its context filled in: the hook the admission chain calls."""
     return lambda req: webhook.admit(req, ctx)
@@ -206,6 +214,7 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
     chain = server.admission
     ctx = WebhookContext(ClientView(server), names, check_queue_allocated_pods)
     priority, priority_class = _kube_builtins(ctx.view)
+    _register(chain, True, "Pod", ("CREATE",), _service_account, "ServiceAccount")
     _register(chain, True, "Pod", ("CREATE", "UPDATE"), priority, "Priority")
     _register(chain, False, PRIORITY_CLASS, ("CREATE", "UPDATE"), priority_class, "priorityclass-validation")
     for webhook in VOLCANO_WEBHOOKS:

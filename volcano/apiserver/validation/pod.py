@@ -308,7 +308,7 @@ def pod_spec_errors(spec: Any, path: str, *, for_pod: bool) -> list[FieldError]:
     errs.extend(labels_errors(spec.get("nodeSelector"), f"{path}.nodeSelector"))
     errs.extend(_toleration_errors(spec.get("tolerations"), f"{path}.tolerations"))
     errs.extend(_affinity_errors(spec.get("affinity"), f"{path}.affinity"))
-    for field in ("schedulerName", "priorityClassName", "nodeName"):
+    for field in ("serviceAccountName", "schedulerName", "priorityClassName", "nodeName"):
         value = spec.get(field)
         if value:
             errs.extend(invalid(f"{path}.{field}", value, e) for e in dns1123_subdomain_errors(str(value)))

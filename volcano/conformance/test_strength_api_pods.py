@@ -1,0 +1,71 @@
+"""API conformance: what a pod is given on create, and what its spec may name.
+
+* The ServiceAccount admission plugin: a pod naming no service account runs as ``default``
+  (``spec.serviceAccountName``, mirrored in the deprecated ``spec.serviceAccount``); one naming
+  only the deprecated field runs as that one; an update does not add one.
+* ``spec.serviceAccountName`` must be a DNS subdomain (422 naming it, nothing stored).
+
+Pods use a scheduler that does not exist, so nothing runs. Every case uses only the
+backend-neutral ``cluster`` fixture.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.test_admission import denial, plain
+from volcano.conformance.test_strength_api_edges import SUBDOMAIN
+
+__all__: list[str] = []
+
+Obj = dict[str, Any]
+
+
+def _pod(name: str, **spec: Any) -> Obj:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"schedulerName": "strength-absent-scheduler",
+                     "containers": [{"name": "c", "image": "busybox:1.36"}], **spec}}
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+@pytest.mark.parametrize(("spec", "account"), [
+    pytest.param({}, "default", id="none"),
+    pytest.param({"serviceAccountName": "builder"}, "builder", id="named"),
+    pytest.param({"serviceAccount": "legacy"}, "legacy", id="deprecated-only"),
+    pytest.param({"serviceAccountName": "builder", "serviceAccount": "legacy"}, "builder", id="both"),
+])
+def test_a_pod_runs_as_a_service_account(cluster: Cluster, spec: Obj, account: str) -> None:
+    """``serviceAccountName`` (or, when absent, the deprecated ``serviceAccount``, or else
+    ``default``) is the pod's account; the stored pod shows it in both fields."""
+    made = plain(cluster.create(_pod("sa-pod", **spec)))
+    assert (made["spec"]["serviceAccountName"], made["spec"]["serviceAccount"]) == (account, account)
+    stored = cluster.get("Pod", "sa-pod")
+    assert (stored["spec"]["serviceAccountName"], stored["spec"]["serviceAccount"]) == (account, account)
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_a_service_account_name_is_a_subdomain(cluster: Cluster) -> None:
+    """``serviceAccountName: Bad_Account`` is 422 naming the field and value; nothing is stored."""
+    d = denial(lambda: cluster.create(_pod("sa-bad", serviceAccountName="Bad_Account")))
+    assert (d.code, d.reason, d.message) == (
+        422, "Invalid", f'Pod "sa-bad" is invalid: spec.serviceAccountName: Invalid value: "Bad_Account": '
+        f"{SUBDOMAIN}"), d
+    assert cluster.try_get("Pod", "sa-bad") is None
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_a_pod_template_gets_no_service_account(cluster: Cluster) -> None:
+    """The plugin admits pods, not the templates of workloads: a Deployment's template keeps no
+    ``serviceAccountName``."""
+    labels = {"app": "sa-deploy"}
+    made = plain(cluster.create({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "sa-deploy"},
+        "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+                 "template": {"metadata": {"labels": labels}, "spec": _pod("x")["spec"]}}}))
+    assert "serviceAccountName" not in made["spec"]["template"]["spec"]
