@@ -50,6 +50,7 @@ from typing import Any
 
 from volcano.api.kinds import UnknownKindError, kind_for_object, resolve_kind
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
+from volcano.apiserver.deletion import tracks_generation
 from volcano.apiserver.errors import ApiError
 from volcano.sim.clock import Clock, Priority
 from volcano.sim.rand import RandomStreams
@@ -261,7 +262,8 @@ def _what(obj: Any) -> str:
 def inject_stored_object(server: Any, obj: Obj) -> Obj:
     """Store ``obj`` as it is, skipping decoding, defaulting, validation and admission: an object written
     before validation existed, or straight into storage. Server fields (uid, resourceVersion, creation
-    time, generation, default namespace) are set as a create sets them; returns the stored object."""
+    time, default namespace, and ``generation`` 1 for kinds that keep one, none for the others) are set
+    as a create sets them; returns the stored object."""
     info = kind_for_object(obj)
     new = dict(obj)
     meta = new["metadata"] = dict(obj["metadata"])
@@ -271,6 +273,9 @@ def inject_stored_object(server: Any, obj: Obj) -> Obj:
         meta.pop("namespace", None)
     meta["uid"] = server.streams.uid()
     meta["creationTimestamp"] = server.timestamp()
-    meta["generation"] = 1
+    if tracks_generation(info):
+        meta["generation"] = 1
+    else:
+        meta.pop("generation", None)
     stored: Obj = server.store.insert(info, new)
     return stored
