@@ -21,7 +21,6 @@ __all__ = [
     "check_object_shape",
     "drop_metadata_nulls",
     "has_status_subresource",
-    "object_key",
     "parse_resource_version",
     "resource_name",
 ]
@@ -36,12 +35,6 @@ def has_status_subresource(info: KindInfo) -> bool:
 def resource_name(info: KindInfo) -> str:
     """The resource as Kubernetes names it in messages: ``pods``, ``jobs.batch.volcano.sh``."""
     return info.resource
-
-
-def object_key(info: KindInfo, obj: dict[str, Any]) -> str:
-    """``namespace/name`` (or just ``name`` for cluster-scoped kinds) of a stored object."""
-    meta = obj["metadata"]
-    return f"{meta['namespace']}/{meta['name']}" if info.namespaced else str(meta["name"])
 
 
 def _undecodable(info: KindInfo, obj: dict[str, Any]) -> None:
