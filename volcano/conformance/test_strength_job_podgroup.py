@@ -88,3 +88,28 @@ def test_the_podgroup_follows_the_jobs_min_available_and_replicas(cluster: Clust
     # tasks in priority order, and high's three replicas (6 CPUs) now cover it
     cluster.wait_until(lambda: _cpu(cluster, name) == (3, 3, 6), 60, "minResources 6 CPUs")
     assert member() == {"low": 2, "high": 2}
+
+
+@pytest.mark.parametrize(("given", "copied"), [
+    ({"mode": "soft", "highestTierAllowed": 1}, {"mode": "soft", "highestTierAllowed": 1}),
+    ({"mode": "hard", "highestTierName": "spine"}, {"mode": "hard", "highestTierName": "spine"}),
+    ({"highestTierName": "leaf"}, {"mode": "hard", "highestTierName": "leaf"}),
+])
+def test_the_podgroup_carries_the_jobs_and_partitions_network_topology(cluster: Cluster, given: dict[str, object],
+                                                                       copied: dict[str, object]) -> None:
+    """The job's ``networkTopology`` (a tier by number or by name; ``mode`` hard unless given) is the
+    PodGroup's, and a partitioned task's own one is its subGroupPolicy entry's."""
+    name = "pgtopo-" + "-".join(str(v) for v in given.values())
+    spec = job(name, [Task(name="plain", rep=1, req={"cpu": "1"})], min=1)
+    parted = Task(name="parted", rep=2, req={"cpu": "1"}).manifest(name, 1)
+    parted["partitionPolicy"] = {"totalPartitions": 1, "partitionSize": 2, "minPartitions": 1,
+                                 "networkTopology": dict(given)}
+    spec["spec"]["tasks"].append(parted)
+    spec["spec"]["networkTopology"] = dict(given)
+    cluster.apply(spec)
+    _wait_pg(cluster, name)
+    pg = pod_group_of(cluster, name)
+    assert pg is not None
+    assert pg["spec"]["networkTopology"] == copied
+    [policy] = pg["spec"]["subGroupPolicy"]
+    assert policy["name"] == "parted" and policy["networkTopology"] == copied, policy
