@@ -51,14 +51,23 @@ def test_cluster_scoped_object_events_go_to_default(server: ApiServer, clock: Si
 
 
 def test_deleted_event_is_recreated(server: ApiServer, clock: SimClock) -> None:
+    """client-go's recorder creates a repeat whose count patch found no Event anew: under the
+    same name, with the count and first timestamp it had observed."""
     p = server.create(pod("p"))
     rec = EventRecorder(server, clock, "volcano")
     rec.event(p, "Normal", "X", "m")
     [ev] = server.list("Event")["items"]
     server.delete("Event", ev["metadata"]["name"])
+    clock.run(until_ms=7_000)
     rec.event(p, "Normal", "X", "m")
     [again] = server.list("Event")["items"]
-    assert again["count"] == 1
+    assert again["metadata"]["name"] == ev["metadata"]["name"]
+    assert (again["count"], again["firstTimestamp"], again["lastTimestamp"]) == (
+        2, "2024-01-01T00:00:00Z", "2024-01-01T00:00:07Z")
+    assert again["metadata"]["uid"] != ev["metadata"]["uid"]
+    rec.event(p, "Normal", "X", "m")
+    [third] = server.list("Event")["items"]
+    assert third["count"] == 3 and third["metadata"]["uid"] == again["metadata"]["uid"]
 
 
 def test_bad_type_rejected(server: ApiServer, clock: SimClock) -> None:

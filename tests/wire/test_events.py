@@ -1,10 +1,11 @@
-"""``AsyncEventRecorder``: client-go's spam filter and a sending thread, with the recording instant kept."""
+"""``AsyncEventRecorder``: client-go's queue, correlator and sending thread, with the recording instant kept."""
 
 from __future__ import annotations
 
 import threading
 from typing import Any
 
+from volcano.apiserver.errors import already_exists
 from volcano.kube.events import AsyncEventRecorder
 from volcano.sim import SimClock
 
@@ -12,7 +13,7 @@ _POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace"
 
 
 class FakeClient:
-    """Stores created events (thread-safe); the first create waits for ``gate``."""
+    """Stores created events (thread-safe; a taken name is AlreadyExists); the first create waits for ``gate``."""
 
     def __init__(self) -> None:
         self.created: list[dict[str, Any]] = []
@@ -24,12 +25,17 @@ class FakeClient:
         if not self.created:
             self.gate.wait(10)
         with self._lock:
+            if any(e["metadata"]["name"] == obj["metadata"]["name"] for e in self.created):
+                raise already_exists("events", obj["metadata"]["name"])
             self.created.append(obj)
         return obj
 
-    def patch(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        self.patches += 1
-        return {}
+    def patch(self, kind: str, name: str, patch: dict[str, Any], namespace: str, **kwargs: Any) -> dict[str, Any]:
+        with self._lock:
+            self.patches += 1
+            [event] = [e for e in self.created if e["metadata"]["name"] == name]
+            event.update(patch)
+        return event
 
 
 def test_events_are_stamped_when_recorded_not_when_sent() -> None:
@@ -51,7 +57,10 @@ def test_events_are_stamped_when_recorded_not_when_sent() -> None:
     recorder.close()
 
 
-def test_the_spam_filter_keeps_25_per_object_then_one_per_five_minutes() -> None:
+def test_the_correlator_aggregates_then_keeps_25_per_object_then_one_per_five_minutes() -> None:
+    """client-go's order on the sending thread: 9 distinct messages are Events of their own, the
+    10th starts the aggregate Event, later ones patch it; the spam filter passes 25 events per
+    object, then one per 5 minutes, and the filtered ones still count in the aggregate."""
     clock = SimClock()
     client = FakeClient()
     client.gate.set()
@@ -64,8 +73,11 @@ def test_the_spam_filter_keeps_25_per_object_then_one_per_five_minutes() -> None
     recorder.event(_POD, "Warning", "FailedScheduling", "after five minutes")
     assert recorder.flush()
     assert (recorder.sent, recorder.filtered) == (27, 15)
-    messages = {e["message"] for e in client.created}
-    assert "attempt 24" in messages and "attempt 25" not in messages and "after five minutes" in messages
+    assert [e["message"] for e in client.created[:9]] == [f"attempt {i}" for i in range(9)]
+    aggregate = client.created[9]
+    assert aggregate["message"] == "(combined from similar events): after five minutes"
+    assert aggregate["count"] == 32 and aggregate["reportingComponent"] == ""  # 1 + 30 (15 filtered) + 1
+    assert [e["message"] for e in client.created[10:]] == ["ok"] and client.patches == 16
     recorder.close()
 
 

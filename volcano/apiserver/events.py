@@ -1,30 +1,52 @@
-"""Kubernetes Events (core/v1) recorded by components, with client-go's aggregation.
+"""Kubernetes Events (core/v1) recorded by components, through client-go's event correlator.
 
 ``EventRecorder.event(obj, type, reason, message)`` writes an ``Event`` in the
-involved object's namespace (``default`` for cluster-scoped objects). A repeat
-with the same source, involved object, type, reason and message is not a new
-object: as client-go's event correlator does, the recorder patches the
-existing Event's ``count`` (+1) and ``lastTimestamp``. Writes go through the
-``Client``, synchronously; the recorder never reads the wall clock.
+involved object's namespace (``default`` for cluster-scoped objects), after
+``EventCorrelator`` (client-go's ``EventCorrelator`` with the defaults
+``record.NewBroadcaster()`` gives every Volcano component) has seen it, in
+client-go's order:
+
+1. **Aggregation.** Events from the same source about the same object with the
+   same type, reason and reporting controller/instance but different messages
+   are similar. Once 10 distinct messages were seen within 10 minutes of each
+   other, each further similar event becomes the one aggregate Event whose
+   message is ``"(combined from similar events): "`` + the latest message (a new
+   Event, count 1, no reporting controller; later ones patch it).
+2. **Counting.** An event seen before (same source, object, type, reason,
+   message; or the same aggregate) is not a new object: it becomes a patch of
+   the existing Event's ``count`` (+1), ``lastTimestamp`` and ``message``.
+3. **Spam filter.** A token bucket per source and object (burst 25, refilled at
+   1/300 token per second as a float32, with golang.org/x/time/rate's
+   arithmetic): an event beyond it is dropped (``filtered``). The first two
+   steps have already counted it, so the next Event written carries its count.
+
+Each step keeps an LRU cache of 4,096 entries. Time is the recorder's Clock;
+nothing is random (client-go drops an arbitrary message from a full aggregate
+set; here it is the earliest seen), so the same calls give the same Events.
+Writes go through the ``Client``, synchronously; the recorder never reads the
+wall clock.
 
 When the client is the in-process ``ApiServer`` itself (not a wrapper), a new
-Event is written with ``ApiServer.create_event``: the same stored object and the
-same errors as ``create``, without the steps that cannot change or reject an
+Event is written with ``ApiServer.create_event`` and a repeat with
+``ApiServer.patch_event_count``: the same stored objects and errors as
+``create`` and ``patch``, without the steps that cannot change or reject an
 Event of exactly the shape the recorder builds (``is_recorded_event``).
 """
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from volcano.api.frozen import FrozenDict
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.sim.clock import Clock
 
-__all__ = ["EVENT_KEYS", "EVENT_TYPES", "EventRecorder", "is_recorded_event"]
+__all__ = ["AGGREGATE_PREFIX", "EVENT_KEYS", "EVENT_TYPES", "EventCorrelator", "EventRecorder", "Observed",
+           "TokenBucket", "is_recorded_event"]
 
 EVENT_TYPES = ("Normal", "Warning")
 """The event types Kubernetes accepts."""
@@ -34,10 +56,27 @@ EVENT_KEYS = frozenset({"apiVersion", "kind", "metadata", "involvedObject", "rea
                         "reportingInstance"})
 """The top-level fields of an Event the recorder creates."""
 
+LRU_SIZE = 4096
+"""client-go's ``maxLruCacheEntries``: the size of each of the correlator's caches."""
+AGGREGATE_MAX_EVENTS = 10
+"""Distinct messages of similar events within the interval from which on they are aggregated."""
+AGGREGATE_INTERVAL_NS = 600 * 10**9
+"""A similar event more than this after the last one starts a new aggregation record."""
+SPAM_BURST = 25
+"""Events a source may send about one object at once."""
+SPAM_QPS: float = struct.unpack("f", struct.pack("f", 1.0 / 300.0))[0]
+"""The spam filter's refill rate in tokens per second: client-go's float32 ``1/300`` widened to
+float64 as ``rate.Limit`` does (0.0033333334140479565, so a token is back after exactly 300 s)."""
+AGGREGATE_PREFIX = "(combined from similar events): "
+"""The message prefix of an aggregate Event."""
+
 _MAPS = (dict, FrozenDict)
 """The ``source`` types of a recorded Event: the recorder shares one frozen ``source`` among its Events."""
 _INVOLVED_KEYS = frozenset({"kind", "name", "namespace", "uid", "apiVersion", "resourceVersion"})
 _STRINGS = ("reason", "message", "type", "reportingComponent", "reportingInstance")
+_MISSING: Any = object()
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 def is_recorded_event(event: Any, now: str) -> bool:
@@ -69,9 +108,154 @@ def is_recorded_event(event: Any, now: str) -> bool:
     return type(count) is int and count == 1 and event["firstTimestamp"] == now and event["lastTimestamp"] == now
 
 
+class _Lru(Generic[K, V]):
+    """groupcache's ``lru.Cache``: ``get`` and ``add`` make an entry the most recent; adding beyond
+    ``size`` entries evicts the least recent one."""
+
+    __slots__ = ("_entries", "size")
+
+    def __init__(self, size: int) -> None:
+        self._entries: dict[K, V] = {}
+        self.size = size
+
+    def get(self, key: K) -> V | None:
+        value = self._entries.pop(key, _MISSING)
+        if value is _MISSING:
+            return None
+        self._entries[key] = value
+        return value
+
+    def add(self, key: K, value: V) -> None:
+        entries = self._entries
+        if entries.pop(key, _MISSING) is _MISSING and len(entries) >= self.size:
+            del entries[next(iter(entries))]
+        entries[key] = value
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+
+class TokenBucket:
+    """golang.org/x/time/rate's ``Limiter`` as client-go's ``TryAccept`` uses it (``AllowN(now, 1)``):
+    full (``burst`` tokens) when new; ``elapsed.Seconds() * qps`` tokens come back, capped at
+    ``burst``; an event is allowed when taking a token leaves a wait that truncates to 0 ns, and
+    only an allowed event moves the bucket's time and takes the token."""
+
+    __slots__ = ("burst", "last_ns", "qps", "tokens")
+
+    def __init__(self, qps: float = SPAM_QPS, burst: int = SPAM_BURST) -> None:
+        self.qps, self.burst = qps, burst
+        self.tokens = float(burst)
+        self.last_ns: int | None = None
+
+    def try_accept(self, now_ns: int) -> bool:
+        """Take a token at ``now_ns`` (ns on the clock) if one is there; whether it was."""
+        last = self.last_ns
+        if last is None:
+            tokens = float(self.burst)
+        else:
+            if now_ns < last:
+                last = now_ns
+            elapsed = now_ns - last
+            seconds = float(elapsed // 10**9) + float(elapsed % 10**9) / 1e9  # time.Duration.Seconds
+            tokens = min(float(self.burst), self.tokens + seconds * self.qps)
+        tokens -= 1.0
+        wait_ns = int(1e9 * (-tokens / self.qps)) if tokens < 0 else 0
+        if self.burst < 1 or wait_ns > 0:
+            return False
+        self.last_ns, self.tokens = now_ns, tokens
+        return True
+
+
+class Observed:
+    """What the correlator made of an event: the Event to write (``name``, ``count``,
+    ``first_timestamp``, ``message``, ``aggregate``: whether it is the aggregate Event, which has
+    no reporting controller) and ``key``, the counting cache's key it was observed under."""
+
+    __slots__ = ("aggregate", "count", "first_timestamp", "key", "message", "name")
+
+    def __init__(self, name: str, count: int, first_timestamp: str, message: str, aggregate: bool,
+                 key: str) -> None:
+        self.name, self.count, self.first_timestamp = name, count, first_timestamp
+        self.message, self.aggregate, self.key = message, aggregate, key
+
+
+class EventCorrelator:
+    """client-go's ``EventCorrelator`` with default options, on simulated time (see the module
+    docstring). ``correlate`` takes an event's identifying fields and returns the ``Observed`` Event
+    to write, or ``None`` when the spam filter drops it; ``update_state`` takes the Event the
+    server stored, as client-go's ``UpdateState``."""
+
+    def __init__(self, *, lru_size: int = LRU_SIZE, burst: int = SPAM_BURST, qps: float = SPAM_QPS,
+                 max_events: int = AGGREGATE_MAX_EVENTS, max_interval_ns: int = AGGREGATE_INTERVAL_NS) -> None:
+        self._aggregates: _Lru[str, list[Any]] = _Lru(lru_size)  # key -> [messages (ordered set), last ns]
+        self._logs: _Lru[str, tuple[int, str, str, str]] = _Lru(lru_size)  # key -> (count, first, name, rv)
+        self._spam: _Lru[str, TokenBucket] = _Lru(lru_size)
+        self._burst, self._qps = burst, qps
+        self._max_events, self._max_interval_ns = max_events, max_interval_ns
+
+    def correlate(self, source: str, involved: dict[str, str], etype: str, reason: str, message: str,
+                  reporting: str, now_ns: int, now: str) -> Observed | None:
+        """Aggregate, count and spam-filter one event from ``source`` (component; host empty) about
+        ``involved`` (an ObjectReference's fields) reported by ``reporting`` (the reporting
+        controller; instance empty), at ``now_ns``/``now`` (clock ns and RFC 3339 timestamp)."""
+        obj_key = "".join((source, involved.get("kind", ""), involved.get("namespace", ""), involved["name"]))
+        uid_key = involved.get("uid", "") + involved.get("apiVersion", "")
+        event_key = f"{obj_key}{uid_key}{etype}{reason}{message}"  # getEventKey (host, fieldPath empty)
+        aggregate_key = f"{obj_key}{uid_key}{etype}{reason}{reporting}"  # EventAggregatorByReasonFunc
+        record = self._aggregates.get(aggregate_key)
+        if record is None or now_ns - record[1] > self._max_interval_ns:
+            record = [{}, now_ns]
+        messages: dict[str, None] = record[0]
+        messages[message] = None
+        record[1] = now_ns
+        self._aggregates.add(aggregate_key, record)
+        if len(messages) < self._max_events:
+            key, aggregate = event_key, False
+        else:
+            del messages[next(iter(messages))]  # client-go: PopAny (an arbitrary one)
+            key, aggregate = aggregate_key, True
+            message = AGGREGATE_PREFIX + message
+        name = f"{involved['name']}.{now_ns:x}"
+        last = self._logs.get(key)
+        if last is not None and last[0] > 0:
+            count, first, name, rv = last[0] + 1, last[1], last[2], last[3]
+        else:
+            count, first, rv = 1, now, ""
+        self._logs.add(key, (count, first, name, rv))
+        bucket = self._spam.get(obj_key + uid_key)  # getSpamKey
+        if bucket is None:
+            bucket = TokenBucket(self._qps, self._burst)
+        allowed = bucket.try_accept(now_ns)
+        self._spam.add(obj_key + uid_key, bucket)
+        if not allowed:
+            return None
+        return Observed(name, count, first, message, aggregate, key)
+
+    def update_state(self, observed: Observed, stored: Obj, full_key: str) -> None:
+        """Record the Event the server answered (``stored``) under its full event key
+        (``full_key``: for an aggregate, its combined message's), as client-go's ``UpdateState``;
+        and the name it was finally written under for the key it was observed as."""
+        meta = stored["metadata"]
+        entry = (int(stored.get("count") or 0), str(stored.get("firstTimestamp") or ""), str(meta["name"]),
+                 str(meta.get("resourceVersion") or ""))
+        if observed.key != full_key:
+            last = self._logs.get(observed.key)
+            if last is not None and last[2] != entry[2]:
+                self._logs.add(observed.key, (last[0], last[1], entry[2], last[3]))
+        self._logs.add(full_key, entry)
+
+    def __len__(self) -> int:
+        """Entries in the largest of the three caches (each is bounded by ``lru_size``)."""
+        return max(len(self._aggregates), len(self._logs), len(self._spam))
+
 
 class EventRecorder:
-    """Records Events for one component (``source.component`` and ``reportingComponent``)."""
+    """Records Events for one component (``source.component`` and ``reportingComponent``) through
+    its own ``EventCorrelator``. ``filtered`` counts the events the spam filter dropped."""
 
     def __init__(self, client: Client, clock: Clock, component: str) -> None:
         if not isinstance(component, str) or not component:
@@ -82,11 +266,16 @@ class EventRecorder:
         self._source = FrozenDict({"component": component})
         """Every Event's ``source``, one read-only object shared by all of them (the store keeps
         frozen parts as they are: one dict for all the component's Events instead of one each)."""
-        self._seen: dict[tuple[str, ...], tuple[str, str, int]] = {}  # key -> (namespace, name, count)
-        # The server's Event fast path, only when the client is the server itself: a wrapper (retries,
-        # injected faults, HTTP) keeps its own create, whatever attributes it forwards.
+        self.correlator = EventCorrelator()
+        self.filtered = 0
+        # The server's Event fast paths, only when the client is the server itself: a wrapper (retries,
+        # injected faults, HTTP) keeps its own create and patch, whatever attributes it forwards.
         fast = type(client).__dict__.get("create_event")
         self._create: Callable[[dict[str, Any]], Any] = partial(fast, client) if fast is not None else client.create
+        fast_patch = type(client).__dict__.get("patch_event_count")
+        self._patch: Callable[[str, str, dict[str, Any]], Any] = (
+            partial(fast_patch, client) if fast_patch is not None
+            else lambda ns, name, patch: client.patch("Event", name, patch, ns))
 
     def event(self, obj: Obj, type: str, reason: str, message: str) -> None:
         """Record that ``reason``/``message`` happened to ``obj`` (``type`` Normal or Warning)."""
@@ -103,48 +292,54 @@ class EventRecorder:
         involved["apiVersion"] = obj.get("apiVersion", "")
         involved["resourceVersion"] = meta.get("resourceVersion", "")
         namespace = meta.get("namespace") or "default"
-        key = (self.component, involved["kind"], involved["apiVersion"], namespace, name, involved["uid"],
-               type, reason, message)
-        now = self._clock.timestamp()
-        seen = self._seen.get(key)
-        if seen is not None:
-            ev_ns, ev_name, count = seen
+        clock = self._clock
+        now, now_ns = clock.timestamp(), clock.unix_ns()
+        seen = self.correlator.correlate(self.component, involved, type, reason, message, self.component, now_ns, now)
+        if seen is None:
+            self.filtered += 1
+            return
+        stored = self._write(seen, involved, namespace, type, reason, now, now_ns)
+        if stored is not None:
+            full_key = seen.key if not seen.aggregate else "".join((
+                self.component, involved["kind"], involved.get("namespace", ""), name, involved["uid"],
+                involved["apiVersion"], type, reason, seen.message))
+            self.correlator.update_state(seen, stored, full_key)
+
+    def _write(self, seen: Observed, involved: dict[str, Any], namespace: str, type: str, reason: str,
+               now: str, now_ns: int) -> Obj | None:
+        """Patch (a repeat) or create the Event ``seen``; the stored Event, or None when dropped."""
+        if seen.count > 1:
             try:
-                self._client.patch("Event", ev_name, {"count": count + 1, "lastTimestamp": now}, ev_ns)
-                self._seen[key] = (ev_ns, ev_name, count + 1)
-                return
+                return self._patch(namespace, seen.name, {"count": seen.count, "lastTimestamp": now,
+                                                          "message": seen.message})
             except ApiError as exc:
                 if exc.code != 404:
                     raise
-        ev_meta: dict[str, Any] = {"namespace": namespace}
         event: dict[str, Any] = {
             "apiVersion": "v1",
             "kind": "Event",
-            "metadata": ev_meta,
+            "metadata": {"namespace": namespace, "name": seen.name},
             "involvedObject": involved,
             "reason": reason,
-            "message": message,
+            "message": seen.message,
             "source": self._source,
-            "firstTimestamp": now,
+            "firstTimestamp": seen.first_timestamp,
             "lastTimestamp": now,
-            "count": 1,
+            "count": seen.count,
             "type": type,
             "eventTime": None,
-            "reportingComponent": self.component,
+            "reportingComponent": "" if seen.aggregate else self.component,
             "reportingInstance": "",
         }
-        stamp = self._clock.unix_ns()
+        create = self._create if seen.count == 1 else self._client.create
+        stamp = now_ns
         while True:
-            ev_meta["name"] = f"{name}.{stamp:x}"
             try:
-                self._create(dict(event, metadata=dict(ev_meta)))
-                break
+                return create(dict(event, metadata=dict(event["metadata"])))
             except ApiError as exc:
-                if exc.reason == "Forbidden":
-                    return  # e.g. a terminating namespace; client-go drops a rejected event (no retry)
+                if exc.reason == "Forbidden" or (exc.reason == "AlreadyExists" and seen.count > 1):
+                    return None  # e.g. a terminating namespace; client-go drops a rejected event (no retry)
                 if exc.reason != "AlreadyExists":
                     raise
-                stamp += 1
-        if len(self._seen) >= 4096:  # a bounded cache, as client-go's LRU
-            del self._seen[next(iter(self._seen))]
-        self._seen[key] = (namespace, ev_meta["name"], 1)
+                stamp += 1  # two events at one simulated instant: the next free nanosecond
+                event["metadata"]["name"] = f"{involved['name']}.{stamp:x}"

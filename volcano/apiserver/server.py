@@ -114,6 +114,7 @@ _DEFAULTED = frozenset({"Pod", "PriorityClass.scheduling.k8s.io", "Job.batch.vol
 """Kinds whose defaulting edits nested values (the server then works on a full copy)."""
 _EVENT = resolve_kind("Event")
 _NAMESPACE = resolve_kind("Namespace")
+_COUNT_PATCH_KEYS = frozenset({"count", "lastTimestamp", "message"})
 
 
 
@@ -333,6 +334,32 @@ class ApiServer:
         meta["uid"] = self.streams.uid()
         meta["creationTimestamp"] = self.timestamp()
         return self.store.insert(info, event)
+
+    def patch_event_count(self, namespace: str, name: str, patch: Any) -> Obj:
+        """Apply an ``EventRecorder``'s repeat (the merge patch ``{"count", "lastTimestamp",
+        "message"}``) to the Event ``namespace``/``name``: the stored object, and any error, are those
+        of ``patch("Event", name, patch, namespace)``. When the patch has exactly that shape (a count
+        in 1..2^31-1, the clock's current timestamp, a string message), no admission hook watches
+        Event updates and the Event has no managedFields, the steps that can neither change nor reject
+        it are skipped: the merge's deep copy, decoding, server-field and default passes (the stored
+        Event is decoded already and the three values decode as they are). Shape and validation
+        checks run as ``patch`` runs them."""
+        info = _EVENT
+        chain = self.admission
+        if type(patch) is not dict or patch.keys() != _COUNT_PATCH_KEYS or type(patch["count"]) is not int \
+                or not 0 < patch["count"] < 2**31 or type(patch["message"]) is not str \
+                or patch["lastTimestamp"] != self.timestamp() \
+                or chain.hooks(True, info.key, "UPDATE") or chain.hooks(False, info.key, "UPDATE"):
+            return self.patch("Event", name, patch, namespace)
+        old = self.store.require(info, self._ns(info, namespace), name)
+        if old["metadata"].get("managedFields"):
+            return self.patch("Event", name, patch, namespace)
+        new: dict[str, Any] = dict(old)
+        new.update(patch)
+        new["metadata"] = dict(old["metadata"])
+        check_object_shape(info, new)
+        validate(info, new, old)
+        return self._commit(info, old, new)
 
     # -- read --------------------------------------------------------------------------------------
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj:

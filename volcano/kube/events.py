@@ -1,21 +1,20 @@
-"""client-go's event pipeline for a component over the wire: a spam filter, then sending off the owner thread.
+"""client-go's event pipeline over the wire: a bounded queue, then correlating and sending off the owner thread.
 
 A component records events synchronously in memory (``volcano.apiserver.EventRecorder``
 writes through the ``Client`` at once). Over the wire every event is an HTTP
 request; made on the owner thread they would hold up the component (a
 scheduling cycle that explains 1,000 pending pods would wait for 1,000 writes).
-``AsyncEventRecorder`` does what client-go's recorder does instead:
+``AsyncEventRecorder`` does what client-go's broadcaster does instead:
 
-* **Spam filter** (on the owner thread, before anything is queued): each
-  involved object has a token bucket of 25 events refilled at one per 5
-  minutes (client-go's ``EventSourceObjectSpamFilter`` defaults, on the
-  component's clock); an event beyond it is dropped and counted.
-* **Sending** (on a thread of its own): a bounded queue of 1,000 events, as the
-  broadcaster's channel; when it is full the event is dropped and counted, as
-  client-go drops events rather than block. The sender keeps
-  ``EventRecorder``'s aggregation (a repeat patches ``count`` and
-  ``lastTimestamp``), and stamps each event with the clock time it was
-  recorded at, not the time it was sent.
+* **Queueing** (on the owner thread): a bounded queue of 1,000 events, as the
+  broadcaster's channel; when it is full the event is dropped and counted
+  (``dropped``), as client-go drops events rather than block.
+* **Correlating and sending** (on a thread of its own): each event goes through
+  ``EventRecorder`` and so through the one ``EventCorrelator``
+  (``volcano.apiserver.events``: aggregation, counting, then the per-object
+  spam filter of 25 events refilled at one per 5 minutes; ``filtered`` counts
+  what it dropped), stamped with the clock time it was recorded at, not the
+  time it was sent (the correlator's time is that instant too).
 * ``close()`` sends what is queued (bounded by a timeout) and stops the thread.
 """
 
@@ -61,43 +60,25 @@ class _Stamp:
 class AsyncEventRecorder:
     """Records events for one component off the owner thread (see the module docstring)."""
 
-    def __init__(self, client: Client, clock: Clock, component: str, *, queue_size: int = 1000,
-                 burst: int = 25, refill_ms: int = 300_000) -> None:
+    def __init__(self, client: Client, clock: Clock, component: str, *, queue_size: int = 1000) -> None:
         self.component = component
         self._clock = clock
         self._stamp = _Stamp(clock)
         self._inner = EventRecorder(client, self._stamp, component)  # type: ignore[arg-type]
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=queue_size)
-        self._burst, self._refill_ms = burst, refill_ms
-        self._buckets: dict[tuple[str, ...], tuple[float, int]] = {}  # object -> (tokens, at ms)
         self.sent = 0
-        self.filtered = 0
-        """Events the spam filter dropped."""
         self.dropped = 0
         """Events dropped because the queue was full."""
         self._thread = threading.Thread(target=self._send_loop, name=f"events-{component}", daemon=True)
         self._thread.start()
 
-    def _allow(self, obj: Obj) -> bool:
-        meta = obj.get("metadata") or {}
-        key = (str(obj.get("kind", "")), str(meta.get("namespace", "")), str(meta.get("name", "")),
-               str(meta.get("uid", "")))
-        now = self._clock.now_ms
-        tokens, at = self._buckets.get(key, (float(self._burst), now))
-        tokens = min(float(self._burst), tokens + (now - at) / self._refill_ms)
-        if tokens < 1.0:
-            self._buckets[key] = (tokens, now)
-            return False
-        self._buckets[key] = (tokens - 1.0, now)
-        if len(self._buckets) > 4096:  # bounded, as client-go's LRU cache of buckets
-            del self._buckets[next(iter(self._buckets))]
-        return True
+    @property
+    def filtered(self) -> int:
+        """Events the correlator's spam filter dropped (on the sending thread)."""
+        return self._inner.filtered
 
     def event(self, obj: Obj, type: str, reason: str, message: str) -> None:
-        """Queue an event of ``type`` on ``obj`` (dropped by the spam filter or a full queue)."""
-        if not self._allow(obj):
-            self.filtered += 1
-            return
+        """Queue an event of ``type`` on ``obj`` (dropped when the queue is full)."""
         try:
             self._queue.put_nowait((obj, type, reason, message, self._clock.now_ms))
         except queue.Full:
@@ -114,8 +95,10 @@ class AsyncEventRecorder:
             obj, etype, reason, message, ms = item
             self._stamp.ms = ms
             try:
+                before = self._inner.filtered
                 self._inner.event(obj, etype, reason, message)
-                self.sent += 1
+                if self._inner.filtered == before:
+                    self.sent += 1
             except Exception as err:  # an event that cannot be written is lost, as with client-go
                 log.warning("%s: event %s on %s/%s not recorded: %s", self.component, reason,
                             (obj.get("metadata") or {}).get("namespace", ""),
