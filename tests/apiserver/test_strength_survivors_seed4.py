@@ -88,3 +88,14 @@ def test_a_delete_hook_sees_the_stored_object_as_old_and_a_copy_as_obj() -> None
     assert type(seen[0].obj) is dict and seen[0].obj == stored
     seen[0].obj["data"] = {}  # a plain copy: the hook may not touch the stored object
     assert stored["data"] == {"k": "v"}
+
+
+def test_update_refuses_a_field_manager_too_long() -> None:
+    """``?fieldManager=`` of an update (PUT) is checked as UpdateOptions (no Cluster call sends one)."""
+    server = ApiServer(SimClock(), RandomStreams(0))
+    made = server.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}})
+    with pytest.raises(ApiError) as err:
+        server.update({**made, "data": {"k": "v"}}, field_manager="m" * 129)
+    assert (err.value.code, err.value.message) == (
+        422, 'UpdateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes')
+    assert "data" not in server.get("ConfigMap", "c", "default")
