@@ -4,6 +4,7 @@ hooks, this server's own diff text); each names the behaviour it pins."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -99,3 +100,16 @@ def test_update_refuses_a_field_manager_too_long() -> None:
     assert (err.value.code, err.value.message) == (
         422, 'UpdateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes')
     assert "data" not in server.get("ConfigMap", "c", "default")
+
+
+def test_last_applied_configuration_is_the_manifest_without_the_annotation() -> None:
+    """kubectl's annotation holds the manifest as sent, minus the annotation itself (the memory
+    backend's ``apply``; the HTTP backend's apply is a plain create or replace)."""
+    from volcano.apiserver.threeway import LAST_APPLIED, last_applied_configuration
+
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v"},
+                "metadata": {"name": "c", "annotations": {LAST_APPLIED: "{}", "note": "x"}}}
+    assert json.loads(last_applied_configuration(manifest)) == {
+        "apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v"},
+        "metadata": {"name": "c", "annotations": {"note": "x"}}}
+    assert manifest["metadata"]["annotations"][LAST_APPLIED] == "{}"  # the manifest itself is not edited
