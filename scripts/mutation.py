@@ -95,7 +95,8 @@ def mutmut_config(suite: str, selection: list[str] | None = None, packages: list
         f"only_mutate = {json.dumps(only)}",
         f"also_copy = {json.dumps(top_level())}",
         f"pytest_add_cli_args_test_selection = {json.dumps(selection or SUITES[suite])}",
-        'pytest_add_cli_args = ["-p", "no:cacheprovider"]',
+        # The plugin clears the mutated code's small result caches before each test (see its docstring).
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "scripts.mutation_pytest_plugin"]',
         "use_git_change_detection = false",
         # A mutant gets (estimated test time + 1 s) x multiplier x 2 CPU seconds. mutmut's default
         # multiplier of 15 let a mutant that makes the Job controller flap between phases spin for

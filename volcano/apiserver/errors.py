@@ -51,7 +51,11 @@ class ApiError(Exception):
 
 
 def _what(resource: str, name: str) -> dict[str, Any]:
-    return {"name": name, "kind": resource}
+    """``StatusDetails`` of an error about ``resource`` (``deployments.apps``, ``Job.batch.volcano.sh``,
+    ``pods``) ``name``: the name, the group when there is one, and the resource or kind without it, as
+    Kubernetes' ``NewNotFound``/``NewInvalid``/... fill them from the qualified resource or kind."""
+    kind, _, group = resource.partition(".")
+    return {"name": name, "group": group, "kind": kind} if group else {"name": name, "kind": kind}
 
 
 def not_found(resource: str, name: str) -> ApiError:

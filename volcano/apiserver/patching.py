@@ -30,7 +30,7 @@ import yaml
 
 from volcano.api.frozen import thaw
 from volcano.api.kinds import KindInfo
-from volcano.apiserver.errors import CONFLICT_MESSAGE, ApiError, bad_request, conflict
+from volcano.apiserver.errors import CONFLICT_MESSAGE, ApiError, bad_request, conflict, status_cause
 from volcano.apiserver.gojson import go_json, json_category
 from volcano.apiserver.meta import resource_name
 from volcano.apiserver.patch import merge_patch
@@ -108,7 +108,7 @@ def options_invalid(kind: str) -> Callable[[str], ApiError]:
     """The 422 builder for ``<kind>.meta.k8s.io`` options (``CreateOptions``, ``UpdateOptions``)."""
     def error(cause: str) -> ApiError:
         return ApiError(422, "Invalid", f'{kind}.meta.k8s.io "" is invalid: {cause}',
-                        {"group": "meta.k8s.io", "kind": kind, "causes": [{"message": cause}]})
+                        {"group": "meta.k8s.io", "kind": kind, "causes": [status_cause(cause)]})
     return error
 
 

@@ -4,6 +4,9 @@
   (``spec.serviceAccountName``, mirrored in the deprecated ``spec.serviceAccount``); one naming
   only the deprecated field runs as that one; an update does not add one.
 * ``spec.serviceAccountName`` must be a DNS subdomain (422 naming it, nothing stored).
+* A preferred pod (anti-)affinity term is validated like a required one (its ``topologyKey``),
+  beside its weight; a toleration without a key must use ``Exists``.
+* A pod that has finished (``Succeeded``) is removed at once by a delete, whatever its grace period.
 
 Pods use a scheduler that does not exist, so nothing runs. Every case uses only the
 backend-neutral ``cluster`` fixture.
@@ -16,6 +19,7 @@ from typing import Any
 import pytest
 
 from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import pod as built_pod
 from volcano.conformance.test_admission import denial, plain
 from volcano.conformance.test_strength_api_edges import SUBDOMAIN
 
@@ -69,3 +73,46 @@ def test_a_pod_template_gets_no_service_account(cluster: Cluster) -> None:
         "spec": {"replicas": 0, "selector": {"matchLabels": labels},
                  "template": {"metadata": {"labels": labels}, "spec": _pod("x")["spec"]}}}))
     assert "serviceAccountName" not in made["spec"]["template"]["spec"]
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_preferred_pod_affinity_terms_are_validated(cluster: Cluster) -> None:
+    """A preferred podAntiAffinity term with weight 0 and no topologyKey: both errors, in that order;
+    a valid preferred podAffinity term is stored."""
+    term = {"labelSelector": {"matchLabels": {"app": "x"}}}
+    bad = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 0, "podAffinityTerm": term}]}}
+    d = denial(lambda: cluster.create(_pod("affinity-bad", affinity=bad)))
+    soft = "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]"
+    assert (d.code, d.message) == (
+        422, f'Pod "affinity-bad" is invalid: [{soft}.weight: Invalid value: 0: must be in the range 1-100, '
+        f"{soft}.podAffinityTerm.topologyKey: Required value: can not be empty]"), d
+    good = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "podAffinityTerm": {**term, "topologyKey": "kubernetes.io/hostname"}}]}}
+    made = plain(cluster.create(_pod("affinity-good", affinity=good)))
+    assert made["spec"]["affinity"] == good
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_a_toleration_without_key_must_be_exists(cluster: Cluster) -> None:
+    """``operator: Equal`` with no key is 422 naming the operator; ``Exists`` with no key is stored."""
+    d = denial(lambda: cluster.create(_pod("tol-bad", tolerations=[{"operator": "Equal", "value": "x"}])))
+    assert (d.code, d.message) == (
+        422, 'Pod "tol-bad" is invalid: spec.tolerations[0].operator: Invalid value: "Equal": operator must be '
+        'Exists when `key` is empty, which means "match all values and all keys"'), d
+    made = plain(cluster.create(_pod("tol-good", tolerations=[{"operator": "Exists"}])))
+    assert made["spec"]["tolerations"] == [{"operator": "Exists"}]
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_a_finished_pod_is_deleted_at_once(cluster: Cluster) -> None:
+    """A bound pod that has Succeeded is removed by its delete straight away, though its grace
+    period is ten minutes."""
+    cluster.create(built_pod("finished", req={"cpu": "100m"}, duration="1s", grace_seconds=600))
+    cluster.wait_until(lambda: (cluster.get("Pod", "finished").get("status") or {}).get("phase") == "Succeeded",
+                       120, "the pod succeeds")
+    cluster.delete("Pod", "finished")
+    assert cluster.try_get("Pod", "finished") is None

@@ -41,6 +41,12 @@ from volcano.api.frozen import FrozenDict, FrozenList, thaw
 from volcano.api.kinds import KindInfo, UnknownKindError, kind_for_object
 from volcano.apiserver.errors import ApiError
 from volcano.apiserver.validation.cluster import metadata_errors, namespace_errors, node_errors, node_status_errors
+from volcano.apiserver.validation.config import (
+    config_map_errors,
+    config_map_update_errors,
+    secret_errors,
+    secret_update_errors,
+)
 from volcano.apiserver.validation.crd import apply_defaults as apply_crd_defaults
 from volcano.apiserver.validation.crd import has_crd_schema, schema_errors
 from volcano.apiserver.validation.defaults import (
@@ -115,6 +121,8 @@ _RULES: dict[str, _Rule] = {
     "ReplicationController": lambda obj: controller_errors("ReplicationController", obj),
     "Job.batch": batch_job_errors,
     "PriorityClass.scheduling.k8s.io": priority_class_errors,
+    "ConfigMap": config_map_errors,
+    "Secret": secret_errors,
 }
 """Kind key -> its validation (beyond metadata)."""
 
@@ -123,6 +131,8 @@ _UpdateRule = Callable[[Mapping[str, Any], Mapping[str, Any]], list[FieldError]]
 _UPDATE_RULES: dict[str, _UpdateRule] = {
     "Pod": pod_update_errors,
     "PriorityClass.scheduling.k8s.io": priority_class_update_errors,
+    "ConfigMap": config_map_update_errors,
+    "Secret": secret_update_errors,
 }
 """Kind key -> what an update of a stored object may not change (``new``, ``old``)."""
 

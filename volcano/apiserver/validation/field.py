@@ -124,10 +124,6 @@ class FieldError:
     def __str__(self) -> str:
         return f"{self.field}: {self.body()}"
 
-    def cause(self) -> dict[str, str]:
-        """This error as a ``metav1.StatusCause``."""
-        return {"reason": self.type, "message": self.body(), "field": self.field}
-
 
 def invalid(field: str, value: Any, detail: str) -> FieldError:
     """``field.Invalid``."""
