@@ -181,3 +181,16 @@ def test_restart_partition_replaces_the_partition_of_the_evicted_pod(cluster: Cl
     status = _status(cluster, name)
     assert (int(status.get("retryCount") or 0), int(status.get("version") or 0)) == (1, 0), status
     cluster.hold(lambda: settled() and job_phase(cluster, name) == "Running", 30, f"{name} restarted once only")
+
+
+@pytest.mark.cluster(workers=2, cpu="1")
+def test_a_tasks_status_count_holds_each_phase_of_its_pods(cluster: Cluster) -> None:
+    """One task of three 1-CPU pods (job minAvailable 1) on two 1-CPU workers: two run and one stays
+    pending, and the task's ``taskStatusCount`` holds both phases (Running 2, Pending 1), as the
+    job's counters do."""
+    name = "mixed"
+    cluster.apply(job(name, [Task(name="work", rep=3, req={"cpu": "1"})], min=1))
+    want = {"pending": 1, "running": 2, "succeeded": 0, "failed": 0, "terminating": 0}
+    cluster.wait_until(lambda: _counters(_status(cluster, name)) == want, 120, f"{name}'s status counts {want}")
+    cluster.wait_until(lambda: _task_counts(_status(cluster, name)) == {"work": {"Running": 2, "Pending": 1}}, 60,
+                       f"{name}'s task counts both phases")

@@ -188,3 +188,30 @@ def test_an_existing_pods_anti_affinity_keeps_pods_of_the_namespaces_it_names_aw
     cluster.apply(guard)
     cluster.wait_until(lambda: bound(cluster.get("Pod", "guard", "elsewhere")), 60, "guard bound")
     assert _place(cluster, pod("newcomer", req=REQ, labels={"app": "newcomer"})) == workers[chosen]
+
+
+@pytest.mark.cluster(workers=2, cpu="4", memory="16Gi", control_plane=False)
+@pytest.mark.parametrize(("kind", "weight", "chosen"), [
+    pytest.param(kind, w, chosen,
+                 marks=pytest.mark.scheduler_conf(_conf() if w is None else _conf(podaffinity_weight=w)))
+    for kind, w, chosen in [("podAffinity", None, 1), ("podAffinity", 0, 0), ("podAntiAffinity", None, 1),
+                            ("podAntiAffinity", 0, 0)]
+])
+def test_an_existing_pods_preferred_terms_count_for_the_newcomer(cluster: Cluster, kind: str, weight: int | None,
+                                                                 chosen: int) -> None:
+    """The other direction of InterPodAffinity scoring: the newcomer (``app=newcomer``) has no terms, but
+    the busy pod on worker-1 prefers ``app=newcomer`` pods beside it, or the marker pod on worker-0
+    prefers them away; under the default weight the newcomer goes to worker-1, with
+    ``podaffinity.weight`` 0 least-requested sends it to worker-0."""
+    workers = sorted(w["metadata"]["name"] for w in cluster.worker_nodes())
+    term = {kind: {"preferredDuringSchedulingIgnoredDuringExecution": [{
+        "weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "newcomer"}},
+                                          "topologyKey": "kubernetes.io/hostname"}}]}}
+    busy = pod("busy", req={"cpu": "2", "memory": "8Gi"}, labels={"app": "busy"},
+               node_selector={"kubernetes.io/hostname": workers[1]})
+    marker = pod("marker", req={"cpu": "10m", "memory": "10Mi"}, labels={"app": "marker"},
+                 node_selector={"kubernetes.io/hostname": workers[0]})
+    (busy if kind == "podAffinity" else marker)["spec"]["affinity"] = term
+    cluster.apply([busy, marker])
+    cluster.wait_until(lambda: all(bound(cluster.get("Pod", n)) for n in ("busy", "marker")), 60, "setup pods bound")
+    assert _place(cluster, pod("newcomer", req=REQ, labels={"app": "newcomer"})) == workers[chosen]

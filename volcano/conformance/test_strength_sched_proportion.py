@@ -1,7 +1,9 @@
 """proportion's allocatable check (scheduler reference §5.4): a task is allocated only while
 ``allocated + request <= capability`` for its queue, counting what the same scheduling cycle has
 already allocated once each, so a gang exactly at the queue's capability runs and one pod more
-does not.
+does not. Reclaim takes from a queue only while its allocation exceeds its deserved (weighted
+water-filling of the cluster, exact to the millicore): one millicore over is enough, at the
+deserved itself nothing is taken.
 """
 
 from __future__ import annotations
@@ -34,3 +36,31 @@ def test_a_gang_runs_up_to_its_queues_capability(cluster: Cluster, gang: int, ru
         cluster.wait_until(lambda: placed() == gang, 60, "the gang runs")
     else:
         cluster.hold(lambda: placed() == 0, 30, "nothing binds")
+
+
+@pytest.mark.reclaim
+@pytest.mark.cluster(workers=2, cpu="2", control_plane=False)
+@pytest.mark.scheduler_conf(CI_CONF)
+@pytest.mark.parametrize(("big", "reclaims"), [("2000m", True), ("1999m", False)])
+def test_a_queue_one_millicore_over_its_deserved_loses_a_pod(cluster: Cluster, big: str, reclaims: bool) -> None:
+    """Two queues of equal weight on 4 CPUs deserve 2 CPUs each. ``held`` runs a ``big`` pod on one
+    worker and a 1m pod on the other; ``wanting`` asks for a 2-CPU pod, which fits nowhere. With
+    ``held`` at 2001m (one millicore over its deserved) reclaim evicts one of its pods and the 2-CPU
+    pod binds; at 2000m, exactly its deserved, nothing is reclaimed and it stays pending."""
+    make_queues(cluster, simple_queue("held"), simple_queue("wanting"))
+    workers = sorted(w["metadata"]["name"] for w in cluster.worker_nodes())
+    held = []
+    for name, cpu, worker in (("held-big", big, workers[0]), ("held-tiny", "1m", workers[1])):
+        cluster.apply(pod_group(name, min_member=1, queue="held"))
+        cluster.apply(pod(name, group=name, req={"cpu": cpu}, labels={"volcano.sh/preemptable": "true"},
+                          node_selector={"kubernetes.io/hostname": worker}, grace_seconds=0))
+        held.append(name)
+    cluster.wait_until(lambda: all(bound(cluster.get("Pod", n)) for n in held), 60, "held pods bound")
+    cluster.apply(pod_group("wanting", min_member=1, queue="wanting"))
+    cluster.apply(pod("wanting", group="wanting", req={"cpu": "2"}))
+    if reclaims:
+        cluster.wait_until(lambda: bound(cluster.get("Pod", "wanting")), 120, "the 2-CPU pod binds")
+        assert sum(1 for n in held if cluster.try_get("Pod", n) is not None) == 1, "one held pod evicted"
+    else:
+        cluster.hold(lambda: not bound(cluster.get("Pod", "wanting")) and all(
+            cluster.try_get("Pod", n) is not None for n in held), 60, "nothing reclaimed")
