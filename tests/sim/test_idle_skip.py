@@ -94,4 +94,6 @@ def test_a_waiting_gang_replays_its_cycles_with_the_same_events_and_trace() -> N
     assert [(e["reason"], e.get("count"), e.get("lastTimestamp")) for e in fast.events("PodGroup", "g")] == \
         [(e["reason"], e.get("count"), e.get("lastTimestamp")) for e in slow.events("PodGroup", "g")]
     assert fast.trace.lines() == slow.trace.lines()
-    assert max(e.get("count") or 0 for e in fast.events("PodGroup", "g")) > 500
+    # client-go's spam filter writes a PodGroup's first 25 events, then one per 5 minutes; the written
+    # count includes the filtered repeats, so the 5-minute write carries about 300
+    assert max(e.get("count") or 0 for e in fast.events("PodGroup", "g")) > 250

@@ -173,14 +173,15 @@ class TokenBucket:
 class Observed:
     """What the correlator made of an event: the Event to write (``name``, ``count``,
     ``first_timestamp``, ``message``, ``aggregate``: whether it is the aggregate Event, which has
-    no reporting controller) and ``key``, the counting cache's key it was observed under."""
+    no reporting controller), ``key``, the counting cache's key it was observed under, and
+    ``base``, its full event key without the message."""
 
-    __slots__ = ("aggregate", "count", "first_timestamp", "key", "message", "name")
+    __slots__ = ("aggregate", "base", "count", "first_timestamp", "key", "message", "name")
 
     def __init__(self, name: str, count: int, first_timestamp: str, message: str, aggregate: bool,
-                 key: str) -> None:
+                 key: str, base: str) -> None:
         self.name, self.count, self.first_timestamp = name, count, first_timestamp
-        self.message, self.aggregate, self.key = message, aggregate, key
+        self.message, self.aggregate, self.key, self.base = message, aggregate, key, base
 
 
 class EventCorrelator:
@@ -204,7 +205,8 @@ class EventCorrelator:
         controller; instance empty), at ``now_ns``/``now`` (clock ns and RFC 3339 timestamp)."""
         obj_key = "".join((source, involved.get("kind", ""), involved.get("namespace", ""), involved["name"]))
         uid_key = involved.get("uid", "") + involved.get("apiVersion", "")
-        event_key = f"{obj_key}{uid_key}{etype}{reason}{message}"  # getEventKey (host, fieldPath empty)
+        base = f"{obj_key}{uid_key}{etype}{reason}"
+        event_key = base + message  # getEventKey (host and fieldPath empty)
         aggregate_key = f"{obj_key}{uid_key}{etype}{reason}{reporting}"  # EventAggregatorByReasonFunc
         record = self._aggregates.get(aggregate_key)
         if record is None or now_ns - record[1] > self._max_interval_ns:
@@ -233,12 +235,13 @@ class EventCorrelator:
         self._spam.add(obj_key + uid_key, bucket)
         if not allowed:
             return None
-        return Observed(name, count, first, message, aggregate, key)
+        return Observed(name, count, first, message, aggregate, key, base)
 
-    def update_state(self, observed: Observed, stored: Obj, full_key: str) -> None:
-        """Record the Event the server answered (``stored``) under its full event key
-        (``full_key``: for an aggregate, its combined message's), as client-go's ``UpdateState``;
-        and the name it was finally written under for the key it was observed as."""
+    def update_state(self, observed: Observed, stored: Obj) -> None:
+        """Record the Event the server answered (``stored``, written for ``observed``) under its full
+        event key (for an aggregate, its combined message's), as client-go's ``UpdateState``; and the
+        name it was finally written under for the key it was observed as."""
+        full_key = observed.base + observed.message if observed.aggregate else observed.key
         meta = stored["metadata"]
         entry = (int(stored.get("count") or 0), str(stored.get("firstTimestamp") or ""), str(meta["name"]),
                  str(meta.get("resourceVersion") or ""))
@@ -300,10 +303,7 @@ class EventRecorder:
             return
         stored = self._write(seen, involved, namespace, type, reason, now, now_ns)
         if stored is not None:
-            full_key = seen.key if not seen.aggregate else "".join((
-                self.component, involved["kind"], involved.get("namespace", ""), name, involved["uid"],
-                involved["apiVersion"], type, reason, seen.message))
-            self.correlator.update_state(seen, stored, full_key)
+            self.correlator.update_state(seen, stored)
 
     def _write(self, seen: Observed, involved: dict[str, Any], namespace: str, type: str, reason: str,
                now: str, now_ns: int) -> Obj | None:
