@@ -66,6 +66,16 @@ def _job_view(job: JobInfo) -> tuple[Any, ...]:
             tasks, job.moved)
 
 
+def _attrs_view(plugin: Any) -> list[Any]:
+    """A quota plugin's queue attributes as opened, dict key order and value types included."""
+    out = []
+    for name, attr in plugin.attrs.items():
+        parts = [attr.allocated, attr.request, attr.inqueue, attr.elastic, attr.quota.deserved, attr.quota.request,
+                 attr.quota.real or {}]
+        out.append((name, attr.share, [[(k, v, type(v).__name__) for k, v in d.items()] for d in parts]))
+    return out
+
+
 def assert_same_model(carried: Session, built: Session) -> None:
     """Every part of the session model the two sessions opened with is equal."""
     assert list(carried.jobs) == list(built.jobs)
@@ -82,6 +92,9 @@ def assert_same_model(carried: Session, built: Session) -> None:
             job = task.job
             assert job is None or job.tasks.get(uid) is task
     assert carried.total.tolist() == built.total.tolist()
+    for name in ("proportion", "capacity"):
+        if name in carried.plugins:
+            assert _attrs_view(carried.plugins[name]) == _attrs_view(built.plugins[name]), name
     assert [pg for pg, _ in carried.unusable] == [pg for pg, _ in built.unusable]
 
 
