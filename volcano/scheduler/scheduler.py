@@ -45,6 +45,7 @@ from volcano.scheduler.actions import default_actions
 from volcano.scheduler.cache import SchedulerCache
 from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF
 from volcano.scheduler.framework.action import ActionRegistry
+from volcano.scheduler.framework.carry import JobCarry
 from volcano.scheduler.framework.conf import SchedulerConf
 from volcano.scheduler.framework.metrics import MetricsSink
 from volcano.scheduler.framework.model import TaskInfo
@@ -141,15 +142,19 @@ class _Replay:
     events: list[Event]
 
 
-def retire(ssn: Session) -> None:
+def retire(ssn: Session, successor: Session | None = None) -> None:
     """Let a finished session go at once: break the reference cycles that hold its model together
     (each task names its job, which holds the task; the session holds its plugins, which hold the
     session), so that reference counting frees its tasks, jobs, node rows and plugins as soon as
     the scheduler drops it, instead of leaving them to the cyclic garbage collector (at 1,000
     nodes a session is some ten thousand objects, and the collector walked every one of them,
     cycle after cycle, before finding it garbage). The session is unusable afterwards; the
-    scheduler retires only the previous cycle's, once ``last_session`` has moved on."""
-    for job in ssn.jobs.values():
+    scheduler retires only the previous cycle's, once ``last_session`` has moved on. Jobs that
+    ``successor`` carried over from it (``framework.carry``: the very same objects) are left whole."""
+    carried = successor.jobs if successor is not None else {}
+    for uid, job in ssn.jobs.items():
+        if carried.get(uid) is job:
+            continue
         for task in job.tasks.values():
             task.job = None
     state = getattr(ssn, "__dict__", None)
@@ -203,6 +208,7 @@ class Scheduler:
         self.replayed_cycles = 0
         """Cycles whose recorded effects were replayed instead of recomputed (included in ``cycles``)."""
         self._gauges: dict[tuple[str, ...], int] = {}
+        self._carry = JobCarry()
         self.reuse = True
         """Sessions reuse earlier parses and skip unused work (``Session.reuse``); ``False`` is the
         reference path the property tests compare against."""
@@ -262,7 +268,7 @@ class Scheduler:
         sink = _WatchedMetrics(self.metrics, self._gauges)
         ssn = Session(self.cache.snapshot(), self.conf, self.registry, uid=f"{self.name}-session-{self.cycles}",
                       now_ms=start, trace=self.trace, component=self.name, clock=self.clock, metrics=sink,
-                      reuse=self.reuse)
+                      reuse=self.reuse, carry=self._carry)
         for pg, exc in ssn.unusable:
             self.cache.informers.unusable.handle(self.name, dict(pg), exc)
         for name in self.conf.actions:
@@ -278,7 +284,7 @@ class Scheduler:
         previous = self.last_session
         self.last_session, self.last_outcome = ssn, outcome
         if previous is not None and self.reuse:
-            retire(previous)
+            retire(previous, ssn)
         noop = not (ssn.binds or ssn.evictions or ssn.unusable or outcome.podgroups or outcome.events
                     or outcome.pod_conditions or outcome.queues or sink.changed) \
             and (self.trace is None or len(self.trace) == trace_len) \

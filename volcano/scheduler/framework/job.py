@@ -107,6 +107,7 @@ class JobInfo:
 
     __slots__ = (
         "_be_pending",
+        "_moves",
         "_ready",
         "_role_be_pending",
         "_role_status",
@@ -115,6 +116,7 @@ class JobInfo:
         "creation",
         "fit_errors",
         "job_fit_errors",
+        "memo",
         "min_available",
         "min_resources",
         "min_task_member",
@@ -155,6 +157,10 @@ class JobInfo:
         self.allocated = space.zeros()
         self.fit_errors: dict[str, FitErrors] = {}
         self.job_fit_errors = ""
+        self.memo: dict[Any, Any] = {}
+        """Values worked out from the job as built (before any task moves), kept while the
+        job is reused across sessions (``reuse``); a rebuilt job starts with none."""
+        self._moves = 0
 
     # -- membership and status ------------------------------------------------------------
     def add_task(self, task: TaskInfo) -> None:
@@ -176,6 +182,7 @@ class JobInfo:
         old = task.status
         if old == status:
             return
+        self._moves += 1
         self.status_counts[old] -= 1
         self.status_counts[status] += 1
         role = task.spec.role
@@ -191,6 +198,27 @@ class JobInfo:
         elif now and not was:
             self.allocated = self.allocated + task.vec
         task.status = status
+
+    @property
+    def moved(self) -> bool:
+        """Whether any task changed status since the job was built (``set_status``)."""
+        return self._moves > 0
+
+    def rebuild_tasks(self, space: ResourceSpace) -> None:
+        """Recount the job from its tasks, in order, as ``add_task`` counted them when the job
+        was built (the tasks' statuses must already be what they were then): the counters,
+        the allocated vector and the move count start over."""
+        tasks = list(self.tasks.values())
+        self.tasks = {}
+        self.status_counts = Counter()
+        self._be_pending = 0
+        self._ready = 0
+        self._role_status = Counter()
+        self._role_be_pending = Counter()
+        self.allocated = space.zeros()
+        for task in tasks:
+            self.add_task(task)
+        self._moves = 0
 
     def count(self, statuses: Iterable[TaskStatus]) -> int:
         """Number of tasks in any of ``statuses``."""

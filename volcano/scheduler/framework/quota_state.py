@@ -113,6 +113,35 @@ class QueueAttr:
     share: float = 0.0
 
 
+_Parts = tuple[dict[str, Num], dict[str, Num], dict[str, Num], dict[str, Num]]
+_PARTS = object()
+"""``JobInfo.memo`` key of the job's ``_job_parts``."""
+
+
+def _job_parts(ssn: Session, job: JobInfo, names: Sequence[str]) -> _Parts:
+    """What ``job`` adds to its queue's attributes: its allocation, its Pending tasks' summed
+    requests (in task order: the same values as adding each), its in-queue reservation and
+    its elastic part. A function of the job as built: with ``reuse`` it is kept in the job's
+    ``memo`` (with the phase and space width it was worked out for) and read again while
+    no task of the job has moved."""
+    key = (job.phase, len(names))
+    if ssn.reuse and not job.moved:
+        hit = job.memo.get(_PARTS)
+        if hit is not None and hit[0] == key:
+            return hit[1]  # type: ignore[no-any-return]
+    job_alloc = vec_to_dict(names, ssn.space.fit(job.allocated).tolist())
+    pending: dict[str, Num] = {}
+    if job.status_counts[TaskStatus.Pending]:
+        for task in job.tasks.values():
+            if task.status == TaskStatus.Pending:
+                for name, value in task.spec.requests.items():
+                    pending[name] = pending.get(name, 0) + value
+    parts = (job_alloc, pending, job_reserved(job, names), exceeded_part(job_alloc, job.min_resources or {}))
+    if ssn.reuse and not job.moved:
+        job.memo[_PARTS] = (key, parts)
+    return parts
+
+
 def build_queue_attrs(ssn: Session) -> tuple[dict[str, QueueAttr], dict[str, Num], dict[str, Num]]:
     """Per-queue attributes for every queue with a job in the session, the cluster total and Σ guarantees."""
     names = ssn.space.names
@@ -129,16 +158,13 @@ def build_queue_attrs(ssn: Session) -> tuple[dict[str, QueueAttr], dict[str, Num
             quota = QueueQuota(queue.name, queue.weight, {}, dict(queue.guarantee or {}),
                                dict(queue.capability) if queue.capability is not None else None)
             attr = attrs[job.queue] = QueueAttr(quota)
-        job_alloc = vec_to_dict(names, ssn.space.fit(job.allocated).tolist())
+        job_alloc, pending, reserved, elastic = _job_parts(ssn, job, names)
         attr.allocated = add(attr.allocated, job_alloc)
         request = attr.request = add(attr.request, job_alloc)
-        if job.status_counts[TaskStatus.Pending]:
-            for task in job.tasks.values():
-                if task.status == TaskStatus.Pending:  # summed in place: the same values as add() each
-                    for name, value in task.spec.requests.items():
-                        request[name] = request.get(name, 0) + value
-        attr.inqueue = add(attr.inqueue, job_reserved(job, names))
-        attr.elastic = add(attr.elastic, exceeded_part(job_alloc, job.min_resources or {}))
+        for name, value in pending.items():  # summed in place: the same values as add() each
+            request[name] = request.get(name, 0) + value
+        attr.inqueue = add(attr.inqueue, reserved)
+        attr.elastic = add(attr.elastic, elastic)
     for attr in attrs.values():
         attr.quota.request = attr.request
         attr.quota.real = real_capability(total, total_guarantee, attr.quota.guarantee, attr.quota.capability)

@@ -31,9 +31,10 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from volcano.informers.poison import DATA_ERRORS
+from volcano.scheduler.framework.build import build_model
+from volcano.scheduler.framework.carry import JobCarry
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf
-from volcano.scheduler.framework.job import JobInfo, PodGroupParse, parse_podgroup
+from volcano.scheduler.framework.job import JobInfo
 from volcano.scheduler.framework.metrics import NO_METRICS, MetricsSink
 from volcano.scheduler.framework.node import NodeInfo, NodeTable
 from volcano.scheduler.framework.plugin import Arguments, Plugin, PluginRegistry
@@ -67,8 +68,8 @@ from volcano.scheduler.framework.points import (
 from volcano.scheduler.framework.queue import QueueInfo
 from volcano.scheduler.framework.resources import Vec
 from volcano.scheduler.framework.snapshot import Snapshot
-from volcano.scheduler.framework.state import State, StateKey
-from volcano.scheduler.framework.task import COMPLETED_STATUSES, TaskInfo, TaskSpec, TaskStatus, default_task_less
+from volcano.scheduler.framework.state import State
+from volcano.scheduler.framework.task import TaskInfo, TaskSpec, TaskStatus, default_task_less
 from volcano.scheduler.framework.util import PriorityQueue
 from volcano.sim.clock import Clock, SimClock
 from volcano.sim.trace import Trace
@@ -76,9 +77,6 @@ from volcano.sim.trace import Trace
 __all__ = ["EventHandler", "Session", "Snapshot"]
 
 S = TaskStatus
-_PgParses = dict[tuple[int, str], tuple[Mapping[str, Any], PodGroupParse]]
-_PODGROUP_PARSES: StateKey[_PgParses] = StateKey("session.podgroup-parses", dict)
-"""The last session's PodGroup parses by (object identity, default queue)."""
 P = ParamSpec("P")
 A = TypeVar("A")
 R = TypeVar("R")
@@ -98,7 +96,7 @@ class Session:
     def __init__(self, snapshot: Snapshot, conf: SchedulerConf, registry: PluginRegistry, *,
                  uid: str = "session-0", now_ms: int = 0, trace: Trace | None = None,
                  component: str = "volcano", clock: Clock | None = None,
-                 metrics: MetricsSink = NO_METRICS, reuse: bool = True) -> None:
+                 metrics: MetricsSink = NO_METRICS, reuse: bool = True, carry: JobCarry | None = None) -> None:
         self.uid = uid
         self.reuse = reuse
         """Reuse what earlier sessions parsed from the same immutable objects, and skip work whose
@@ -123,7 +121,7 @@ class Session:
         self.jobs: dict[str, JobInfo] = {}
         self.unusable: list[tuple[Mapping[str, Any], BaseException]] = []
         """PodGroups the scheduler could not read (left out; the scheduler reports each as a Warning Event)."""
-        self._place_tasks(snapshot, task_vecs)
+        build_model(self, snapshot, task_vecs, carry)
         self.total: Vec = self.table.alloc.sum(axis=0) if len(self.table) else space.zeros()
         self.binds: list[tuple[TaskInfo, str]] = []
         self.evictions: list[tuple[TaskInfo, str]] = []
@@ -151,48 +149,6 @@ class Session:
         self._job_order: tuple[Callable[[JobInfo, JobInfo], int], ...] = tuple(
             fn for tier in self._fns[JOB_ORDER.name] for fn in tier)
         """The JobOrder callbacks in tier walk order (callbacks register only while plugins open)."""
-
-    def _place_tasks(self, snapshot: Snapshot, task_vecs: list[Vec]) -> None:
-        """Make the session's jobs (PodGroups of known queues) and tasks; put each task
-        in its job and, when it holds a node, on that node's row."""
-        # PodGroup parses of the last session, reused for the very same objects (the informer's
-        # objects are immutable); kept for the current PodGroups only.
-        shared = State(snapshot.shared)
-        memo = shared.get(_PODGROUP_PARSES) if self.reuse else {}
-        parses: _PgParses = {}
-        default_queue = snapshot.default_queue
-        for pg, priority in snapshot.podgroups:
-            hit = memo.get((id(pg), default_queue))
-            try:
-                parsed = hit[1] if hit is not None and hit[0] is pg else parse_podgroup(pg, default_queue)
-            except DATA_ERRORS as exc:  # a PodGroup the scheduler cannot read is left out
-                self.unusable.append((pg, exc))
-                continue
-            parses[id(pg), default_queue] = (pg, parsed)
-            job = JobInfo(pg, default_queue, priority, self.space, parsed)
-            if job.queue in self.queues:
-                self.jobs[job.uid] = job
-        shared.set(_PODGROUP_PARSES, parses)
-        by_name = self.table.by_name
-        fit = self.space.fit
-        jobs = self.jobs
-        overrides = snapshot.overrides
-        placed: list[tuple[NodeInfo, TaskInfo]] = []
-        for spec, vec in zip(snapshot.tasks, task_vecs, strict=True):
-            over = overrides.get(spec.uid)
-            task = TaskInfo(spec, fit(vec), *(over or (None, None)))
-            owner = jobs.get(spec.job_id) if spec.job_id else None
-            if owner is not None:
-                owner.add_task(task)
-            if task.node_name and task.status not in COMPLETED_STATUSES:
-                node = by_name.get(task.node_name)
-                if node is not None:
-                    placed.append((node, task))
-        if self.reuse:
-            self.table.add_tasks(placed)
-        else:
-            for node, task in placed:
-                self.table.add_task(node, task)
 
     def _open_plugins(self, registry: PluginRegistry) -> None:
         """Instantiate every configured plugin, tier by tier, and let it register."""

@@ -1,0 +1,255 @@
+"""Jobs carried across sessions (``framework.carry``) are exactly the jobs a session builds.
+
+Random clusters (gangs arriving with random sizes, requests, priorities and
+queues; pods finishing, failing and being deleted; nodes added and removed;
+queues created and reweighted; priority classes) are run cycle by cycle with
+the default configuration and with preempt and reclaim. Two properties:
+
+* model: at every session the scheduler opens, the carried model (jobs in
+  order, every job field and counter, every task's fields and order, the node
+  table's columns, change list and per-node task order) equals a model built
+  from scratch from the same snapshot;
+* streams: every watch event of every kind (Pods, PodGroups, Events, Queues,
+  Nodes, ...), the decision trace and the scheduler's metrics are identical
+  with ``reuse`` on and off.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import volcano.scheduler.scheduler as scheduler_module
+from tests.sim.scenarios import _metrics
+from volcano.api.kinds import KINDS
+from volcano.conformance.lib.builders import pod, pod_group, priority_class, queue
+from volcano.scheduler.framework.job import JobInfo
+from volcano.scheduler.framework.session import Session
+from volcano.testbed import FakeCluster
+
+PREEMPT_CONF = """
+actions: "enqueue, allocate, preempt, reclaim, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+"""
+
+_JOB_SLOTS = [s for s in JobInfo.__slots__ if s not in ("memo", "_moves", "tasks", "status_counts", "_role_status",
+                                                       "_role_be_pending", "allocated", "fit_errors")]
+
+
+def _counter(c: Any) -> list[tuple[Any, int]]:
+    return list(c.items())
+
+
+def _job_view(job: JobInfo) -> tuple[Any, ...]:
+    tasks = [(uid, t.spec, t.uid, t.vec.tolist(), t.vec.dtype.str, t.status, t.node_name, t.eviction_occurred,
+              t.last_txn, t.job is job) for uid, t in job.tasks.items()]
+    return (tuple(getattr(job, s) for s in _JOB_SLOTS), _counter(job.status_counts), _counter(job._role_status),
+            _counter(job._role_be_pending), job.allocated.tolist(), job.allocated.dtype.str, list(job.fit_errors),
+            tasks, job.moved)
+
+
+def _attrs_view(plugin: Any) -> list[Any]:
+    """A quota plugin's queue attributes as opened, dict key order and value types included."""
+    out = []
+    for name, attr in plugin.attrs.items():
+        parts = [attr.allocated, attr.request, attr.inqueue, attr.elastic, attr.quota.deserved, attr.quota.request,
+                 attr.quota.real or {}]
+        out.append((name, attr.share, [[(k, v, type(v).__name__) for k, v in d.items()] for d in parts]))
+    return out
+
+
+def assert_same_model(carried: Session, built: Session) -> None:
+    """Every part of the session model the two sessions opened with is equal."""
+    assert list(carried.jobs) == list(built.jobs)
+    for uid, job in carried.jobs.items():
+        assert _job_view(job) == _job_view(built.jobs[uid]), uid
+    a, b = carried.table, built.table
+    for col in ("alloc", "used", "releasing", "pipelined", "idle", "fidle", "pods", "max_pods"):
+        assert np.array_equal(getattr(a, col), getattr(b, col)), col
+        assert getattr(a, col).dtype == getattr(b, col).dtype
+    assert a.changes == b.changes
+    assert [(n.name, list(n.tasks)) for n in a.nodes] == [(n.name, list(n.tasks)) for n in b.nodes]
+    for node in a.nodes:
+        for uid, task in node.tasks.items():
+            job = task.job
+            assert job is None or job.tasks.get(uid) is task
+    assert carried.total.tolist() == built.total.tolist()
+    for name in ("proportion", "capacity"):
+        if name in carried.plugins:
+            assert _attrs_view(carried.plugins[name]) == _attrs_view(built.plugins[name]), name
+    assert [pg for pg, _ in carried.unusable] == [pg for pg, _ in built.unusable]
+
+
+@dataclass
+class Checked:
+    """Counts of what the model check saw."""
+
+    sessions: int = 0
+    carried: int = 0
+    built: int = 0
+    restored: list[int] = field(default_factory=list)
+
+
+def _checking_session(checked: Checked) -> Callable[..., Session]:
+    """A ``Session`` factory for the scheduler module: each carried session is compared with one
+    built from scratch (reuse on, nothing carried) from the same snapshot, before any action runs."""
+    real = Session
+
+    def make(snapshot: Any, conf: Any, registry: Any, **kwargs: Any) -> Session:
+        carry = kwargs.get("carry")
+        before = (carry.carried, carry.built) if carry is not None else (0, 0)
+        ssn = real(snapshot, conf, registry, **kwargs)
+        if kwargs.get("reuse", True) and carry is not None:
+            ref_kwargs = {k: v for k, v in kwargs.items() if k not in ("carry", "trace", "metrics")}
+            ref = real(snapshot, conf, registry, **ref_kwargs)
+            assert_same_model(ssn, ref)
+            checked.sessions += 1
+            checked.carried += carry.carried - before[0]
+            checked.built += carry.built - before[1]
+        return ssn
+
+    return make
+
+
+# -- random clusters ---------------------------------------------------------------------------
+
+_gang = st.tuples(st.just("gang"), st.integers(1, 5), st.integers(0, 5), st.sampled_from(["500m", "1", "2", "3"]),
+                  st.sampled_from(["default", "q0", "q1"]), st.sampled_from([None, "5s", "20s", "60s", "300s"]),
+                  st.sampled_from([None, "high", "low"]), st.booleans())
+_op = st.one_of(
+    _gang,
+    st.tuples(st.just("delete_pod"), st.integers(0, 1000)),
+    st.tuples(st.just("delete_group"), st.integers(0, 1000)),
+    st.tuples(st.just("add_node"), st.sampled_from(["2", "4", "8"])),
+    st.tuples(st.just("remove_node"), st.integers(0, 1000)),
+    st.tuples(st.just("queue"), st.sampled_from(["q0", "q1"]), st.integers(1, 4)),
+    st.tuples(st.just("run"), st.integers(500, 40_000)),
+)
+scenarios = st.tuples(st.integers(1, 4), st.lists(_op, min_size=3, max_size=18), st.booleans())
+
+
+def _play(cluster: FakeCluster, nodes: int, ops: list[tuple[Any, ...]]) -> list[str]:
+    """Run ``ops`` on ``cluster``; returns what each refused op said (part of the outcome)."""
+    notes: list[str] = []
+    cluster.add_nodes(nodes, cpu="4", memory="16Gi")
+    cluster.apply([priority_class("high", 1000), priority_class("low", 10)])
+    groups: list[str] = []
+    for i, op in enumerate(ops):
+        try:
+            _do(cluster, i, op, groups)
+        except Exception as exc:  # a refused step is part of the outcome
+            notes.append(f"{cluster.clock.now_ms} op {i} {type(exc).__name__}: {exc}")
+        cluster.clock.run(cluster.clock.now_ms + 1000)
+    cluster.clock.run(cluster.clock.now_ms + 120_000)
+    return notes
+
+
+def _do(cluster: FakeCluster, i: int, op: tuple[Any, ...], groups: list[str]) -> None:
+    kind = op[0]
+    if kind == "gang":
+        _, n, extra_min, cpu, q, duration, prio, one_failing = op
+        name = f"g{i}"
+        groups.append(name)
+        objs: list[dict[str, Any]] = [pod_group(name, min_member=max(1, n - extra_min), queue=q,
+                                                priority_class=prio)]
+        for k in range(n):
+            objs.append(pod(f"{name}-{k}", group=name, req={"cpu": cpu}, duration=duration,
+                            exit_code=1 if one_failing and k == 0 else 0, priority_class=prio))
+        cluster.apply(objs)
+    elif kind == "delete_pod":
+        pods = sorted(p["metadata"]["name"] for p in cluster.list("Pod"))
+        if pods:
+            cluster.delete("Pod", pods[op[1] % len(pods)])
+    elif kind == "delete_group" and groups:
+        name = groups[op[1] % len(groups)]
+        for p in cluster.list("Pod"):
+            if p["metadata"]["name"].startswith(f"{name}-"):
+                cluster.delete("Pod", p["metadata"]["name"])
+        cluster.delete("PodGroup", name)
+    elif kind == "add_node":
+        cluster.add_nodes(1, prefix="extra-", cpu=op[1], memory="16Gi")
+    elif kind == "remove_node":
+        nodes = sorted(n["metadata"]["name"] for n in cluster.list("Node"))
+        if len(nodes) > 1:
+            cluster.delete("Node", nodes[op[1] % len(nodes)])
+    elif kind == "queue":
+        cluster.apply(queue(op[1], weight=op[2]))
+    elif kind == "run":
+        cluster.clock.run(cluster.clock.now_ms + op[1])
+
+
+def _run(nodes: int, ops: list[tuple[Any, ...]], preempt: bool, reuse: bool) -> tuple[Any, ...]:
+    cluster = FakeCluster(seed=1, scheduler_conf=PREEMPT_CONF if preempt else None)
+    cluster.scheduler.reuse = reuse
+    cluster.default_scheduler.reuse = reuse
+    streams: list[str] = []
+    for info in KINDS:
+        if info.kind in ("Pod", "PodGroup", "Event", "Queue", "Node", "PriorityClass"):
+            cluster.client.watch(info.kind, lambda ev, k=info.kind: streams.append(
+                json.dumps([k, ev.type, ev.object], sort_keys=True, default=str)))
+    notes = _play(cluster, nodes, ops)
+    return streams, cluster.trace.lines() + notes, _metrics(cluster), cluster.scheduler.cycles
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios)
+def test_a_carried_model_equals_a_built_one(scenario: tuple[int, list[Any], bool]) -> None:
+    nodes, ops, preempt = scenario
+    checked = Checked()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scheduler_module, "Session", _checking_session(checked))
+        cluster = FakeCluster(seed=1, scheduler_conf=PREEMPT_CONF if preempt else None)
+        _play(cluster, nodes, ops)
+    assert checked.sessions > 0
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios)
+def test_watch_streams_trace_and_metrics_are_the_same_with_and_without_reuse(
+        scenario: tuple[int, list[Any], bool]) -> None:
+    nodes, ops, preempt = scenario
+    fast = _run(nodes, ops, preempt, reuse=True)
+    slow = _run(nodes, ops, preempt, reuse=False)
+    assert fast[0] == slow[0]
+    assert fast[1] == slow[1]
+    assert fast[2] == slow[2]
+    assert fast[3] == slow[3]
+
+
+def test_jobs_are_carried_and_restored_in_a_busy_cluster() -> None:
+    """The property tests above are not vacuous: across a run with waiting gangs (tried and
+    discarded every cycle), running jobs and arrivals, most jobs are carried, some of them
+    restored after their tasks moved, and every carried session matched a built one."""
+    checked = Checked()
+    ops: list[tuple[Any, ...]] = [("gang", 3, 0, "1", "default", "60s", None, False),
+                                  ("gang", 4, 0, "3", "q0", None, "high", False),
+                                  ("queue", "q0", 2),
+                                  ("gang", 2, 1, "2", "default", "20s", "low", True),
+                                  ("run", 5000), ("add_node", "8"), ("remove_node", 0),
+                                  ("gang", 5, 0, "3", "q0", "300s", None, False), ("run", 30_000)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scheduler_module, "Session", _checking_session(checked))
+        cluster = FakeCluster(seed=1, scheduler_conf=PREEMPT_CONF)
+        _play(cluster, 2, ops)
+        carry = cluster.scheduler._carry
+    assert checked.sessions >= 5
+    assert checked.carried > checked.built > 0
+    assert carry.restored > 0

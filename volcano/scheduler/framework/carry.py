@@ -1,0 +1,132 @@
+"""Jobs carried from one session to the next while nothing they are built from changed.
+
+A session's ``JobInfo`` (with its ``TaskInfo``\\ s) is a function of its inputs: the
+PodGroup object, its job priority, the default queue, the resource space's width,
+and its member pods' ``TaskSpec`` objects in cache order, each with the status and
+node the cache overrides for it (binds in flight, evictions sent). The scheduler
+keeps a ``JobCarry`` across cycles; when a job's inputs are the very same objects
+as last session's, the session takes last session's ``JobInfo`` and puts it back
+as built (``JobCarry.take``) instead of building it again:
+
+* the fields a session may change on the job (phase, conditions, fit errors,
+  per-role minimums) are set again from the PodGroup's parse;
+* when a task of the job changed status in the last session (``JobInfo.moved``:
+  every session move of a task goes through ``JobInfo.set_status``), every task
+  gets its built status, node and transaction context back and the job is
+  recounted in task order, as building it counts; otherwise the job is left as
+  it is, which is as built.
+
+Everything else a session does to its model stays out of the jobs (the node table,
+the plugins and their queue and share state are built per session). With
+``Session.reuse`` off nothing is carried (the reference path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from volcano.scheduler.framework.job import JobInfo, PodGroupParse
+from volcano.scheduler.framework.resources import ResourceSpace, Vec
+from volcano.scheduler.framework.task import TaskInfo, TaskSpec, TaskStatus
+
+__all__ = ["JobCarry"]
+
+Override = tuple[TaskStatus, str]
+
+
+class _Kept:
+    """One carried job and the inputs it was built from."""
+
+    __slots__ = ("default_queue", "job", "overrides", "podgroup", "priority", "specs", "width")
+
+    def __init__(self, job: JobInfo, podgroup: Mapping[str, Any], priority: int, default_queue: str, width: int,
+                 specs: list[TaskSpec], overrides: dict[str, Override]) -> None:
+        self.job = job
+        self.podgroup = podgroup
+        self.priority = priority
+        self.default_queue = default_queue
+        self.width = width
+        self.specs = specs
+        self.overrides = overrides
+
+
+class JobCarry:
+    """The jobs of the last session with reuse, by job uid (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, _Kept] = {}
+        self._next: dict[str, _Kept] = {}
+        self.carried = 0
+        """Jobs taken from the last session (a count for tests and profiles)."""
+        self.built = 0
+        """Jobs built afresh."""
+        self.restored = 0
+        """Carried jobs whose tasks had moved, put back task by task."""
+
+    def clear(self) -> None:
+        """Forget every carried job (the next session builds all of them)."""
+        self._last = {}
+        self._next = {}
+
+    def begin(self) -> None:
+        """Start a session: jobs not taken or built during it are forgotten at ``end``."""
+        self._next = {}
+
+    def end(self) -> None:
+        """Finish a session: its jobs are the ones the next session may take."""
+        self._last, self._next = self._next, {}
+
+    def take(self, podgroup: Mapping[str, Any], parsed: PodGroupParse, priority: int, default_queue: str,
+             space: ResourceSpace, specs: list[TaskSpec], overrides: dict[str, Override],
+             vecs: Mapping[int, Vec]) -> JobInfo:
+        """The session's job for ``podgroup`` with the member tasks ``specs`` (cache order) and
+        their ``overrides`` (by task uid): last session's job put back as built when every input
+        is the same, else a new one (``vecs``: each spec's request vector, by ``id`` of the spec)."""
+        width = len(space)
+        kept = self._last.get(parsed.uid)
+        if kept is not None and kept.podgroup is podgroup and kept.priority == priority \
+                and kept.default_queue == default_queue and kept.width == width \
+                and kept.specs == specs and kept.overrides == overrides:
+            job = kept.job
+            self.restored += job.moved
+            _restore(job, parsed, space, overrides)
+            self.carried += 1
+        else:
+            job = JobInfo(podgroup, default_queue, priority, space, parsed)
+            fit = space.fit
+            for spec in specs:
+                over = overrides.get(spec.uid)
+                job.add_task(TaskInfo(spec, fit(vecs[id(spec)]), *(over or (None, None))))
+            self.built += 1
+            kept = _Kept(job, podgroup, priority, default_queue, width, specs, overrides)
+        self._next[parsed.uid] = kept
+        return job
+
+
+def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> None:
+    """Put ``job`` back as ``JobInfo(...)`` and ``add_task`` built it (see the module docstring)."""
+    job.name = p.name
+    job.namespace = p.namespace
+    job.uid = p.uid
+    job.queue = p.queue
+    job.min_available = p.min_available
+    job.min_task_member = dict(p.min_task_member)
+    job.min_resources = p.min_resources
+    job.creation = p.creation
+    job.preemptable = p.preemptable
+    job.phase = p.phase
+    job.conditions = [dict(c) for c in p.conditions]
+    if job.fit_errors:
+        job.fit_errors = {}
+    job.job_fit_errors = ""
+    if not job.moved:
+        return
+    for task in job.tasks.values():
+        spec = task.spec
+        over = overrides.get(spec.uid)
+        task.status = spec.status if over is None else over[0]
+        task.node_name = spec.node_name if over is None else over[1]
+        task.eviction_occurred = False
+        task.last_txn = None
+    job.rebuild_tasks(space)
