@@ -101,3 +101,42 @@ def test_hierarchy_weights_decide_what_a_queue_reclaims(cluster: Cluster, weight
 
     cluster.wait_until(lambda: placed() == split, 300, f"the split reaches {split}")
     cluster.hold(lambda: placed() == split, 60, f"the split stays {split}")
+
+
+def _path_queue(name: str, path: str, weights: str) -> dict:
+    q = queue(name)
+    q["metadata"]["annotations"] = {"volcano.sh/hierarchy": path, "volcano.sh/hierarchy-weights": weights}
+    return q
+
+
+@pytest.mark.cluster(workers=2, cpu="4")
+@pytest.mark.scheduler_conf(HDRF_CONF)
+def test_an_inner_queue_counts_its_hungry_children_at_the_smaller_share(cluster: Cluster) -> None:
+    """``root/a/x`` (weight 1), ``root/a/y`` (weight 3) and ``root/b``, each with 8 one-CPU pods waiting
+    while fillers hold both workers (CPU stays in demand: the control plane's 4 CPUs count in the
+    total). ``a``'s allocation is not the sum of its children's: a child that still wants more counts
+    scaled to the smallest share among such children, so with x at 1 pod and y at 3, ``a`` counts as 2
+    pods and goes before ``b`` at 3. The 8 CPUs end 2 / 3 / 3 (x / y / b), not the 1 / 3 / 4 that
+    adding x's and y's pods up would give."""
+    workers = [w["metadata"]["name"] for w in cluster.worker_nodes()]
+    fillers = [f"filler-{i}" for i in range(len(workers))]
+    cluster.apply([pod(f, req={"cpu": "4"}, node_selector={"kubernetes.io/hostname": w}, grace_seconds=0)
+                   for f, w in zip(fillers, workers, strict=True)])
+    cluster.wait_until(lambda: all(bound(cluster.get("Pod", f)) for f in fillers), 60, "fillers bound")
+    cluster.apply([_path_queue("x", "root/a/x", "1/1/1"), _path_queue("y", "root/a/y", "1/1/3"),
+                   _path_queue("b", "root/b", "1/1")])
+    for q in ("x", "y", "b"):
+        cluster.apply(pod_group(f"job-{q}", min_member=1, queue=q))
+        cluster.apply([pod(f"{q}-{i}", group=f"job-{q}", req={"cpu": "1"}) for i in range(8)])
+    cluster.wait_until(lambda: len([p for p in cluster.pods() if p["metadata"]["name"][:2] in ("x-", "y-", "b-")])
+                       == 24, 60, "the 24 pods created")
+    for f in fillers:
+        cluster.delete("Pod", f)
+
+    def placed() -> tuple[int, ...]:
+        pods = [p for p in cluster.pods() if bound(p) and not p["metadata"].get("deletionTimestamp")]
+        return tuple(sum(1 for p in pods if p["metadata"]["name"].startswith(f"{q}-")) for q in ("x", "y", "b"))
+
+    cluster.wait_until(lambda: sum(placed()) == 8, 120, "the 8 CPUs taken")
+    assert placed() == (2, 3, 3)
+    cluster.hold(lambda: placed() == (2, 3, 3), 20, "the split stays")

@@ -194,3 +194,22 @@ def test_a_tasks_status_count_holds_each_phase_of_its_pods(cluster: Cluster) -> 
     cluster.wait_until(lambda: _counters(_status(cluster, name)) == want, 120, f"{name}'s status counts {want}")
     cluster.wait_until(lambda: _task_counts(_status(cluster, name)) == {"work": {"Running": 2, "Pending": 1}}, 60,
                        f"{name}'s task counts both phases")
+
+
+@pytest.mark.cluster(workers=1)
+def test_pods_the_api_refuses_are_reported_and_retried_until_the_limit(cluster: Cluster) -> None:
+    """A job whose annotation ``volcano.sh/jdb-min-available: "0"`` (copied onto its pods) the pod
+    webhook refuses: the controller reports a Warning ``FailedCreate`` "Error creating pods: [...]"
+    naming each pod, retries the sync (rate limited), and once the retries are spent terminates the
+    job; no pod ever exists."""
+    name = "refused"
+    cluster.apply(job(name, [Task(name="t", rep=2, req=NO_REQUESTS)],
+                      annotations={"volcano.sh/jdb-min-available": "0"}))
+    wait_job_phases(cluster, name, ["Terminated"], timeout=900)
+    [event] = [e for e in cluster.events(kind="Job", name=name) if e.get("reason") == "FailedCreate"]
+    assert event.get("type") == "Warning", event
+    message = str(event.get("message"))
+    assert message.startswith("Error creating pods: [") and all(
+        f"failed to create pod {name}-t-{i}" in message for i in range(2)), message
+    assert int(event.get("count") or 1) > 1, "the failed sync is retried"
+    assert not cluster.job_pods(name)

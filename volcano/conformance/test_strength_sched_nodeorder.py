@@ -10,7 +10,8 @@ something another scorer likes, and that scorer's weight (default, or 0 to switc
   the count, and one with another effect or value does not;
 * NodeAffinity (``nodeaffinity.weight``, 2): a preferred term for worker-1;
 * InterPodAffinity (``podaffinity.weight``, 2): a preferred pod-affinity term for the pod on worker-1,
-  or a preferred anti-affinity term away from a pod placed on worker-0.
+  or a preferred anti-affinity term away from a pod placed on worker-0; and the other direction, an
+  existing pod's own preferred term for (or against) the newcomer.
 """
 
 from __future__ import annotations
