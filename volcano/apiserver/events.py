@@ -36,6 +36,7 @@ Event of exactly the shape the recorder builds (``is_recorded_event``).
 from __future__ import annotations
 
 import struct
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -74,7 +75,6 @@ _MAPS = (dict, FrozenDict)
 """The ``source`` types of a recorded Event: the recorder shares one frozen ``source`` among its Events."""
 _INVOLVED_KEYS = frozenset({"kind", "name", "namespace", "uid", "apiVersion", "resourceVersion"})
 _STRINGS = ("reason", "message", "type", "reportingComponent", "reportingInstance")
-_MISSING: Any = object()
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -110,26 +110,27 @@ def is_recorded_event(event: Any, now: str) -> bool:
 
 class _Lru(Generic[K, V]):
     """groupcache's ``lru.Cache``: ``get`` and ``add`` make an entry the most recent; adding beyond
-    ``size`` entries evicts the least recent one."""
+    ``size`` entries evicts the least recent one. Values are never None."""
 
     __slots__ = ("_entries", "size")
 
     def __init__(self, size: int) -> None:
-        self._entries: dict[K, V] = {}
+        self._entries: OrderedDict[K, V] = OrderedDict()
         self.size = size
 
     def get(self, key: K) -> V | None:
-        value = self._entries.pop(key, _MISSING)
-        if value is _MISSING:
-            return None
-        self._entries[key] = value
+        entries = self._entries
+        value = entries.get(key)
+        if value is not None:
+            entries.move_to_end(key)
         return value
 
     def add(self, key: K, value: V) -> None:
         entries = self._entries
-        if entries.pop(key, _MISSING) is _MISSING and len(entries) >= self.size:
-            del entries[next(iter(entries))]
         entries[key] = value
+        entries.move_to_end(key)
+        if len(entries) > self.size:
+            entries.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -193,7 +194,7 @@ class EventCorrelator:
     def __init__(self, *, lru_size: int = LRU_SIZE, burst: int = SPAM_BURST, qps: float = SPAM_QPS,
                  max_events: int = AGGREGATE_MAX_EVENTS, max_interval_ns: int = AGGREGATE_INTERVAL_NS) -> None:
         self._aggregates: _Lru[str, list[Any]] = _Lru(lru_size)  # key -> [messages (ordered set), last ns]
-        self._logs: _Lru[str, tuple[int, str, str, str]] = _Lru(lru_size)  # key -> (count, first, name, rv)
+        self._logs: _Lru[str, tuple[int, str, str]] = _Lru(lru_size)  # key -> (count, first timestamp, name)
         self._spam: _Lru[str, TokenBucket] = _Lru(lru_size)
         self._burst, self._qps = burst, qps
         self._max_events, self._max_interval_ns = max_events, max_interval_ns
@@ -203,53 +204,53 @@ class EventCorrelator:
         """Aggregate, count and spam-filter one event from ``source`` (component; host empty) about
         ``involved`` (an ObjectReference's fields) reported by ``reporting`` (the reporting
         controller; instance empty), at ``now_ns``/``now`` (clock ns and RFC 3339 timestamp)."""
-        obj_key = "".join((source, involved.get("kind", ""), involved.get("namespace", ""), involved["name"]))
-        uid_key = involved.get("uid", "") + involved.get("apiVersion", "")
-        base = f"{obj_key}{uid_key}{etype}{reason}"
-        event_key = base + message  # getEventKey (host and fieldPath empty)
-        aggregate_key = f"{obj_key}{uid_key}{etype}{reason}{reporting}"  # EventAggregatorByReasonFunc
+        obj_key = "".join((source, involved.get("kind", ""), involved.get("namespace", ""), involved["name"],
+                           involved.get("uid", ""), involved.get("apiVersion", "")))  # getSpamKey
+        base = f"{obj_key}{etype}{reason}"
+        aggregate_key = base + reporting  # EventAggregatorByReasonFunc (reporting instance empty)
+        # A cache entry that ``get`` found is the newest already: client-go's ``Add`` of the same
+        # record after its ``Get`` changes nothing then, so only a new record is added.
         record = self._aggregates.get(aggregate_key)
         if record is None or now_ns - record[1] > self._max_interval_ns:
             record = [{}, now_ns]
+            self._aggregates.add(aggregate_key, record)
         messages: dict[str, None] = record[0]
         messages[message] = None
         record[1] = now_ns
-        self._aggregates.add(aggregate_key, record)
         if len(messages) < self._max_events:
-            key, aggregate = event_key, False
+            key, aggregate = base + message, False  # getEventKey (host and fieldPath empty)
         else:
             del messages[next(iter(messages))]  # client-go: PopAny (an arbitrary one)
             key, aggregate = aggregate_key, True
             message = AGGREGATE_PREFIX + message
-        name = f"{involved['name']}.{now_ns:x}"
         last = self._logs.get(key)
         if last is not None and last[0] > 0:
-            count, first, name, rv = last[0] + 1, last[1], last[2], last[3]
+            count, first, name = last[0] + 1, last[1], last[2]
         else:
-            count, first, rv = 1, now, ""
-        self._logs.add(key, (count, first, name, rv))
-        bucket = self._spam.get(obj_key + uid_key)  # getSpamKey
+            count, first, name = 1, now, f"{involved['name']}.{now_ns:x}"
+        self._logs.add(key, (count, first, name))
+        bucket = self._spam.get(obj_key)
         if bucket is None:
             bucket = TokenBucket(self._qps, self._burst)
-        allowed = bucket.try_accept(now_ns)
-        self._spam.add(obj_key + uid_key, bucket)
-        if not allowed:
+            self._spam.add(obj_key, bucket)
+        if not bucket.try_accept(now_ns):
             return None
         return Observed(name, count, first, message, aggregate, key, base)
 
     def update_state(self, observed: Observed, stored: Obj) -> None:
         """Record the Event the server answered (``stored``, written for ``observed``) under its full
         event key (for an aggregate, its combined message's), as client-go's ``UpdateState``; and the
-        name it was finally written under for the key it was observed as."""
-        full_key = observed.base + observed.message if observed.aggregate else observed.key
-        meta = stored["metadata"]
-        entry = (int(stored.get("count") or 0), str(stored.get("firstTimestamp") or ""), str(meta["name"]),
-                 str(meta.get("resourceVersion") or ""))
-        if observed.key != full_key:
+        name it was finally written under for the key it was observed as. (client-go also keeps the
+        resourceVersion, which nothing reads: its patches carry none.)"""
+        entry = (int(stored.get("count") or 0), str(stored.get("firstTimestamp") or ""),
+                 str(stored["metadata"]["name"]))
+        if observed.aggregate:
             last = self._logs.get(observed.key)
             if last is not None and last[2] != entry[2]:
-                self._logs.add(observed.key, (last[0], last[1], entry[2], last[3]))
-        self._logs.add(full_key, entry)
+                self._logs.add(observed.key, (last[0], last[1], entry[2]))
+            self._logs.add(observed.base + observed.message, entry)
+        elif entry != (observed.count, observed.first_timestamp, observed.name):
+            self._logs.add(observed.key, entry)  # else the entry the observation added, already the newest
 
     def __len__(self) -> int:
         """Entries in the largest of the three caches (each is bounded by ``lru_size``)."""
