@@ -20,7 +20,7 @@ from volcano.scheduler.framework.node import NodeInfo
 from volcano.scheduler.framework.resources import Vec
 from volcano.scheduler.framework.snapshot import Snapshot
 from volcano.scheduler.framework.state import State, StateKey
-from volcano.scheduler.framework.task import COMPLETED_STATUSES, TaskInfo, TaskSpec
+from volcano.scheduler.framework.task import COMPLETED_STATUSES, TaskInfo, TaskSpec, TaskStatus
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.session import Session
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["build_model", "carry_tasks", "parsed_podgroups", "place_tasks"]
 
 _UID = attrgetter("uid")
+_NO_OVERRIDES: dict[str, tuple[TaskStatus, str]] = {}
+"""The overrides of a job that has none (one shared empty mapping, never written)."""
 _PgParses = dict[tuple[int, str], tuple[Mapping[str, Any], PodGroupParse]]
 _PODGROUP_PARSES: StateKey[_PgParses] = StateKey("session.podgroup-parses", dict)
 """The last session's PodGroup parses by (object identity, default queue)."""
@@ -123,7 +125,10 @@ def carry_tasks(ssn: Session, snapshot: Snapshot, task_vecs: list[Vec], carry: J
         if parsed.queue not in ssn.queues:
             continue
         specs = groups.get(parsed.uid, [])
-        over = {spec.uid: overrides[spec.uid] for spec in specs if spec.uid in overrides} if overrides else {}
+        over = {spec.uid: overrides[spec.uid] for spec in specs if spec.uid in overrides} \
+            if overrides else _NO_OVERRIDES
+        if not over:
+            over = _NO_OVERRIDES
         job = carry.take(pg, parsed, priority, snapshot.default_queue, ssn.space, specs, over, vec_of)
         ssn.jobs[job.uid] = job
     carry.end()
