@@ -1,7 +1,7 @@
 """Jobs carried across sessions (``framework.carry``) are exactly the jobs a session builds.
 
 Random clusters (gangs arriving with random sizes, requests, priorities and
-queues; pods finishing, failing and being deleted; nodes added and removed;
+queues; single pods of the default scheduler; pods finishing, failing and being deleted; nodes added and removed;
 queues created and reweighted; priority classes) are run cycle by cycle with
 the default configuration and with preempt and reclaim. Two properties:
 
@@ -136,6 +136,8 @@ _gang = st.tuples(st.just("gang"), st.integers(1, 5), st.integers(0, 5), st.samp
                   st.sampled_from([None, "high", "low"]), st.booleans())
 _op = st.one_of(
     _gang,
+    st.tuples(st.just("plain"), st.sampled_from(["500m", "2", "5"]), st.sampled_from(["default-scheduler", "volcano"]),
+              st.sampled_from([None, "10s", "60s"])),
     st.tuples(st.just("delete_pod"), st.integers(0, 1000)),
     st.tuples(st.just("delete_group"), st.integers(0, 1000)),
     st.tuples(st.just("add_node"), st.sampled_from(["2", "4", "8"])),
@@ -174,6 +176,8 @@ def _do(cluster: FakeCluster, i: int, op: tuple[Any, ...], groups: list[str]) ->
             objs.append(pod(f"{name}-{k}", group=name, req={"cpu": cpu}, duration=duration,
                             exit_code=1 if one_failing and k == 0 else 0, priority_class=prio))
         cluster.apply(objs)
+    elif kind == "plain":
+        cluster.apply(pod(f"p{i}", req={"cpu": op[1]}, scheduler=op[2], duration=op[3]))
     elif kind == "delete_pod":
         pods = sorted(p["metadata"]["name"] for p in cluster.list("Pod"))
         if pods:
@@ -253,3 +257,23 @@ def test_jobs_are_carried_and_restored_in_a_busy_cluster() -> None:
     assert checked.sessions >= 5
     assert checked.carried > checked.built > 0
     assert carry.restored > 0
+
+
+def test_the_default_scheduler_scans_only_while_a_pod_needs_it() -> None:
+    """Its cycles return at once while no pod waits for it (reuse), and place a pod that does."""
+    cluster = FakeCluster(seed=1)
+    cluster.add_nodes(1, cpu="4", memory="16Gi")
+    ds = cluster.default_scheduler
+    cluster.apply(pod("v", req={"cpu": "1"}, scheduler="volcano"))
+    cluster.run(3)
+    assert not ds._attention
+    cluster.apply(pod("d", req={"cpu": "1"}, scheduler="default-scheduler"))
+    assert ds._attention == {("default", "d")}
+    cluster.run(3)
+    assert cluster.get("Pod", "d")["spec"].get("nodeName") == "node-0" and not ds._attention
+    cluster.apply(pod("big", req={"cpu": "9"}, scheduler="default-scheduler"))
+    cluster.run(3)
+    assert ds._attention == {("default", "big")}
+    cluster.delete("Pod", "big")
+    cluster.run(1)
+    assert not ds._attention

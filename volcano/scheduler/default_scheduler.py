@@ -11,6 +11,10 @@ fraction after placement); ties go to the first node by name. PodGroups are
 ignored, which is exactly what lets gangs deadlock. An unplaceable pod gets
 ``PodScheduled=False`` reason ``Unschedulable`` (``0/<n> nodes are available``).
 
+Pod events keep the set of pods a cycle would place or report (unbound pods of
+this scheduler, unreadable pods); while it is empty a cycle returns at once
+instead of scanning every pod (``reuse``; a property test compares both ways).
+
 A cycle that binds and writes nothing is a no-op; while no Pod or Node event
 arrives after one, the next cycle is the same no-op, and the scheduler lets the
 clock skip it (``idle``/``skip``, as ``volcano.scheduler.scheduler`` does);
@@ -101,16 +105,43 @@ class DefaultScheduler:
         self._writes = 0
         self._idle_at: tuple[str, str] | None = None
         self._requests = _RequestMemo()
+        self._attention: set[tuple[str, str]] = set()
+        """Pods (namespace, name) a cycle's scan would place or report: unbound pods of this
+        scheduler, and pods it cannot read (see ``_needs_scan``)."""
         self._pods.add_handler(self._on_pod)
 
     def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
-        uid = pod["metadata"].get("uid", "")
+        meta = pod["metadata"]
+        uid = meta.get("uid", "")
+        key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
         if event == "DELETED":
             self._arrival.pop(uid, None)
             self._requests.forget(uid)
-        elif uid not in self._arrival:
+            self._attention.discard(key)
+            return
+        if uid not in self._arrival:
             self._arrivals += 1
             self._arrival[uid] = self._arrivals
+        if self._needs_scan(pod):
+            self._attention.add(key)
+        else:
+            self._attention.discard(key)
+
+    def _needs_scan(self, pod: Obj) -> bool:
+        """Whether ``_cycle``'s scan would do anything with ``pod`` but count its requests on its
+        node: place it (unbound, this scheduler's, not being deleted) or report it unreadable
+        (any error reading what the scan reads)."""
+        try:
+            spec = pod.get("spec") or {}
+            phase = accessors.phase(pod)
+            if spec.get("nodeName"):
+                if phase not in ("Succeeded", "Failed"):
+                    self._requests(pod)
+                return False
+            return (spec.get("schedulerName") or "default-scheduler") == "default-scheduler" \
+                and not accessors.meta(pod).get("deletionTimestamp")
+        except Exception:  # the scan meets the same error and handles (or raises) it there
+            return True
 
     @property
     def reuse(self) -> bool:
@@ -158,6 +189,10 @@ class DefaultScheduler:
         return bound
 
     def _cycle(self) -> int:
+        if self.reuse and not self._attention:
+            # No pod to place or report: the scan below would find nothing pending and return
+            # 0 without an effect (kept per pod by ``_on_pod``; ``reuse`` off scans every cycle).
+            return 0
         pending: list[Obj] = []
         used: list[tuple[str, Resources]] = []  # (node, requests) of every bound, unfinished pod
         for pod in self._pods.list():

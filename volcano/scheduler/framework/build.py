@@ -10,6 +10,7 @@ way (a property test compares them part by part).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from volcano.informers.poison import DATA_ERRORS
@@ -19,13 +20,16 @@ from volcano.scheduler.framework.node import NodeInfo
 from volcano.scheduler.framework.resources import Vec
 from volcano.scheduler.framework.snapshot import Snapshot
 from volcano.scheduler.framework.state import State, StateKey
-from volcano.scheduler.framework.task import COMPLETED_STATUSES, TaskInfo, TaskSpec
+from volcano.scheduler.framework.task import COMPLETED_STATUSES, TaskInfo, TaskSpec, TaskStatus
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.session import Session
 
 __all__ = ["build_model", "carry_tasks", "parsed_podgroups", "place_tasks"]
 
+_UID = attrgetter("uid")
+_NO_OVERRIDES: dict[str, tuple[TaskStatus, str]] = {}
+"""The overrides of a job that has none (one shared empty mapping, never written)."""
 _PgParses = dict[tuple[int, str], tuple[Mapping[str, Any], PodGroupParse]]
 _PODGROUP_PARSES: StateKey[_PgParses] = StateKey("session.podgroup-parses", dict)
 """The last session's PodGroup parses by (object identity, default queue)."""
@@ -35,7 +39,7 @@ def build_model(ssn: Session, snapshot: Snapshot, task_vecs: list[Vec], carry: J
     """Fill ``ssn.jobs`` and the node table from ``snapshot`` (``task_vecs``: each task's request
     vector, in snapshot order): carried (``carry_tasks``) with ``ssn.reuse``, a carry and unique
     task uids, else built (``place_tasks``; a carry given then forgets its jobs)."""
-    if ssn.reuse and carry is not None and len({spec.uid for spec in snapshot.tasks}) == len(snapshot.tasks):
+    if ssn.reuse and carry is not None and len(set(map(_UID, snapshot.tasks))) == len(snapshot.tasks):
         carry_tasks(ssn, snapshot, task_vecs, carry)
         return
     if carry is not None:
@@ -108,14 +112,24 @@ def carry_tasks(ssn: Session, snapshot: Snapshot, task_vecs: list[Vec], carry: J
             else:
                 group.append(spec)
     overrides = snapshot.overrides
-    vecs = {id(spec): vec for spec, vec in zip(snapshot.tasks, task_vecs, strict=True)}
+    vecs: dict[int, Vec] = {}
+
+    def vec_of(spec: TaskSpec) -> Vec:
+        """The spec's request vector as the session made it (``task_vecs``), for a job built anew."""
+        if not vecs:
+            vecs.update(zip(map(id, snapshot.tasks), task_vecs, strict=True))
+        return vecs[id(spec)]
+
     carry.begin()
     for pg, priority, parsed in parsed_podgroups(ssn, snapshot):
         if parsed.queue not in ssn.queues:
             continue
         specs = groups.get(parsed.uid, [])
-        over = {spec.uid: overrides[spec.uid] for spec in specs if spec.uid in overrides} if overrides else {}
-        job = carry.take(pg, parsed, priority, snapshot.default_queue, ssn.space, specs, over, vecs)
+        over = {spec.uid: overrides[spec.uid] for spec in specs if spec.uid in overrides} \
+            if overrides else _NO_OVERRIDES
+        if not over:
+            over = _NO_OVERRIDES
+        job = carry.take(pg, parsed, priority, snapshot.default_queue, ssn.space, specs, over, vec_of)
         ssn.jobs[job.uid] = job
     carry.end()
     by_name = ssn.table.by_name

@@ -23,7 +23,7 @@ the plugins and their queue and share state are built per session). With
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from volcano.scheduler.framework.job import JobInfo, PodGroupParse
@@ -79,10 +79,10 @@ class JobCarry:
 
     def take(self, podgroup: Mapping[str, Any], parsed: PodGroupParse, priority: int, default_queue: str,
              space: ResourceSpace, specs: list[TaskSpec], overrides: dict[str, Override],
-             vecs: Mapping[int, Vec]) -> JobInfo:
+             vec_of: Callable[[TaskSpec], Vec]) -> JobInfo:
         """The session's job for ``podgroup`` with the member tasks ``specs`` (cache order) and
         their ``overrides`` (by task uid): last session's job put back as built when every input
-        is the same, else a new one (``vecs``: each spec's request vector, by ``id`` of the spec)."""
+        is the same, else a new one (``vec_of``: a spec's request vector as the session made it)."""
         width = len(space)
         kept = self._last.get(parsed.uid)
         if kept is not None and kept.podgroup is podgroup and kept.priority == priority \
@@ -97,7 +97,7 @@ class JobCarry:
             fit = space.fit
             for spec in specs:
                 over = overrides.get(spec.uid)
-                job.add_task(TaskInfo(spec, fit(vecs[id(spec)]), *(over or (None, None))))
+                job.add_task(TaskInfo(spec, fit(vec_of(spec)), *(over or (None, None))))
             self.built += 1
             kept = _Kept(job, podgroup, priority, default_queue, width, specs, overrides)
         self._next[parsed.uid] = kept

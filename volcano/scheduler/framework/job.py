@@ -157,9 +157,10 @@ class JobInfo:
         self.allocated = space.zeros()
         self.fit_errors: dict[str, FitErrors] = {}
         self.job_fit_errors = ""
-        self.memo: dict[Any, Any] = {}
+        self.memo: dict[Any, Any] | None = None
         """Values worked out from the job as built (before any task moves), kept while the
-        job is reused across sessions (``reuse``); a rebuilt job starts with none."""
+        job is reused across sessions (``reuse``); a rebuilt job starts with none (None
+        until the first is kept: most jobs of a large cluster never get one)."""
         self._moves = 0
 
     # -- membership and status ------------------------------------------------------------

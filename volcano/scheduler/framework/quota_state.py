@@ -121,11 +121,13 @@ _PARTS = object()
 def _job_parts(ssn: Session, job: JobInfo, names: Sequence[str]) -> _Parts:
     """What ``job`` adds to its queue's attributes: its allocation, its Pending tasks' summed
     requests (in task order: the same values as adding each), its in-queue reservation and
-    its elastic part. A function of the job as built: with ``reuse`` it is kept in the job's
-    ``memo`` (with the phase and space width it was worked out for) and read again while
-    no task of the job has moved."""
+    its elastic part. A function of the job as built: with ``reuse`` it is kept in the memo
+    of a job of more than one task (with the phase and space width it was worked out for;
+    one-pod jobs cost as little to derive again, and a cluster may hold tens of thousands
+    of them) and read again while no task of the job has moved."""
     key = (job.phase, len(names))
-    if ssn.reuse and not job.moved:
+    keep = ssn.reuse and not job.moved and len(job.tasks) > 1
+    if keep and job.memo is not None:
         hit = job.memo.get(_PARTS)
         if hit is not None and hit[0] == key:
             return hit[1]  # type: ignore[no-any-return]
@@ -137,7 +139,9 @@ def _job_parts(ssn: Session, job: JobInfo, names: Sequence[str]) -> _Parts:
                 for name, value in task.spec.requests.items():
                     pending[name] = pending.get(name, 0) + value
     parts = (job_alloc, pending, job_reserved(job, names), exceeded_part(job_alloc, job.min_resources or {}))
-    if ssn.reuse and not job.moved:
+    if keep:
+        if job.memo is None:
+            job.memo = {}
         job.memo[_PARTS] = (key, parts)
     return parts
 
