@@ -177,6 +177,24 @@ def podgroup_with_status(current: Mapping[str, Any], status: Mapping[str, Any]) 
     return obj
 
 
+def updated_conditions(conditions: list[Mapping[str, Any]], cond: Mapping[str, Any], now: str) -> list[Obj]:
+    """``conditions`` with ``cond`` set, as Kubernetes' ``UpdatePodCondition`` sets it: the first
+    condition of ``cond``'s type is replaced where it stands (a new type is appended), and its
+    ``lastTransitionTime`` is kept while the status does not change (``now`` otherwise)."""
+    out = [dict(c) for c in conditions]
+    for i, old in enumerate(out):
+        if old.get("type") == cond["type"]:
+            new = dict(cond)
+            if old.get("status") != cond["status"]:
+                new["lastTransitionTime"] = now
+            elif "lastTransitionTime" in old:
+                new["lastTransitionTime"] = old["lastTransitionTime"]
+            out[i] = new
+            return out
+    out.append({**cond, "lastTransitionTime": now})
+    return out
+
+
 class Scheduler:
     """Volcano's scheduler over a ``Client`` and shared informers."""
 
@@ -363,9 +381,8 @@ class Scheduler:
         pod = self._pod(task)
         if pod is None:
             return
-        conds = [dict(c) for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") != cond["type"]]
-        conds.append({**cond, "lastTransitionTime": self._now()})
-        status: Obj = {"conditions": conds}
+        status: Obj = {"conditions": updated_conditions((pod.get("status") or {}).get("conditions") or [], cond,
+                                                        self._now())}
         if nominated:
             status["nominatedNodeName"] = nominated
         try:
