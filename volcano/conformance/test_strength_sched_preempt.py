@@ -1,10 +1,13 @@
 """Topology-aware preemption's candidate count (scheduler reference §4.4.5, preempt arguments): the dry
 run collects ``max(nodes x minCandidateNodesPercentage / 100, minCandidateNodesAbsolute)`` candidate
 nodes, in whole nodes (integer division, as Volcano's ``int32`` arithmetic), capped by
-``maxCandidateNodesAbsolute`` and the node count, and picks among those only. This product starts
-the scan at the first node in node order (Volcano at a random offset; a documented deviation for
-determinism), so with one candidate the first node that can make room is the one preempted, even
-when a later node's victim has a lower priority.
+``maxCandidateNodesAbsolute`` and the node count, and picks among those only.
+
+What every backend shows: one victim is evicted, and with two consecutive candidates out of three
+nodes the high-priority victim never is (any two neighbours hold a low-priority one). Volcano starts
+the scan at a random node; this product at the first in node order (a documented deviation for
+determinism), so in memory the exact victim is checked too: with one candidate the first node's
+victim is preempted even though a later node's has a lower priority.
 """
 
 from __future__ import annotations
@@ -54,4 +57,9 @@ def test_the_dry_run_picks_among_whole_candidate_nodes(cluster: Cluster, percent
     cluster.wait_until(lambda: all(bound(cluster.get("Pod", n)) for n in victims), 60, "victims bound")
     _run(cluster, "urgent", "1", "preemptor")
     cluster.wait_until(lambda: bound(cluster.get("Pod", "urgent")), 120, "the preemptor binds")
-    assert [n for n in victims if cluster.try_get("Pod", n) is None] == [evicted]
+    gone = [n for n in victims if cluster.try_get("Pod", n) is None]
+    assert len(gone) == 1, gone
+    if percentage > 50:
+        assert gone != ["v-0"], gone
+    if cluster.backend == "memory":  # the scan's start is random in Volcano, the first node here
+        assert gone == [evicted]
