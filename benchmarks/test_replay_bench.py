@@ -59,5 +59,6 @@ def test_replay(benchmark: Any) -> None:
         queueing_delay_p99_s=report["queueing_delay_s"]["p99"], gpu_utilisation=report["gpu_utilisation"]["mean"],
         target_wall_s=target, passed=None if target is None else timing["wall_s"] <= target)
     assert 0 < report["simulated_s"] <= (window or spec.hours * 3600)
-    assert report["jobs"]["submitted"] == spec.jobs and report["jobs"]["completed"] > 0
+    assert report["jobs"]["submitted"] == spec.jobs or window is not None
+    assert report["jobs"]["completed"] > 0
     assert 0 < report["gpu_utilisation"]["mean"] <= 1
