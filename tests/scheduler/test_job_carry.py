@@ -23,32 +23,30 @@ from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import volcano.scheduler.scheduler as scheduler_module
+from tests.scheduler.harness import derived_conf_text
 from tests.sim.scenarios import _metrics
 from volcano.api.kinds import KINDS
 from volcano.conformance.lib.builders import pod, pod_group, priority_class, queue
+from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF_TEXT
 from volcano.scheduler.framework.job import JobInfo
 from volcano.scheduler.framework.session import Session
 from volcano.testbed import FakeCluster
 
-PREEMPT_CONF = """
-actions: "enqueue, allocate, preempt, reclaim, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: overcommit
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: binpack
-"""
+
+def _preempt_conf() -> str:
+    """Volcano's default configuration with preempt and reclaim, and binpack in the second tier."""
+    data = yaml.safe_load(derived_conf_text(DEFAULT_SCHEDULER_CONF_TEXT,
+                                            actions="enqueue, allocate, preempt, reclaim, backfill"))
+    data["tiers"][1]["plugins"].append({"name": "binpack"})
+    return str(yaml.safe_dump(data, sort_keys=False))
+
+
+PREEMPT_CONF = _preempt_conf()
 
 _JOB_SLOTS = [s for s in JobInfo.__slots__ if s not in ("memo", "_moves", "tasks", "status_counts", "_role_status",
                                                        "_role_be_pending", "allocated", "fit_errors")]

@@ -11,23 +11,12 @@ from typing import Any
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import Task, job
+from volcano.conformance.lib.builders import Task, job, job_command
 from volcano.conformance.lib.waits import count_phase, wait_job_phase
 
 pytestmark = pytest.mark.job_lifecycle
 Obj = dict[str, Any]
 NO_REQUESTS: dict[str, str] = {}
-
-
-def _command(stored_job: Obj, action: str) -> Obj:
-    """A ``bus.volcano.sh`` Command for a Job (what ``vcctl job suspend`` and its siblings create)."""
-    meta = stored_job["metadata"]
-    ref = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": meta["name"], "uid": meta["uid"],
-           "controller": True, "blockOwnerDeletion": True}
-    return {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
-            "metadata": {"generateName": f"{meta['name']}-{action.lower()}-", "namespace": meta["namespace"],
-                         "ownerReferences": [ref]},
-            "target": ref, "action": action}
 
 
 def _phase(obj: Obj) -> str:
@@ -46,7 +35,7 @@ def test_a_killed_job_reaches_its_final_phase_only_after_its_pods_are_gone(clust
     name = f"drain-{action.lower()}"
     cluster.apply(job(name, [Task(name="run", rep=2, req=NO_REQUESTS, grace_seconds=20)]))
     cluster.wait_until(lambda: count_phase(cluster.job_pods(name), ("Running",)) == 2, 120, f"{name} running")
-    cluster.apply(_command(cluster.get("Job", name), action))
+    cluster.apply(job_command(cluster.get("Job", name), action))
     wait_job_phase(cluster, name, final, 300)
     transient_at: float | None = None
     final_at: float | None = None

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import Task, job
+from volcano.conformance.lib.builders import Task, job, job_command
 from volcano.conformance.lib.waits import (
     bound,
     count_phase,
@@ -89,17 +89,6 @@ def test_a_pod_pending_policy_needs_a_timeout_and_waits_it_out(cluster: Cluster,
                  f"{name} stays {'Running' if schedulable else 'Pending'}")
 
 
-def _command(stored_job: Obj, action: str) -> Obj:
-    """A ``bus.volcano.sh`` Command for a Job as ``vcctl job suspend/resume`` creates it."""
-    meta = stored_job["metadata"]
-    ref = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": meta["name"], "uid": meta["uid"],
-           "controller": True, "blockOwnerDeletion": True}
-    return {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
-            "metadata": {"generateName": f"{meta['name']}-{action.lower()}-", "namespace": meta["namespace"],
-                         "ownerReferences": [ref]},
-            "target": ref, "action": action}
-
-
 def _uid(cluster: Cluster, pod_name: str) -> str | None:
     p = cluster.try_get("Pod", pod_name)
     return None if p is None or p["metadata"].get("deletionTimestamp") else str(p["metadata"]["uid"])
@@ -120,7 +109,7 @@ def test_an_aborted_job_keeps_its_finished_pods_and_resumes(cluster: Cluster) ->
                        f"{name}: one pod done, one running")
     ok_uid, run_uid = _uid(cluster, ok), _uid(cluster, run)
     before = job_conditions(cluster, name)
-    cluster.apply(_command(cluster.get("Job", name), "AbortJob"))
+    cluster.apply(job_command(cluster.get("Job", name), "AbortJob"))
     wait_job_phases(cluster, name, ["Aborting", "Aborted"], since=before)
     cluster.wait_until(lambda: cluster.try_get("Pod", run) is None, 60, f"{run} deleted")
     cluster.hold(lambda: job_phase(cluster, name) == "Aborted" and _uid(cluster, ok) == ok_uid
@@ -128,7 +117,7 @@ def test_an_aborted_job_keeps_its_finished_pods_and_resumes(cluster: Cluster) ->
     assert not cluster.list("Command"), "a Command is consumed"
     assert any(e.get("reason") == "CommandIssued" for e in cluster.events(kind="Job", name=name))
     before = job_conditions(cluster, name)
-    cluster.apply(_command(cluster.get("Job", name), "ResumeJob"))
+    cluster.apply(job_command(cluster.get("Job", name), "ResumeJob"))
     wait_job_phases(cluster, name, ["Restarting", "Running"], since=before)
     cluster.wait_until(lambda: _uid(cluster, run) not in (None, run_uid)
                        and count_phase([cluster.get("Pod", run)], ("Running",)) == 1, 120, f"a new {run} running")

@@ -19,6 +19,7 @@ __all__ = [
     "batch_job",
     "deployment",
     "job",
+    "job_command",
     "plain",
     "pod",
     "pod_group",
@@ -221,6 +222,19 @@ def queue_command(stored_queue: Obj, action: str) -> Obj:
            "uid": stored_queue["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
     return {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
             "metadata": {"generateName": f"{name}-{action.lower()}-", "namespace": "default",
+                         "ownerReferences": [ref]},
+            "target": ref, "action": action}
+
+
+def job_command(stored_job: Obj, action: str) -> Obj:
+    """A ``bus.volcano.sh`` Command ``action`` (``AbortJob``, ``ResumeJob``, ``TerminateJob``, ...) for a
+    Volcano Job as read from the cluster, as ``vcctl job suspend`` and its siblings create it: in the
+    Job's namespace, owned by and targeting the Job."""
+    meta = stored_job["metadata"]
+    ref = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": meta["name"], "uid": meta["uid"],
+           "controller": True, "blockOwnerDeletion": True}
+    return {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command",
+            "metadata": {"generateName": f"{meta['name']}-{action.lower()}-", "namespace": meta["namespace"],
                          "ownerReferences": [ref]},
             "target": ref, "action": action}
 
