@@ -9,9 +9,8 @@ from __future__ import annotations
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import Task, job
+from volcano.conformance.lib.builders import Task, job, job_command
 from volcano.conformance.lib.waits import pg_name, pod_group_of, wait_job_phase
-from volcano.conformance.test_strength_job_policies import _command
 
 pytestmark = pytest.mark.job_lifecycle
 
@@ -30,7 +29,7 @@ def test_a_terminated_jobs_podgroup_waits_for_its_finalizer(cluster: Cluster, he
     pg = pg_name(cluster, name)
     if held:
         cluster.patch("PodGroup", pg, {"metadata": {"finalizers": [FINALIZER]}})
-    cluster.create(_command(cluster.get("Job", name), "TerminateJob"))
+    cluster.create(job_command(cluster.get("Job", name), "TerminateJob"))
     wait_job_phase(cluster, name, "Terminated", 120)
     if not held:
         cluster.wait_until(lambda: cluster.try_get("PodGroup", pg) is None, 30, "the PodGroup deleted")
