@@ -33,6 +33,7 @@ from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory
 from volcano.informers.poison import DATA_ERRORS
 from volcano.scheduler.framework.model import NodeSpec
+from volcano.scheduler.framework.status import updated_conditions
 from volcano.scheduler.plugins.predicates import UNSCHEDULABLE_TAINT, node_affinity_matches, tolerates
 from volcano.sim.clock import Clock, Priority, TimerHandle
 from volcano.sim.trace import Trace
@@ -277,9 +278,9 @@ class DefaultScheduler:
         conds = [c for c in accessors.status(pod).get("conditions") or [] if c.get("type") == "PodScheduled"]
         if conds and conds[0].get("message") == msg:
             return
-        status = thaw(accessors.status(pod))
-        others = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
-        others.append({"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg})
+        others = updated_conditions(thaw(accessors.status(pod).get("conditions") or []),
+                                    {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                                     "message": msg}, self.clock.timestamp())
         meta = pod["metadata"]
         self._writes += 1
         try:

@@ -51,7 +51,7 @@ from volcano.scheduler.framework.metrics import MetricsSink
 from volcano.scheduler.framework.model import TaskInfo
 from volcano.scheduler.framework.plugin import Arguments, PluginRegistry
 from volcano.scheduler.framework.session import Session
-from volcano.scheduler.framework.status import Event, SessionOutcome, close_session
+from volcano.scheduler.framework.status import Event, SessionOutcome, close_session, updated_conditions
 from volcano.scheduler.metrics import SchedulerMetrics
 from volcano.scheduler.plugins import default_registry
 from volcano.sim.clock import Clock, Priority, TimerHandle
@@ -175,24 +175,6 @@ def podgroup_with_status(current: Mapping[str, Any], status: Mapping[str, Any]) 
         if key not in status:
             new_status.pop(key, None)
     return obj
-
-
-def updated_conditions(conditions: list[Mapping[str, Any]], cond: Mapping[str, Any], now: str) -> list[Obj]:
-    """``conditions`` with ``cond`` set, as Kubernetes' ``UpdatePodCondition`` sets it: the first
-    condition of ``cond``'s type is replaced where it stands (a new type is appended), and its
-    ``lastTransitionTime`` is kept while the status does not change (``now`` otherwise)."""
-    out = [dict(c) for c in conditions]
-    for i, old in enumerate(out):
-        if old.get("type") == cond["type"]:
-            new = dict(cond)
-            if old.get("status") != cond["status"]:
-                new["lastTransitionTime"] = now
-            elif "lastTransitionTime" in old:
-                new["lastTransitionTime"] = old["lastTransitionTime"]
-            out[i] = new
-            return out
-    out.append({**cond, "lastTransitionTime": now})
-    return out
 
 
 class Scheduler:

@@ -31,7 +31,8 @@ from volcano.scheduler.framework.model import (
 )
 from volcano.scheduler.framework.session import Session
 
-__all__ = ["Event", "SessionOutcome", "close_session", "job_status", "pod_group_phase", "status_changed"]
+__all__ = ["Event", "SessionOutcome", "close_session", "job_status", "pod_group_phase", "status_changed",
+           "updated_conditions"]
 
 S = TaskStatus
 _UNPLACED = (S.Allocated, S.Pending, S.Pipelined)
@@ -122,6 +123,24 @@ def _pod_condition_changed(task: TaskInfo, cond: Mapping[str, Any]) -> bool:
         if c.get("type") == cond["type"]:
             return any(c.get(k) != cond[k] for k in ("status", "reason", "message"))
     return True
+
+
+def updated_conditions(conditions: list[Mapping[str, Any]], cond: Mapping[str, Any], now: str) -> list[dict[str, Any]]:
+    """``conditions`` with ``cond`` set, as Kubernetes' ``UpdatePodCondition`` sets it: the first
+    condition of ``cond``'s type is replaced where it stands (a new type is appended), and its
+    ``lastTransitionTime`` is kept while the status does not change (``now`` otherwise)."""
+    out = [dict(c) for c in conditions]
+    for i, old in enumerate(out):
+        if old.get("type") == cond["type"]:
+            new = dict(cond)
+            if old.get("status") != cond["status"]:
+                new["lastTransitionTime"] = now
+            elif "lastTransitionTime" in old:
+                new["lastTransitionTime"] = old["lastTransitionTime"]
+            out[i] = new
+            return out
+    out.append({**cond, "lastTransitionTime": now})
+    return out
 
 
 def _add_up(allocated: dict[str, Any], ssn: Session, queue: str, vec: Any, has_root: bool) -> None:
