@@ -6,7 +6,8 @@ fields it set, keyed-list items named by their keys (``k:{"name":"c"}``, a port 
 one field. Another manager's apply of a different value is 409 Conflict naming the field by
 its list key; forced, it takes the field over. The first manager's re-apply without a field it
 alone owned removes it; an added list item is merged by key. Each spec change bumps
-``generation``.
+``generation``. ``kubectl apply`` (client-side; the memory backend's apply) keeps the manifest
+it applied in the last-applied annotation.
 
 Every case uses only the backend-neutral ``cluster`` fixture.
 """
@@ -115,3 +116,27 @@ def test_kubectl_server_side_apply_refreshes_last_applied(cluster: Cluster) -> N
     assert applied["data"] == {"k": "v2"}
     refreshed = applied["metadata"]["annotations"][LAST_APPLIED]
     assert refreshed != old and json.loads(refreshed)["data"] == {"k": "v2"}
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_client_side_apply_records_the_manifest(cluster: Cluster) -> None:
+    """``kubectl apply`` (client-side) stores the manifest it applied, without the annotation itself,
+    in the last-applied annotation, and refreshes it on the next apply. The memory backend's apply is
+    kubectl's; the HTTP backend's creates and replaces as a plain client does, so only the stored
+    data is common to both."""
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "csa-cm", "labels": {"app": "x"}}, "data": {"k": "v1"}}
+    cluster.apply(copy.deepcopy(manifest))
+    again = copy.deepcopy(manifest)
+    again["data"] = {"k": "v2"}
+    cluster.apply(again)
+    stored = plain(cluster.get("ConfigMap", "csa-cm"))
+    assert (stored["data"], stored["metadata"]["labels"]) == ({"k": "v2"}, {"app": "x"})
+    if cluster.backend != "memory":
+        return
+    last = json.loads(stored["metadata"]["annotations"][LAST_APPLIED])
+    meta = {k: v for k, v in last["metadata"].items() if k not in ("namespace", "annotations")}
+    assert (sorted(last), meta, last["data"]) == (["apiVersion", "data", "kind", "metadata"],
+                                                 {"name": "csa-cm", "labels": {"app": "x"}}, {"k": "v2"}), last
+    assert not last["metadata"].get("annotations"), last

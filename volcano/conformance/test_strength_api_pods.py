@@ -7,6 +7,7 @@
 * A preferred pod (anti-)affinity term is validated like a required one (its ``topologyKey``),
   beside its weight; a toleration without a key must use ``Exists``.
 * A pod that has finished (``Succeeded``) is removed at once by a delete, whatever its grace period.
+* A pod's resources may not change through an update; the refusal's diff shows the quantities.
 
 Pods use a scheduler that does not exist, so nothing runs. Every case uses only the
 backend-neutral ``cluster`` fixture.
@@ -116,3 +117,22 @@ def test_a_finished_pod_is_deleted_at_once(cluster: Cluster) -> None:
                        120, "the pod succeeds")
     cluster.delete("Pod", "finished")
     assert cluster.try_get("Pod", "finished") is None
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_a_refused_pod_update_shows_the_changed_quantities(cluster: Cluster) -> None:
+    """A pod's resources may not change through an update (``spec: Forbidden: pod updates may not
+    change fields ...``, followed by a diff). The diff is Go's on a real server; this server's
+    (docs/architecture.md, deliberate differences) shows each changed quantity in milli-units."""
+    cluster.create(_pod("pod-cpu", containers=[{"name": "c", "image": "busybox:1.36",
+                                                "resources": {"requests": {"cpu": "100m"}}}]))
+    change = {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "250m"}}}]}}
+    d = denial(lambda: cluster.patch("Pod", "pod-cpu", change, patch_type="strategic"))
+    assert (d.code, d.reason) == (422, "Invalid"), d
+    assert d.message.startswith('Pod "pod-cpu" is invalid: spec: Forbidden: pod updates may not change fields '
+                                "other than "), d.message
+    if cluster.backend == "memory":
+        assert "\n- \tcontainers[0].resources.requests.cpu: 100m\n+ \tcontainers[0].resources.requests.cpu: 250m\n" \
+            in d.message, d.message
+    assert plain(cluster.get("Pod", "pod-cpu"))["spec"]["containers"][0]["resources"] == {"requests": {"cpu": "100m"}}

@@ -16,10 +16,11 @@ API server runs them::
     ``default:`` values (``crd``).
 ``validate``
     Kubernetes' validation of built-in kinds (``cluster``, ``pod``,
-    ``scheduling``, ``workloads``) and a CRD's ``openAPIV3Schema`` (``crd``);
+    ``scheduling``, ``workloads``, ``config``, ``pvc``) and a CRD's ``openAPIV3Schema`` (``crd``);
     on update also what may not change (``pod_update``: a Pod's spec is
     immutable but for images, deadlines, tolerations and scheduling gates;
-    ``scheduling``: a PriorityClass's value and policy). Failure is 422
+    ``scheduling``: a PriorityClass's value and policy; ``pvc``: a
+    PersistentVolumeClaim's spec but for a few fields). Failure is 422
     Invalid with one ``StatusCause`` (``reason``, ``field``, ``message``) per
     error.
 ``check_update_uid``
@@ -67,6 +68,7 @@ from volcano.apiserver.validation.openapi import (
 )
 from volcano.apiserver.validation.pod import pod_spec_errors
 from volcano.apiserver.validation.pod_update import pod_update_errors
+from volcano.apiserver.validation.pvc import default_pvc, prepare_pvc, pvc_errors, pvc_update_errors
 from volcano.apiserver.validation.scheduling import priority_class_errors, priority_class_update_errors
 from volcano.apiserver.validation.workloads import batch_job_errors, controller_errors, controller_status_errors
 
@@ -123,6 +125,7 @@ _RULES: dict[str, _Rule] = {
     "PriorityClass.scheduling.k8s.io": priority_class_errors,
     "ConfigMap": config_map_errors,
     "Secret": secret_errors,
+    "PersistentVolumeClaim": pvc_errors,
 }
 """Kind key -> its validation (beyond metadata)."""
 
@@ -133,6 +136,7 @@ _UPDATE_RULES: dict[str, _UpdateRule] = {
     "PriorityClass.scheduling.k8s.io": priority_class_update_errors,
     "ConfigMap": config_map_update_errors,
     "Secret": secret_update_errors,
+    "PersistentVolumeClaim": pvc_update_errors,
 }
 """Kind key -> what an update of a stored object may not change (``new``, ``old``)."""
 
@@ -153,6 +157,7 @@ _DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
     "ReplicationController": default_pod_template,
     "Job.batch": default_pod_template,
     "Secret": default_secret,
+    "PersistentVolumeClaim": default_pvc,
 }
 
 _KEEPS_STATUS = frozenset({"Node"})
@@ -339,6 +344,8 @@ def prepare_for_create(info: KindInfo, obj: dict[str, Any]) -> None:
         obj["status"] = {"phase": "Pending"}
     elif info.key == "Namespace":
         obj["status"] = {"phase": "Active"}
+    elif info.key == "PersistentVolumeClaim":
+        prepare_pvc(obj)
     else:
         obj.pop("status", None)
 
