@@ -195,3 +195,28 @@ def test_reclaim_checks_the_victims_ancestors_up_to_the_level(cluster: Cluster, 
     want = (8 - runs, runs)
     cluster.hold(lambda: (_live_bound(cluster, "pa1-"), _live_bound(cluster, "pb1-")) == want, 60,
                  f"pa1 and pb1 run {want}")
+
+
+FLAT_RECLAIM_CONF = ('actions: "enqueue, allocate, reclaim"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n'
+                     "    enableReclaimable: false\n    enableJobStarving: false\n  - name: capacity\n- plugins:\n"
+                     "  - name: predicates\n"
+                     "  - name: nodeorder\n")
+
+
+@pytest.mark.reclaim
+@pytest.mark.cluster(workers=2, cpu="4", control_plane=False)
+@pytest.mark.scheduler_conf(FLAT_RECLAIM_CONF)
+def test_a_queue_reclaims_only_up_to_its_deserved(cluster: Cluster) -> None:
+    """Queues ``qa`` and ``qb`` deserve 2 CPUs each; a job in qa runs 8 one-CPU pods on the 8 CPUs.
+    A job of 8 pods in qb (minMember 1) reclaims while qb's allocation after the pod stays within its
+    deserved: it gets 2 pods, though qa still holds 6, more than its own deserved. (gang's
+    JobStarving is off, so priority's decides: the job starves while it has fewer than its 8 pods.)"""
+    make_queues(cluster, simple_queue("qa", deserved={"cpu": "2"}), simple_queue("qb", deserved={"cpu": "2"}))
+    cluster.apply(pod_group("job-qa", min_member=1, queue="qa"))
+    cluster.apply([pod(f"qa-{i}", group="job-qa", req={"cpu": "1"}, grace_seconds=0) for i in range(8)])
+    cluster.wait_until(lambda: _live_bound(cluster, "qa-") == 8, 60, "qa runs 8 pods")
+    cluster.apply(pod_group("job-qb", min_member=1, queue="qb"))
+    cluster.apply([pod(f"qb-{i}", group="job-qb", req={"cpu": "1"}, grace_seconds=0) for i in range(8)])
+    cluster.wait_until(lambda: _live_bound(cluster, "qb-") == 2, 120, "qb runs 2 pods")
+    cluster.hold(lambda: (_live_bound(cluster, "qa-"), _live_bound(cluster, "qb-")) == (6, 2), 20,
+                 "qa and qb run (6, 2)")
