@@ -220,3 +220,23 @@ def test_a_queue_reclaims_only_up_to_its_deserved(cluster: Cluster) -> None:
     cluster.wait_until(lambda: _live_bound(cluster, "qb-") == 2, 120, "qb runs 2 pods")
     cluster.hold(lambda: (_live_bound(cluster, "qa-"), _live_bound(cluster, "qb-")) == (6, 2), 20,
                  "qa and qb run (6, 2)")
+
+
+@pytest.mark.reclaim
+@pytest.mark.cluster(workers=1, cpu="4", memory="8Gi", control_plane=False)
+@pytest.mark.scheduler_conf(FLAT_RECLAIM_CONF)
+def test_a_victim_asking_one_millicore_counts_on_cpu(cluster: Cluster) -> None:
+    """Queue ``qa`` (deserved 1 CPU) holds ``hog`` (2 CPUs, not preemptable) and ``fat`` (1m CPU, 6Gi):
+    2.001 CPUs, past its deserved on cpu, the one dimension of ``fat``'s request its deserved has.
+    ``needy`` in ``qb`` (deserved 2 CPUs) wants 1 CPU and 6Gi, which only ``fat``'s memory can free:
+    ``fat`` is reclaimed and ``needy`` runs."""
+    make_queues(cluster, simple_queue("qa", deserved={"cpu": "1"}), simple_queue("qb", deserved={"cpu": "2"}))
+    cluster.apply([pod_group("hog", min_member=1, queue="qa"), pod_group("fat", min_member=1, queue="qa")])
+    cluster.apply([pod("hog", group="hog", req={"cpu": "2", "memory": "1Gi"}, grace_seconds=0,
+                       labels={"volcano.sh/preemptable": "false"}),
+                   pod("fat", group="fat", req={"cpu": "1m", "memory": "6Gi"}, grace_seconds=0)])
+    cluster.wait_until(lambda: _live_bound(cluster, "hog") + _live_bound(cluster, "fat") == 2, 60, "qa's pods run")
+    cluster.apply(pod_group("needy", min_member=1, queue="qb"))
+    cluster.apply(pod("needy", group="needy", req={"cpu": "1", "memory": "6Gi"}, grace_seconds=0))
+    cluster.wait_until(lambda: _live_bound(cluster, "needy") == 1, 120, "needy runs")
+    assert (_live_bound(cluster, "hog"), _live_bound(cluster, "fat")) == (1, 0)
