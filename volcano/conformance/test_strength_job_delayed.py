@@ -69,3 +69,22 @@ def test_a_tasks_restart_cancels_its_other_pods_delayed_restarts(cluster: Cluste
     assert rounds[0] == rounds[1] >= 1, f"replacements per pod: {rounds}"
     assert _executions(cluster, name, "RestartTask") == rounds[0]
     assert int(cluster.get("Job", name)["status"].get("retryCount") or 0) == rounds[0]
+
+
+@pytest.mark.cluster(workers=2)
+def test_a_delayed_action_is_announced_on_the_job_when_it_is_scheduled(cluster: Cluster) -> None:
+    """A pod no node can take under policy PodPending -> RestartTask after 20 s: well before the 20 s
+    are up, the Job has a Normal ``ExecuteAction`` Event saying the action will run after a delay
+    (controllers reference §2.4), and the task has not been restarted yet."""
+    name = "delayed-announced"
+    cluster.apply(job(name, [Task(name="a", rep=1, req={}, node_selector=NOWHERE,
+                                  policies=[{"event": "PodPending", "action": "RestartTask", "timeout": "20s"}])],
+                      min=1, max_retry=10))
+
+    def announced() -> list[Obj]:
+        return [e for e in cluster.events(kind="Job", name=name) if e.get("reason") == "ExecuteAction"]
+
+    cluster.wait_until(lambda: bool(announced()), 10, f"ExecuteAction event on {name}")
+    assert [(e.get("type"), e.get("message", "").startswith("Execute action RestartTask after"))
+            for e in announced()] == [("Normal", True)], announced()
+    assert _executions(cluster, name, "RestartTask") == 0

@@ -195,3 +195,48 @@ def test_reclaim_checks_the_victims_ancestors_up_to_the_level(cluster: Cluster, 
     want = (8 - runs, runs)
     cluster.hold(lambda: (_live_bound(cluster, "pa1-"), _live_bound(cluster, "pb1-")) == want, 60,
                  f"pa1 and pb1 run {want}")
+
+
+FLAT_RECLAIM_CONF = ('actions: "enqueue, allocate, reclaim"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n'
+                     "    enableReclaimable: false\n    enableJobStarving: false\n  - name: capacity\n- plugins:\n"
+                     "  - name: predicates\n"
+                     "  - name: nodeorder\n")
+
+
+@pytest.mark.reclaim
+@pytest.mark.cluster(workers=2, cpu="4", control_plane=False)
+@pytest.mark.scheduler_conf(FLAT_RECLAIM_CONF)
+def test_a_queue_reclaims_only_up_to_its_deserved(cluster: Cluster) -> None:
+    """Queues ``qa`` and ``qb`` deserve 2 CPUs each; a job in qa runs 8 one-CPU pods on the 8 CPUs.
+    A job of 8 pods in qb (minMember 1) reclaims while qb's allocation after the pod stays within its
+    deserved: it gets 2 pods, though qa still holds 6, more than its own deserved. (gang's
+    JobStarving is off, so priority's decides: the job starves while it has fewer than its 8 pods.)"""
+    make_queues(cluster, simple_queue("qa", deserved={"cpu": "2"}), simple_queue("qb", deserved={"cpu": "2"}))
+    cluster.apply(pod_group("job-qa", min_member=1, queue="qa"))
+    cluster.apply([pod(f"qa-{i}", group="job-qa", req={"cpu": "1"}, grace_seconds=0) for i in range(8)])
+    cluster.wait_until(lambda: _live_bound(cluster, "qa-") == 8, 60, "qa runs 8 pods")
+    cluster.apply(pod_group("job-qb", min_member=1, queue="qb"))
+    cluster.apply([pod(f"qb-{i}", group="job-qb", req={"cpu": "1"}, grace_seconds=0) for i in range(8)])
+    cluster.wait_until(lambda: _live_bound(cluster, "qb-") == 2, 120, "qb runs 2 pods")
+    cluster.hold(lambda: (_live_bound(cluster, "qa-"), _live_bound(cluster, "qb-")) == (6, 2), 20,
+                 "qa and qb run (6, 2)")
+
+
+@pytest.mark.reclaim
+@pytest.mark.cluster(workers=1, cpu="4", memory="8Gi", control_plane=False)
+@pytest.mark.scheduler_conf(FLAT_RECLAIM_CONF)
+def test_a_victim_asking_one_millicore_counts_on_cpu(cluster: Cluster) -> None:
+    """Queue ``qa`` (deserved 1 CPU) holds ``hog`` (2 CPUs, not preemptable) and ``fat`` (1m CPU, 6Gi):
+    2.001 CPUs, past its deserved on cpu, the one dimension of ``fat``'s request its deserved has.
+    ``needy`` in ``qb`` (deserved 2 CPUs) wants 1 CPU and 6Gi, which only ``fat``'s memory can free:
+    ``fat`` is reclaimed and ``needy`` runs."""
+    make_queues(cluster, simple_queue("qa", deserved={"cpu": "1"}), simple_queue("qb", deserved={"cpu": "2"}))
+    cluster.apply([pod_group("hog", min_member=1, queue="qa"), pod_group("fat", min_member=1, queue="qa")])
+    cluster.apply([pod("hog", group="hog", req={"cpu": "2", "memory": "1Gi"}, grace_seconds=0,
+                       labels={"volcano.sh/preemptable": "false"}),
+                   pod("fat", group="fat", req={"cpu": "1m", "memory": "6Gi"}, grace_seconds=0)])
+    cluster.wait_until(lambda: _live_bound(cluster, "hog") + _live_bound(cluster, "fat") == 2, 60, "qa's pods run")
+    cluster.apply(pod_group("needy", min_member=1, queue="qb"))
+    cluster.apply(pod("needy", group="needy", req={"cpu": "1", "memory": "6Gi"}, grace_seconds=0))
+    cluster.wait_until(lambda: _live_bound(cluster, "needy") == 1, 120, "needy runs")
+    assert (_live_bound(cluster, "hog"), _live_bound(cluster, "fat")) == (1, 0)

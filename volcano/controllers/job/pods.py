@@ -34,17 +34,12 @@ from volcano.controllers.job.constants import (
 )
 from volcano.controllers.job.podgroup import job_owner_reference, podgroup_name
 
-__all__ = ["build_pod", "pod_index", "pod_name", "volume_name"]
+__all__ = ["build_pod", "pod_name", "volume_name"]
 
 
 def pod_name(job_name: str, task_name: str, index: int) -> str:
     """``<job>-<task>-<index>``."""
     return f"{job_name}-{task_name}-{index}"
-
-
-def pod_index(name: str) -> str:
-    """The replica index of a job pod: the last ``-``-separated segment of its name."""
-    return name.rsplit("-", 1)[-1]
 
 
 def volume_name(job_name: str, random_suffix: Callable[[], str]) -> str:

@@ -10,8 +10,9 @@ of 0 disables the scorer):
 * ``mostrequested.weight`` (0): MostAllocated: ``min(req, alloc) * 100 // alloc``.
 * ``balancedresource.weight`` (1): BalancedAllocation over cpu, memory and
   ``nvidia.com/gpu``: ``int((1 - std(fractions)) * 100)`` with fractions capped
-  at 1, resources with no allocatable skipped; skipped entirely for pods that
-  request none of these resources.
+  at 1, resources with no allocatable skipped, and ``nvidia.com/gpu`` only for
+  pods that request it (Kubernetes leaves out an extended resource the pod does
+  not request); skipped entirely for pods that request none of these resources.
 
 ``req`` is what the node already holds plus the task. Documented deviation:
 Kubernetes counts 100m cpu / 200Mi memory for containers that request none
@@ -157,7 +158,8 @@ class NodeorderPlugin(Plugin):
             fit = np.array([req.get("cpu") or DEFAULT_MILLI_CPU, req.get("memory") or DEFAULT_MEMORY],
                            dtype=np.int64) if wl or wm else None
             index, names = self._ssn.space.index, self._ssn.space.names
-            cols = [index[n] for n in self._balanced_names if n in index]
+            # An extended resource the task requests none of is left out (Kubernetes scores it (0, 0)).
+            cols = [index[n] for n in self._balanced_names if n in index and (n in ("cpu", "memory") or req.get(n))]
             bal = np.array([req.get(names[c], 0) for c in cols], dtype=np.int64) \
                 if wb and any(req.get(n) for n in self._balanced_names) else None
             plan = self._plans[task.spec.sched_sig] = (fit, cols, bal)
