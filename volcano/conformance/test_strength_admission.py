@@ -458,3 +458,23 @@ def test_queue_with_children_cannot_be_deleted(cluster: Cluster, request: pytest
     assert adm.webhook_message(d, adm.QUEUE_WEBHOOK) == (
         "queue h-parent can not be deleted because it has 1 child queues: h-b")
     assert cluster.try_get("Queue", "h-parent") is not None
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("args", "admitted"), [
+    pytest.param(["--master", "task-2"], True, id="master-as-next-argument"),
+    pytest.param(["--master=task-2"], True, id="master-with-equals"),
+    pytest.param(["--worker=task-1"], False, id="default-master-absent"),
+    pytest.param(["--master", "launcher"], False, id="named-master-absent"),
+])
+def test_mpi_master_task_must_exist(cluster: Cluster, request: pytest.FixtureRequest, args: list[str],
+                                    admitted: bool) -> None:
+    """validatejob: with the ``mpi`` plugin the master task (``--master``, given as ``--master=x`` or
+    ``--master x``; ``master`` by default) must be one of the job's tasks (``task-1``, ``task-2``)."""
+    job = adm.two_task_job(f"mpi-master-{request.node.callspec.id}", replicas=(1, 1))
+    job["spec"]["plugins"] = {"mpi": args, "ssh": [], "svc": []}
+    got = adm.outcome(cluster, job, adm.JOB_WEBHOOK)
+    if admitted:
+        assert isinstance(got, dict) and got["spec"]["plugins"]["mpi"] == args, got
+    else:
+        assert got == "The specified mpi master task was not found", got

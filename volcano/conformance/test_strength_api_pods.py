@@ -7,7 +7,8 @@
 * A preferred pod (anti-)affinity term is validated like a required one (its ``topologyKey``),
   beside its weight; a toleration without a key must use ``Exists``.
 * A pod that has finished (``Succeeded``) is removed at once by a delete, whatever its grace period.
-* A pod's resources may not change through an update; the refusal's diff shows the quantities.
+* A pod's resources may not change through an update; the refusal's diff shows the quantities. An
+  updated image may not carry whitespace; a gated pod may not add a required node selector term.
 
 Pods use a scheduler that does not exist, so nothing runs. Every case uses only the
 backend-neutral ``cluster`` fixture.
@@ -136,3 +137,39 @@ def test_a_refused_pod_update_shows_the_changed_quantities(cluster: Cluster) -> 
         assert "\n- \tcontainers[0].resources.requests.cpu: 100m\n+ \tcontainers[0].resources.requests.cpu: 250m\n" \
             in d.message, d.message
     assert plain(cluster.get("Pod", "pod-cpu"))["spec"]["containers"][0]["resources"] == {"requests": {"cpu": "100m"}}
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_an_updated_image_may_not_carry_whitespace(cluster: Cluster) -> None:
+    """A pod's image may change, but not to one with leading or trailing whitespace (422 naming the
+    container's image); the stored image stays."""
+    cluster.create(_pod("pod-image"))
+    change = {"spec": {"containers": [{"name": "c", "image": "busybox:1.37 "}]}}
+    d = denial(lambda: cluster.patch("Pod", "pod-image", change, patch_type="strategic"))
+    assert (d.code, d.message) == (422, 'Pod "pod-image" is invalid: spec.containers[0].image: Invalid value: '
+                                        '"busybox:1.37 ": must not have leading or trailing whitespace'), d
+    assert plain(cluster.get("Pod", "pod-image"))["spec"]["containers"][0]["image"] == "busybox:1.36"
+
+
+NODE_TERMS = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_a_gated_pod_keeps_its_number_of_node_selector_terms(cluster: Cluster) -> None:
+    """A pod with scheduling gates may narrow its required node affinity, but not add a term to a
+    non-empty ``nodeSelectorTerms`` list (422 naming the list; the value is printed as Go prints it
+    on a real server, so only the field and the detail are compared)."""
+    term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
+    cluster.create(_pod("pod-gated", schedulingGates=[{"name": "example.com/hold"}], affinity=affinity))
+    other = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}
+    more = {"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [term, other]}}}}}
+    d = denial(lambda: cluster.patch("Pod", "pod-gated", more))
+    assert (d.code, d.reason) == (422, "Invalid"), d
+    assert d.message.startswith(f'Pod "pod-gated" is invalid: {NODE_TERMS}: Invalid value: '), d.message
+    assert d.message.endswith(": no additions/deletions to non-empty NodeSelectorTerms list are allowed"), d.message
+    stored = plain(cluster.get("Pod", "pod-gated"))["spec"]["affinity"]
+    assert stored == affinity, stored
