@@ -81,11 +81,14 @@ class Allocate(Action):
         enqueue_on = "enqueue" in ssn.conf.actions
         agenda = Agenda(ssn, keyed=True)
         sheets: dict[str, deque[TaskInfo]] = {}
+        reuse = ssn.reuse
         for job in ssn.jobs.values():
             if is_pending(job):
                 if enqueue_on:
                     continue
                 job.phase = "Inqueue"
+            if reuse and not job.status_counts[TaskStatus.Pending]:
+                continue  # nothing to place (below, ``todo`` would be empty): JobValid is pure, left unasked
             if ssn.job_valid(job) is not None:
                 continue
             queue = ssn.queues.get(job.queue)

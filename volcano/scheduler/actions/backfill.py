@@ -11,18 +11,23 @@ from __future__ import annotations
 import numpy as np
 
 from volcano.scheduler.actions.base import Action, Agenda, schedulable_jobs
-from volcano.scheduler.framework.model import FitErrors, TaskInfo, TaskStatus
+from volcano.scheduler.framework.model import FitErrors, JobInfo, TaskInfo, TaskStatus
 from volcano.scheduler.framework.select import feasible
 from volcano.scheduler.framework.session import Session
 
 __all__ = ["Backfill", "pick_up_pending_tasks"]
 
 
+def _has_best_effort(job: JobInfo) -> bool:
+    return job.best_effort_tasks > 0
+
+
 def pick_up_pending_tasks(ssn: Session) -> list[TaskInfo]:
     """Best-effort tasks to backfill, in queue, job, task order (un-pipelining pipelined ones)."""
     agenda = Agenda(ssn, keyed=True)
     tasks: dict[str, list[TaskInfo]] = {}
-    for job, queue in schedulable_jobs(ssn):
+    # A job without best-effort tasks has nothing to backfill (with reuse it is skipped unread).
+    for job, queue in schedulable_jobs(ssn, _has_best_effort if ssn.reuse else None):
         cands: list[TaskInfo] = []
         for t in list(job.tasks.values()):
             if not t.best_effort:

@@ -8,7 +8,7 @@ pair, built once here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from volcano.scheduler.framework.action import Action
 from volcano.scheduler.framework.job import JobInfo
@@ -30,12 +30,15 @@ def pending_tasks(job: JobInfo) -> list[TaskInfo]:
     return [t for t in job.tasks.values() if t.status == TaskStatus.Pending and not t.spec.gated]
 
 
-def schedulable_jobs(ssn: Session) -> Iterator[tuple[JobInfo, QueueInfo]]:
+def schedulable_jobs(ssn: Session, wanted: Callable[[JobInfo], bool] | None = None
+                     ) -> Iterator[tuple[JobInfo, QueueInfo]]:
     """Jobs past enqueue (not Pending), valid (JobValid), in a queue of the session,
     with their queue, in session order: what preempt, reclaim, backfill and the gang
-    actions consider."""
+    actions consider. With ``wanted``, jobs it refuses are left out before their validity
+    is asked (the caller would ignore them: JobValid is a pure predicate, so asking it
+    fewer times changes nothing else)."""
     for job in ssn.jobs.values():
-        if is_pending(job) or ssn.job_valid(job) is not None:
+        if is_pending(job) or (wanted is not None and not wanted(job)) or ssn.job_valid(job) is not None:
             continue
         queue = ssn.queues.get(job.queue)
         if queue is not None:

@@ -107,6 +107,7 @@ class JobInfo:
 
     __slots__ = (
         "_be_pending",
+        "_best_effort",
         "_moves",
         "_ready",
         "_role_be_pending",
@@ -151,6 +152,7 @@ class JobInfo:
         self.tasks: dict[str, TaskInfo] = {}
         self.status_counts: Counter[TaskStatus] = Counter()
         self._be_pending = 0
+        self._best_effort = 0
         self._ready = 0
         self._role_status: Counter[tuple[str, TaskStatus]] = Counter()
         self._role_be_pending: Counter[str] = Counter()
@@ -170,9 +172,11 @@ class JobInfo:
         self.tasks[task.uid] = task
         self.status_counts[task.status] += 1
         self._role_status[task.spec.role, task.status] += 1
-        if task.status == S.Pending and task.spec.best_effort:
-            self._be_pending += 1
-            self._role_be_pending[task.spec.role] += 1
+        if task.spec.best_effort:
+            self._best_effort += 1
+            if task.status == S.Pending:
+                self._be_pending += 1
+                self._role_be_pending[task.spec.role] += 1
         if task.status in READY_STATUSES:
             self._ready += 1
         if task.status in ALLOCATED_STATUSES:
@@ -201,6 +205,11 @@ class JobInfo:
         task.status = status
 
     @property
+    def best_effort_tasks(self) -> int:
+        """How many of its tasks request nothing (but the pod slot), whatever their status."""
+        return self._best_effort
+
+    @property
     def moved(self) -> bool:
         """Whether any task changed status since the job was built (``set_status``)."""
         return self._moves > 0
@@ -213,6 +222,7 @@ class JobInfo:
         self.tasks = {}
         self.status_counts = Counter()
         self._be_pending = 0
+        self._best_effort = 0
         self._ready = 0
         self._role_status = Counter()
         self._role_be_pending = Counter()

@@ -167,6 +167,7 @@ class TaskSpec:
         "scheduler_name",
         "static_sig",
         "status",
+        "terms",
         "tolerations",
         "uid",
     )
@@ -208,6 +209,8 @@ class TaskSpec:
             pa.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
         self.pod_anti_affinity: list[Mapping[str, Any]] = list(
             paa.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
+        self.terms = bool(pa or paa)
+        """Whether the pod carries any pod affinity or anti-affinity term (required or preferred)."""
         self.host_ports = _host_ports(spec)
         node_aff = (affinity.get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         selector = spec.get("nodeSelector") or {}

@@ -285,8 +285,7 @@ def has_preferred_pod_terms(spec: TaskSpec) -> bool:
 
 def has_pod_affinity(spec: TaskSpec) -> bool:
     """Whether the pod carries any pod affinity or anti-affinity (kube-scheduler's PodsWithAffinity)."""
-    affinity = (spec.pod.get("spec") or {}).get("affinity") or {}
-    return bool(affinity.get("podAffinity") or affinity.get("podAntiAffinity"))
+    return spec.terms  # worked out once per pod version
 
 
 class PodAffinityScorer:
@@ -306,7 +305,7 @@ class PodAffinityScorer:
         """Placed tasks carrying pod affinity terms, by uid, with their node rows."""
         if self._with_affinity is None:
             self._with_affinity = {t.uid: (t, node.row) for node in self.nodes for t in node.tasks.values()
-                                   if has_pod_affinity(t.spec)}
+                                   if t.spec.terms}  # has_pod_affinity, inlined
         return self._with_affinity
 
     def place(self, task: TaskInfo, row: int) -> None:

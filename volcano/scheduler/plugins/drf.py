@@ -117,9 +117,9 @@ class DrfPlugin(Plugin):
         self._stale: set[str] = set()
         """Jobs whose allocation moved since their share was last computed (computed when read)."""
         for uid, job in ssn.jobs.items():
-            alloc = space.fit(job.allocated).copy()
-            self.alloc[uid] = alloc
-            self._shares[uid] = dominant_share(alloc, self.total, self.mask)
+            self.alloc[uid] = space.fit(job.allocated).copy()
+        # A share is a pure function of its job's allocation: worked out when first read (most
+        # jobs of a session are never ordered), then kept until an event moves the allocation.
         self._ssn = ssn
         self.tree: HdrfTree | None = None
         self._paths: dict[str, list[str]] = {}
@@ -189,17 +189,21 @@ class DrfPlugin(Plugin):
 
     @property
     def share(self) -> dict[str, float]:
-        """Every job's current dominant share by job uid."""
-        for uid in sorted(self._stale):
-            self._shares[uid] = dominant_share(self.alloc[uid], self.total, self.mask)
-        self._stale.clear()
-        return self._shares
+        """Every job's current dominant share by job uid (in session job order)."""
+        return {uid: self._share_of(uid) for uid in self.alloc}
 
     def _share_of(self, uid: str) -> float:
+        """The job's current dominant share (0.0 for a job outside the session)."""
+        shares = self._shares
         if uid in self._stale:
             self._stale.discard(uid)
-            self._shares[uid] = dominant_share(self.alloc[uid], self.total, self.mask)
-        return self._shares.get(uid, 0.0)
+        elif uid in shares:
+            return shares[uid]
+        alloc = self.alloc.get(uid)
+        if alloc is None:
+            return 0.0
+        value = shares[uid] = dominant_share(alloc, self.total, self.mask)
+        return value
 
     def job_order(self, left: JobInfo, right: JobInfo) -> int:
         """Lower dominant share first; equal shares abstain (0)."""
