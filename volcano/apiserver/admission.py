@@ -25,7 +25,6 @@ OPERATIONS = ("CREATE", "UPDATE", "DELETE")
 """The operations a hook may register for."""
 
 
-@dataclass(slots=True)
 class AdmissionRequest:
     """One write under admission.
 
@@ -33,14 +32,52 @@ class AdmissionRequest:
     DELETE it is a copy of the stored object); ``old`` is the stored object
     (frozen) for UPDATE and DELETE, else None; ``subresource`` is e.g.
     ``"status"`` for status writes; ``client`` reads other objects.
+
+    ``AdmissionRequest.deferred`` builds ``obj`` on first access only: for a
+    write whose hooks mostly look at ``operation`` and ``subresource`` and
+    return (the Priority plugin on a status write), the server need not copy
+    the object; ``built`` tells it whether any hook saw (and so may have
+    edited) ``obj``.
     """
 
-    operation: str
-    kind: KindInfo
-    obj: dict[str, Any]
-    old: Obj | None
-    subresource: str | None
-    client: Client
+    __slots__ = ("_build", "_obj", "client", "kind", "old", "operation", "subresource")
+
+    def __init__(self, operation: str, kind: KindInfo, obj: dict[str, Any], old: Obj | None,
+                 subresource: str | None, client: Client) -> None:
+        self.operation = operation
+        self.kind = kind
+        self._obj: dict[str, Any] | None = obj
+        self._build: Callable[[], dict[str, Any]] | None = None
+        self.old = old
+        self.subresource = subresource
+        self.client = client
+
+    @classmethod
+    def deferred(cls, operation: str, kind: KindInfo, build: Callable[[], dict[str, Any]], old: Obj | None,
+                 subresource: str | None, client: Client) -> AdmissionRequest:
+        """A request whose ``obj`` is ``build()``, called when a hook first reads ``obj``."""
+        request = cls(operation, kind, {}, old, subresource, client)
+        request._obj = None
+        request._build = build
+        return request
+
+    @property
+    def obj(self) -> dict[str, Any]:
+        """The object under admission (built now for a deferred request that has not built it)."""
+        obj = self._obj
+        if obj is None:
+            assert self._build is not None
+            obj = self._obj = self._build()
+        return obj
+
+    @property
+    def built(self) -> bool:
+        """Whether ``obj`` exists (always, but for a deferred request no hook has read)."""
+        return self._obj is not None
+
+    def __repr__(self) -> str:
+        return (f"AdmissionRequest(operation={self.operation!r}, kind={self.kind.key!r}, "
+                f"subresource={self.subresource!r}, built={self.built!r})")
 
     @property
     def name(self) -> str:

@@ -75,6 +75,7 @@ from volcano.apiserver.patching import (
     normalize_patch_type,
     options_invalid,
 )
+from volcano.apiserver.status_write import shared_status
 from volcano.apiserver.store import ObjectStore
 from volcano.apiserver.validation import (
     apply_defaults,
@@ -219,14 +220,20 @@ class ApiServer:
             if validate_fn is not None:
                 validate_fn()
             return False
-        request = AdmissionRequest(operation, info, obj, old, subresource, self)
+        self._run_hooks(AdmissionRequest(operation, info, obj, old, subresource, self), validate_fn)
+        return True
+
+    def _run_hooks(self, request: AdmissionRequest, validate_fn: Callable[[], None] | None = None) -> None:
+        """The mutating hooks for ``request``, then ``validate_fn``, then the validating hooks."""
+        chain = self.admission
+        key, operation = request.kind.key, request.operation
+        mutating, validating = chain.hooks(True, key, operation), chain.hooks(False, key, operation)
         for reg in mutating:
             reg.fn(request)
         if validate_fn is not None:
             validate_fn()
         for reg in validating:
             reg.fn(request)
-        return True
 
     def _admit_delete(self, info: KindInfo, old: FrozenDict, subresource: str | None) -> None:
         chain = self.admission
@@ -452,6 +459,9 @@ class ApiServer:
         check_field_manager(field_manager, options_invalid("UpdateOptions"))
         info, old = self._target(obj)
         require_status_subresource(info, old["metadata"]["name"])
+        frozen = shared_status(info, old, obj.get("status"))
+        if frozen is not None:  # decoded part by part, unchanged parts shared: no whole copy
+            return self._update_status(info, old, frozen, manager=field_manager, decoded=True)
         try:
             status = thaw(obj.get("status"))
         except RecursionError:
@@ -459,20 +469,27 @@ class ApiServer:
         return self._update_status(info, old, status, manager=field_manager)
 
     def _update_status(self, info: KindInfo, old: FrozenDict, status: Any, *, manager: str | None = None,
-                       managed: Any = None) -> FrozenDict:
-        """Replace ``old``'s status with ``status`` (a plain value the server may edit): decoded (400),
-        admitted, validated against the kind's status rules (422), recorded in managedFields, stored."""
-        decode_status(info, old, status)
+                       managed: Any = None, decoded: bool = False) -> FrozenDict:
+        """Replace ``old``'s status with ``status`` (a plain value the server may edit, or with
+        ``decoded`` the frozen status ``shared_status`` proved to decode): decoded (400), admitted,
+        validated against the kind's status rules (422), recorded in managedFields, stored. The
+        admission request's object is built only when a hook reads it."""
+        if not decoded:
+            decode_status(info, old, status)
         chain = self.admission
         if chain.hooks(True, info.key, "UPDATE") or chain.hooks(False, info.key, "UPDATE"):
-            request_obj: dict[str, Any] = dict(old)
-            request_obj["metadata"] = thaw(old["metadata"])
-            if status is None:
-                request_obj.pop("status", None)
-            else:
-                request_obj["status"] = thaw(status)
-            self._admit("UPDATE", info, request_obj, old, "status")
-            status = request_obj.get("status")
+            def build() -> dict[str, Any]:
+                request_obj: dict[str, Any] = dict(old)
+                request_obj["metadata"] = thaw(old["metadata"])
+                if status is None:
+                    request_obj.pop("status", None)
+                else:
+                    request_obj["status"] = thaw(status)
+                return request_obj
+            request = AdmissionRequest.deferred("UPDATE", info, build, old, "status", self)
+            self._run_hooks(request)
+            if request.built:
+                status = request.obj.get("status")
         new: dict[str, Any] = dict(old)
         new["metadata"] = dict(old["metadata"])
         if status is None:

@@ -65,6 +65,7 @@ from volcano.apiserver.validation.openapi import (
     is_rfc3339,
     part_validators,
     status_decode_errors,
+    status_definition_name,
 )
 from volcano.apiserver.validation.pod import pod_spec_errors
 from volcano.apiserver.validation.pod_update import pod_update_errors
@@ -81,6 +82,7 @@ __all__ = [
     "depth_error",
     "prepare_for_create",
     "problem",
+    "status_parts_decode",
     "too_deep",
     "validate",
     "validate_status",
@@ -258,7 +260,13 @@ def _decodes_by_parts(info: KindInfo, obj: Any) -> bool:
     checks = part_validators(def_name)
     if checks is None:
         return False
-    for prop, value in obj.items():
+    return _parts_decode(def_name, checks, obj)
+
+
+def _parts_decode(def_name: str, checks: Mapping[str, Callable[[Any], bool]], parts: Mapping[str, Any]) -> bool:
+    """``_decodes_by_parts`` for the properties ``parts`` of a ``def_name`` value (plain values,
+    each checked within ``MAX_DEPTH - 1``), with ``checks`` its ``part_validators``."""
+    for prop, value in parts.items():
         check = checks.get(prop)
         if type(value) in _LEAVES:
             if check is not None:
@@ -288,6 +296,20 @@ def _decodes_by_parts(info: KindInfo, obj: Any) -> bool:
             _PARTS.clear()
         _PARTS[key] = True
     return True
+
+
+def status_parts_decode(info: KindInfo, parts: Mapping[str, Any]) -> bool:
+    """Whether a status write whose ``status`` differs from the stored one only in the properties
+    ``parts`` (plain values; the others are the stored, decoded values themselves) provably passes
+    ``decode_status``: each of ``parts`` decodes as that property of the kind's status type and is
+    within depth (``_decodes_by_parts``' rule: a status type that is only ``type`` and ``properties``
+    checks nothing across properties). False means "not proven": the caller runs ``decode_status``,
+    which alone reports errors and normalises values."""
+    def_name = status_definition_name(info)
+    if def_name is None:
+        return False
+    checks = part_validators(def_name)
+    return checks is not None and _parts_decode(def_name, checks, parts)
 
 
 def decode(info: KindInfo, obj: dict[str, Any]) -> None:

@@ -51,6 +51,7 @@ __all__ = [
     "part_validators",
     "raw_definitions",
     "status_decode_errors",
+    "status_definition_name",
     "strict_integers",
 ]
 
@@ -264,22 +265,27 @@ def part_validators(def_name: str) -> Mapping[str, Callable[[Any], bool]] | None
     """For a definition that is only ``type`` (object) and ``properties`` (Pod, Node, Event,
     a custom resource's metadata, ...): each property's decode check (True when the value decodes).
     A mapping then decodes exactly when each of its properties does, since such a schema checks
-    nothing across properties and ignores unknown ones. None for any other definition."""
+    nothing across properties and ignores unknown ones. None for any other definition. Each check
+    compiles its schema on its first call."""
     schema = definitions()[def_name]
     props = schema.get("properties")
     if set(schema) - {"type", "properties"} or not isinstance(props, dict) \
             or schema.get("type") not in ("object", ["object", "null"]):
         return None
 
-    def accepts(fast: Callable[[Any, Any], Any]) -> Callable[[Any], bool]:
+    def accepts(sub: Mapping[str, Any], name: str) -> Callable[[Any], bool]:
+        compiled: list[Callable[[Any, Any], Any]] = []  # compiled on first use: most are never used
+
         def check(value: Any) -> bool:
+            if not compiled:
+                compiled.append(_fast(sub, name))
             try:
-                fast(value, _FORMATS)
+                compiled[0](value, _FORMATS)
             except fastjsonschema.JsonSchemaValueException:
                 return False
             return True
         return check
-    return {prop: accepts(_fast(sub, f"{def_name}.{prop}")) for prop, sub in props.items()}
+    return {prop: accepts(sub, f"{def_name}.{prop}") for prop, sub in props.items()}
 
 
 @cache
@@ -305,12 +311,27 @@ def decode_errors(info: KindInfo, obj: Mapping[str, Any]) -> DecodeError | None:
     return _decode(definition_name(info), obj, ())
 
 
+def status_definition_name(info: KindInfo) -> str | None:
+    """The definition of ``info``'s ``status`` property (``io.k8s.api.core.v1.PodStatus``), or None
+    when the kind's definition has no status reference (its status is not decoded)."""
+    return _status_definition_name(definition_name(info))
+
+
+@cache
+def _status_definition_name(def_name: str) -> str | None:
+    prop = definitions()[def_name].get("properties", {}).get("status")
+    if not isinstance(prop, Mapping) or not isinstance(prop.get("$ref"), str):
+        return None
+    name: str = prop["$ref"].rsplit("/", 1)[-1]
+    return name
+
+
 def status_decode_errors(info: KindInfo, status: Any) -> DecodeError | None:
     """Like ``decode_errors`` for a status write: only ``status`` is decoded (paths start at ``status``)."""
-    prop = definitions()[definition_name(info)].get("properties", {}).get("status")
-    if not isinstance(prop, Mapping) or not isinstance(prop.get("$ref"), str) or status is None:
+    def_name = status_definition_name(info)
+    if def_name is None or status is None:
         return None
-    return _decode(prop["$ref"].rsplit("/", 1)[-1], status, ("status",))
+    return _decode(def_name, status, ("status",))
 
 
 def _decode(def_name: str, obj: Any, prefix: tuple[str, ...]) -> DecodeError | None:
