@@ -64,3 +64,21 @@ def test_a_queue_one_millicore_over_its_deserved_loses_a_pod(cluster: Cluster, b
     else:
         cluster.hold(lambda: not bound(cluster.get("Pod", "wanting")) and all(
             cluster.try_get("Pod", n) is not None for n in held), 60, "nothing reclaimed")
+
+
+@pytest.mark.cluster(workers=1, cpu="4", memory="8Gi", control_plane=False)
+@pytest.mark.scheduler_conf(CI_CONF)
+def test_queues_asking_more_memory_than_the_cluster_has_still_share_it(cluster: Cluster) -> None:
+    """Queues ``qa`` and ``qb`` (weight 1) each ask 4 pods of 1 CPU and 3Gi of the one 4-CPU, 8Gi worker:
+    the first round of proportion's water-filling hands out all the memory (4Gi each, nothing left),
+    and each queue runs one pod (a third would not fit the node's memory)."""
+    make_queues(cluster, simple_queue("qa"), simple_queue("qb"))
+    for q in ("qa", "qb"):
+        cluster.apply(pod_group(f"job-{q}", min_member=1, queue=q))
+        cluster.apply([pod(f"{q}-{i}", group=f"job-{q}", req={"cpu": "1", "memory": "3Gi"}) for i in range(4)])
+
+    def placed(q: str) -> int:
+        return sum(1 for i in range(4) if bound(cluster.get("Pod", f"{q}-{i}")))
+
+    cluster.wait_until(lambda: placed("qa") + placed("qb") == 2, 60, "two pods bound")
+    assert (placed("qa"), placed("qb")) == (1, 1)
