@@ -444,3 +444,16 @@ def test_a_restarting_container_serves_its_last_log(cluster: Cluster) -> None:
     if cluster.backend == "memory":  # the simulated kubelet's lines (a real busybox writes none here)
         assert text.splitlines()[-1] == "volcano-sim: container main exited with code 1 (Error)", text
         assert cluster.pod_log("crashing", previous=True) == text
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_a_node_status_may_not_hold_negative_quantities(cluster: Cluster) -> None:
+    """A status write giving a node a negative capacity is 422 naming ``status.capacity.<resource>``
+    (a child path, as ``ValidateNodeResources`` builds it); the node keeps its capacity."""
+    name = cluster.worker_nodes()[0]["metadata"]["name"]
+    before = plain(cluster.get("Node", name))["status"]["capacity"]
+    d = denial(lambda: cluster.patch("Node", name, {"status": {"capacity": {"cpu": "-1"}}}, subresource="status"))
+    assert (d.code, d.message) == (422, f'Node "{name}" is invalid: status.capacity.cpu: Invalid value: "-1": '
+                                        "must be greater than or equal to 0"), d
+    assert plain(cluster.get("Node", name))["status"]["capacity"]["cpu"] == before["cpu"]
