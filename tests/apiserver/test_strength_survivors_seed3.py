@@ -57,7 +57,7 @@ def test_node_status_quantities_must_not_be_negative(server: ApiServer, part: st
     with pytest.raises(ApiError) as err:
         server.patch("Node", "n1", {"status": {part: {"cpu": "-1"}}}, subresource="status")
     assert (err.value.code, err.value.message) == (
-        422, f'Node "n1" is invalid: status.{part}[cpu]: Invalid value: "-1": must be greater than or equal to 0')
+        422, f'Node "n1" is invalid: status.{part}.cpu: Invalid value: "-1": must be greater than or equal to 0')
     server.patch("Node", "n1", {"status": {part: {"cpu": "0"}}}, subresource="status")
 
 

@@ -10,8 +10,9 @@ read ``kubectl.kubernetes.io/default-container``, kubectl does and names the
 container), ``previous`` (the last terminated run), ``timestamps`` (RFC 3339
 with nine fractional digits, as the kubelet writes them), ``tailLines``,
 ``sinceSeconds``, ``limitBytes``. An unscheduled pod has an empty log, as on a
-real server; a container still waiting to start is 400 BadRequest naming its
-reason.
+real server; a container waiting to restart (``CrashLoopBackOff``) shows its last
+run, as the kubelet serves it; one still waiting to start is 400 BadRequest
+naming its reason.
 """
 
 from __future__ import annotations
@@ -87,7 +88,10 @@ def pod_log(pod: Any, clock: Clock, *, container: str | None = None, tail_lines:
             raise bad_request(f'previous terminated container "{name}" in pod "{pod_name}" not found')
     else:
         state = (cs or {}).get("state") or {}
-        if not state.get("running") and not state.get("terminated"):
+        last = (cs or {}).get("lastState") or {}
+        if not state.get("running") and not state.get("terminated") and last.get("terminated"):
+            state = last  # waiting to restart: the kubelet serves the last run's log
+        elif not state.get("running") and not state.get("terminated"):
             reason = (state.get("waiting") or {}).get("reason") or "ContainerCreating"
             raise bad_request(f'container "{name}" in pod "{pod_name}" is waiting to start: {reason}')
     now = clock.now_ms

@@ -115,3 +115,15 @@ def test_root_and_default_are_kept(cluster: Cluster) -> None:
     assert _refused(lambda: cluster.patch("Queue", "root", {"spec": {"capability": {"cpu": "1"}}})) == \
         "root queue's resource attributes (capability, deserved, guarantee) cannot be modified"
     assert cluster.get("Queue", "root").get("spec") == before
+
+
+@pytest.mark.admission
+def test_a_status_write_may_remove_the_status(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """A merge patch of the ``status`` subresource setting ``status: null`` is accepted (the queue
+    webhooks see the write) and answers without a status; the spec is untouched."""
+    name = "status-cleared"
+    own_queue(request, cluster, name)
+    cluster.apply(queue_manifest(name, {"weight": 3}))
+    answer = plain(cluster.patch("Queue", name, {"status": None}, subresource="status"))
+    assert answer["metadata"]["name"] == name and answer["spec"]["weight"] == 3, answer
+    assert not answer.get("status"), answer.get("status")

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import pod as built_pod
 from volcano.conformance.test_admission import denial, plain
 
 __all__: list[str] = []
@@ -424,3 +425,35 @@ def test_priority_class_update_limits(cluster: Cluster, request: pytest.FixtureR
     d = denial(lambda: cluster.patch("PriorityClass", name, {"value": 11}))
     assert (d.code, d.message) == (422, prefix + "value: Forbidden: may not be changed in an update."), d
     assert cluster.get("PriorityClass", name)["value"] == 10
+
+
+def _restarts(cluster: Cluster, name: str) -> int:
+    statuses = (cluster.get("Pod", name).get("status") or {}).get("containerStatuses") or []
+    return sum(int(cs.get("restartCount") or 0) for cs in statuses)
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_a_restarting_container_serves_its_last_log(cluster: Cluster) -> None:
+    """A container that exited and waits to restart (``CrashLoopBackOff``) is not "waiting to start":
+    the kubelet serves the log of its last run (``previous`` serves the same run)."""
+    cluster.create(built_pod("crashing", req={"cpu": "100m"}, duration="1s", exit_code=1,
+                             restart_policy="Always"))
+    cluster.wait_until(lambda: _restarts(cluster, "crashing") >= 1, 180, "the container restarted once")
+    text = cluster.pod_log("crashing")  # no 400 while it waits to run again
+    if cluster.backend == "memory":  # the simulated kubelet's lines (a real busybox writes none here)
+        assert text.splitlines()[-1] == "volcano-sim: container main exited with code 1 (Error)", text
+        assert cluster.pod_log("crashing", previous=True) == text
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_a_node_status_may_not_hold_negative_quantities(cluster: Cluster) -> None:
+    """A status write giving a node a negative capacity is 422 naming ``status.capacity.<resource>``
+    (a child path, as ``ValidateNodeResources`` builds it); the node keeps its capacity."""
+    name = cluster.worker_nodes()[0]["metadata"]["name"]
+    before = plain(cluster.get("Node", name))["status"]["capacity"]
+    d = denial(lambda: cluster.patch("Node", name, {"status": {"capacity": {"cpu": "-1"}}}, subresource="status"))
+    assert (d.code, d.message) == (422, f'Node "{name}" is invalid: status.capacity.cpu: Invalid value: "-1": '
+                                        "must be greater than or equal to 0"), d
+    assert plain(cluster.get("Node", name))["status"]["capacity"]["cpu"] == before["cpu"]

@@ -43,6 +43,9 @@ _UNDECODABLE = [
     pytest.param(("policies",), {"event": "PodEvicted"}, "mutatejob.volcano.sh",
                  "json: cannot unmarshal object into Go struct field JobSpec.spec.policies of type "
                  "[]v1alpha1.LifecyclePolicy", id="job-policies-object"),
+    pytest.param(("plugins",), ["ssh"], "mutatejob.volcano.sh",
+                 "json: cannot unmarshal array into Go struct field JobSpec.spec.plugins of type map[string][]string",
+                 id="job-plugins-array"),
 ]
 
 

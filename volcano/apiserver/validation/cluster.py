@@ -89,5 +89,5 @@ def node_status_errors(obj: Mapping[str, Any]) -> list[FieldError]:
             except (ValueError, TypeError):
                 continue  # decoding reports malformed quantities
             if negative:
-                errs.append(invalid(f"status.{part}[{name}]", str(values[name]), "must be greater than or equal to 0"))
+                errs.append(invalid(f"status.{part}.{name}", str(values[name]), "must be greater than or equal to 0"))
     return errs
