@@ -84,6 +84,10 @@ def assert_same_model(carried: Session, built: Session) -> None:
         assert np.array_equal(getattr(a, col), getattr(b, col)), col
         assert getattr(a, col).dtype == getattr(b, col).dtype
     assert a.changes == b.changes
+    assert (a.with_terms, a.with_anti) == (b.with_terms, b.with_anti)
+    for t in (a, b):  # the bounds: 0 only when no placed task has such terms
+        assert (t.with_terms == 0) <= all(not x.spec.terms for n in t.nodes for x in n.tasks.values())
+        assert (t.with_anti == 0) <= all(not x.spec.pod_anti_affinity for n in t.nodes for x in n.tasks.values())
     assert [(n.name, list(n.tasks)) for n in a.nodes] == [(n.name, list(n.tasks)) for n in b.nodes]
     for node in a.nodes:
         for uid, task in node.tasks.items():
