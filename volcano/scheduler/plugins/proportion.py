@@ -32,7 +32,6 @@ from volcano.scheduler.framework.quota import (
     queue_allocatable,
     resource_names,
     share,
-    sub,
     vector_le_tolerant,
 )
 from volcano.scheduler.framework.state import StateKey
@@ -167,8 +166,15 @@ class ProportionPlugin(Plugin):
         attr = self.attrs.get(job.queue) if job is not None else None
         if attr is None:
             return
-        req = task.spec.requests
-        attr.allocated = add(attr.allocated, req) if sign > 0 else sub(attr.allocated, req)
+        # In place: the attribute owns its allocation dict (build_queue_attrs made it; readers
+        # copy it), and the same loop as add()/sub() gives the same keys, order and values.
+        allocated = attr.allocated
+        if sign > 0:
+            for name, value in task.spec.requests.items():
+                allocated[name] = allocated.get(name, 0) + value
+        else:
+            for name, value in task.spec.requests.items():
+                allocated[name] = allocated.get(name, 0) - value
         self._stale.add(attr.quota.name)  # see share_of
 
     def on_allocate(self, task: TaskInfo) -> None:
