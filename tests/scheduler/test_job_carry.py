@@ -2,7 +2,8 @@
 
 Random clusters (gangs arriving with random sizes, requests, priorities and
 queues; single pods of the default scheduler; pods finishing, failing and being deleted; nodes added and removed;
-queues created and reweighted; priority classes) are run cycle by cycle with
+queues created and reweighted; priority classes; best-effort gangs; pods with pod
+affinity or anti-affinity terms) are run cycle by cycle with
 the default configuration and with preempt and reclaim. Two properties:
 
 * model: at every session the scheduler opens, the carried model (jobs in
@@ -84,6 +85,10 @@ def assert_same_model(carried: Session, built: Session) -> None:
         assert np.array_equal(getattr(a, col), getattr(b, col)), col
         assert getattr(a, col).dtype == getattr(b, col).dtype
     assert a.changes == b.changes
+    assert (a.with_terms, a.with_anti) == (b.with_terms, b.with_anti)
+    for t in (a, b):  # the bounds: 0 only when no placed task has such terms
+        assert (t.with_terms == 0) <= all(not x.spec.terms for n in t.nodes for x in n.tasks.values())
+        assert (t.with_anti == 0) <= all(not x.spec.pod_anti_affinity for n in t.nodes for x in n.tasks.values())
     assert [(n.name, list(n.tasks)) for n in a.nodes] == [(n.name, list(n.tasks)) for n in b.nodes]
     for node in a.nodes:
         for uid, task in node.tasks.items():
@@ -142,6 +147,8 @@ _op = st.one_of(
     st.tuples(st.just("remove_node"), st.integers(0, 1000)),
     st.tuples(st.just("queue"), st.sampled_from(["q0", "q1"]), st.integers(1, 4)),
     st.tuples(st.just("run"), st.integers(500, 40_000)),
+    st.tuples(st.just("be_gang"), st.integers(1, 3), st.sampled_from([None, "20s"])),
+    st.tuples(st.just("affine"), st.booleans(), st.sampled_from([None, "30s"])),
 )
 scenarios = st.tuples(st.integers(1, 4), st.lists(_op, min_size=3, max_size=18), st.booleans())
 
@@ -196,6 +203,22 @@ def _do(cluster: FakeCluster, i: int, op: tuple[Any, ...], groups: list[str]) ->
         cluster.apply(queue(op[1], weight=op[2]))
     elif kind == "run":
         cluster.clock.run(cluster.clock.now_ms + op[1])
+    elif kind == "be_gang":  # best-effort pods (no requests): what backfill places
+        name = f"b{i}"
+        groups.append(name)
+        members = [pod(f"{name}-{k}", group=name, duration=op[2]) for k in range(op[1])]
+        for member in members:
+            for container in member["spec"]["containers"]:
+                del container["resources"]
+        cluster.apply([pod_group(name, min_member=op[1]), *members])
+    elif kind == "affine":  # pod (anti-)affinity terms: the node table's term bounds move
+        term = {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "kubernetes.io/hostname"}
+        affinity = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}} if op[1] else \
+            {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 10, "podAffinityTerm": term}]}}
+        p = pod(f"a{i}", req={"cpu": "1"}, labels={"app": "a"}, duration=op[2])
+        p["spec"]["affinity"] = affinity
+        cluster.apply(p)
 
 
 def _run(nodes: int, ops: list[tuple[Any, ...]], preempt: bool, reuse: bool) -> tuple[Any, ...]:

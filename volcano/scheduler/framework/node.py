@@ -16,7 +16,7 @@ from volcano.api import accessors
 from volcano.api.resources import PODS, node_allocatable
 from volcano.scheduler.framework.resources import POD_UNIT, ResourceSpace, checked
 from volcano.scheduler.framework.state import State, StateKey
-from volcano.scheduler.framework.task import TaskInfo, TaskStatus
+from volcano.scheduler.framework.task import TaskInfo, TaskSpec, TaskStatus
 
 __all__ = ["NodeInfo", "NodeSpec", "NodeTable"]
 
@@ -107,6 +107,12 @@ class NodeTable:
         """Every row whose accounting changed, in order (appended by ``add_task`` /
         ``remove_task``): caches of row-local results re-evaluate only the rows
         changed since they were last synced."""
+        self.with_terms = 0
+        """An upper bound on the tasks on the nodes that carry pod affinity or anti-affinity
+        terms (``TaskSpec.terms``): every insertion of such a task counts one up, every
+        removal one down, so 0 means there is none (and a scan for them finds nothing)."""
+        self.with_anti = 0
+        """The same bound for tasks with required pod anti-affinity terms."""
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -127,6 +133,14 @@ class NodeTable:
                 self.fidle[row] -= vec
             self.pods[row] += 1
         node.tasks[task.uid] = task
+        if task.spec.terms:
+            self._count(task.spec, 1)
+
+    def _count(self, spec: TaskSpec, step: int) -> None:
+        """Move ``with_terms`` (and ``with_anti``) by ``step`` for a task with terms."""
+        self.with_terms += step
+        if spec.pod_anti_affinity:
+            self.with_anti += step
 
     def add_tasks(self, placed: list[tuple[NodeInfo, TaskInfo]]) -> None:
         """``add_task`` for each pair, in order, with the accounting summed in a few vector
@@ -140,6 +154,8 @@ class NodeTable:
         rel = np.fromiter((task.status == S.Releasing for _, task in placed), dtype=np.bool_, count=n)
         for node, task in placed:
             node.tasks[task.uid] = task
+            if task.spec.terms:
+                self._count(task.spec, 1)
         self.changes.extend(rows.tolist())
         if pipe.any():
             np.add.at(self.pipelined, rows[pipe], vecs[pipe])
@@ -155,8 +171,11 @@ class NodeTable:
 
     def remove_task(self, node: NodeInfo, task: TaskInfo) -> None:
         """Undo ``add_task`` for the task's current status."""
-        if node.tasks.pop(task.uid, None) is None:
+        gone = node.tasks.pop(task.uid, None)
+        if gone is None:
             return
+        if gone.spec.terms:
+            self._count(gone.spec, -1)
         row, vec = node.row, task.vec
         self.changes.append(row)
         if task.status == S.Pipelined:

@@ -162,13 +162,13 @@ def build_queue_attrs(ssn: Session) -> tuple[dict[str, QueueAttr], dict[str, Num
             quota = QueueQuota(queue.name, queue.weight, {}, dict(queue.guarantee or {}),
                                dict(queue.capability) if queue.capability is not None else None)
             attr = attrs[job.queue] = QueueAttr(quota)
+        # Each sum is accumulated in place in the attribute's own dict (made here): the same
+        # keys, order and values as replacing it by add(sum, part) for every job.
         job_alloc, pending, reserved, elastic = _job_parts(ssn, job, names)
-        attr.allocated = add(attr.allocated, job_alloc)
-        request = attr.request = add(attr.request, job_alloc)
-        for name, value in pending.items():  # summed in place: the same values as add() each
-            request[name] = request.get(name, 0) + value
-        attr.inqueue = add(attr.inqueue, reserved)
-        attr.elastic = add(attr.elastic, elastic)
+        for acc, part in ((attr.allocated, job_alloc), (attr.request, job_alloc), (attr.request, pending),
+                          (attr.inqueue, reserved), (attr.elastic, elastic)):
+            for name, value in part.items():
+                acc[name] = acc.get(name, 0) + value
     for attr in attrs.values():
         attr.quota.request = attr.request
         attr.quota.real = real_capability(total, total_guarantee, attr.quota.guarantee, attr.quota.capability)

@@ -44,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from volcano.api.selectors import LabelSelector, label_selector_from_dict
-from volcano.scheduler.framework.model import NodeSpec, TaskInfo, TaskSpec
+from volcano.scheduler.framework.model import NodeSpec, NodeTable, TaskInfo, TaskSpec
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.state import State, StateKey
 from volcano.scheduler.plugins.predicates import tolerates
@@ -296,16 +296,22 @@ class PodAffinityScorer:
     first use and kept current through ``place`` / ``remove`` (the session's
     allocate / deallocate events)."""
 
-    def __init__(self, labels: NodeLabels, nodes: Sequence[Any]) -> None:
+    def __init__(self, labels: NodeLabels, nodes: Sequence[Any], table: NodeTable | None = None) -> None:
         self.labels = labels
         self.nodes = nodes
+        self.table = table
+        """The session's node table, when ``nodes`` are its rows (its ``with_terms`` bound
+        spares the scan of a cluster where no placed pod has terms)."""
         self._with_affinity: dict[str, tuple[TaskInfo, int]] | None = None
 
     def affinity_pool(self) -> dict[str, tuple[TaskInfo, int]]:
         """Placed tasks carrying pod affinity terms, by uid, with their node rows."""
         if self._with_affinity is None:
-            self._with_affinity = {t.uid: (t, node.row) for node in self.nodes for t in node.tasks.values()
-                                   if t.spec.terms}  # has_pod_affinity, inlined
+            if self.table is not None and not self.table.with_terms:
+                self._with_affinity = {}  # what the scan below finds
+            else:
+                self._with_affinity = {t.uid: (t, node.row) for node in self.nodes for t in node.tasks.values()
+                                       if t.spec.terms}  # has_pod_affinity, inlined
         return self._with_affinity
 
     def place(self, task: TaskInfo, row: int) -> None:
@@ -383,7 +389,7 @@ class AffinityScorers:
         self.w_node = int(weights.get("nodeaffinity.weight", 0))
         self.w_taint = int(weights.get("tainttoleration.weight", 0))
         self.w_pod = int(weights.get("podaffinity.weight", 0))
-        self.pods = PodAffinityScorer(labels, ssn.nodes) if self.w_pod else None
+        self.pods = PodAffinityScorer(labels, ssn.nodes, ssn.table) if self.w_pod else None
         self._memo: dict[Any, tuple[IntVec | None, IntVec | None]] = {}
         if self.pods is not None:
             table = ssn.table

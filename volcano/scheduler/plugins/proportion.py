@@ -23,6 +23,7 @@ from volcano.scheduler.framework.points import (
 )
 from volcano.scheduler.framework.quota import (
     Num,
+    QueueQuota,
     Vec,
     add,
     compare_shares,
@@ -31,15 +32,43 @@ from volcano.scheduler.framework.quota import (
     queue_allocatable,
     resource_names,
     share,
-    sub,
     vector_le_tolerant,
 )
+from volcano.scheduler.framework.state import StateKey
 
 if TYPE_CHECKING:
     from volcano.scheduler.framework.model import JobInfo, QueueInfo, TaskInfo
     from volcano.scheduler.framework.session import Session
 
 __all__ = ["ProportionPlugin"]
+
+
+def _typed(vec: Mapping[str, Num]) -> tuple[tuple[str, type, Num], ...]:
+    """``vec``'s entries in order, with each value's type (a key telling apart every input
+    ``compute_deserved`` could tell apart: 1 and 1.0, or the same entries in another order)."""
+    return tuple((name, type(value), value) for name, value in vec.items())
+
+
+_Deserved = tuple[object, list[tuple[dict[str, Num], dict[str, Num]]]]
+_DESERVED: StateKey[_Deserved | None] = StateKey("proportion.deserved", lambda: None)
+"""The last session's ``compute_deserved`` inputs (as a ``_typed`` key) and each queue's result."""
+
+
+def _deserved(ssn: Session, total: Vec, quotas: list[QueueQuota], total_guarantee: Vec) -> None:
+    """``compute_deserved(total, quotas, total_guarantee)``, taken from the last session when
+    every input is the same (it is a pure function of them: queue names, weights, requests,
+    guarantees and capabilities in order, the total and Σ guarantees). Between sessions
+    where no job arrives or leaves, the requests, and so the deserved amounts, stay put."""
+    key = (_typed(total), _typed(total_guarantee), tuple(
+        (q.name, type(q.weight), q.weight, _typed(q.request), _typed(q.guarantee),
+         None if q.capability is None else _typed(q.capability)) for q in quotas))
+    hit = ssn.shared.get(_DESERVED)
+    if hit is not None and hit[0] == key:
+        for quota, (real, deserved) in zip(quotas, hit[1], strict=True):
+            quota.real, quota.deserved = dict(real), dict(deserved)
+        return
+    compute_deserved(total, quotas, total_guarantee)
+    ssn.shared.set(_DESERVED, (key, [(dict(q.real), dict(q.deserved)) for q in quotas]))
 
 
 class ProportionPlugin(Plugin):
@@ -56,7 +85,11 @@ class ProportionPlugin(Plugin):
         """Per queue attribute (by identity; alive for the session): its deserved and the names in it."""
         self.attrs, self.total, total_guarantee = qs.build_queue_attrs(ssn)
         ordered = [self.attrs[name] for name in sorted(self.attrs)]
-        compute_deserved(self.total, [a.quota for a in ordered], total_guarantee)
+        quotas = [a.quota for a in ordered]
+        if ssn.reuse:
+            _deserved(ssn, self.total, quotas, total_guarantee)
+        else:
+            compute_deserved(self.total, quotas, total_guarantee)
         for attr in ordered:
             self._update_share(attr)
         qs.register_quota_plugin(ssn, self)
@@ -133,8 +166,15 @@ class ProportionPlugin(Plugin):
         attr = self.attrs.get(job.queue) if job is not None else None
         if attr is None:
             return
-        req = task.spec.requests
-        attr.allocated = add(attr.allocated, req) if sign > 0 else sub(attr.allocated, req)
+        # In place: the attribute owns its allocation dict (build_queue_attrs made it; readers
+        # copy it), and the same loop as add()/sub() gives the same keys, order and values.
+        allocated = attr.allocated
+        if sign > 0:
+            for name, value in task.spec.requests.items():
+                allocated[name] = allocated.get(name, 0) + value
+        else:
+            for name, value in task.spec.requests.items():
+                allocated[name] = allocated.get(name, 0) - value
         self._stale.add(attr.quota.name)  # see share_of
 
     def on_allocate(self, task: TaskInfo) -> None:
