@@ -159,17 +159,23 @@ class Informer:
             return []
 
     def _reindex(self, key: _Key, old: Obj | None, new: Obj | None) -> None:
+        """Move ``key`` from ``old``'s index values to ``new``'s (an update that keeps its values,
+        as most do, leaves the index as it is: buckets are sets, read sorted)."""
         for name, fn in self._indexers.items():
             index = self._indexes[name]
+            before = self._index_values(fn, old) if old is not None else []
+            after = self._index_values(fn, new) if new is not None else []
+            if before == after and old is not None and new is not None:
+                continue
             if old is not None:
-                for value in self._index_values(fn, old):
+                for value in before:
                     bucket = index.get(value)
                     if bucket is not None:
                         bucket.pop(key, None)
                         if not bucket:
                             del index[value]
             if new is not None:
-                for value in self._index_values(fn, new):
+                for value in after:
                     index.setdefault(value, {})[key] = None
 
     def _ns(self, namespace: str | None) -> str:
