@@ -23,7 +23,7 @@ session opens stay in view (their pods still exist).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -41,7 +41,7 @@ __all__ = ["PredicatesPlugin", "node_affinity_matches", "tolerates"]
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 
-def tolerates(tolerations: list[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
+def tolerates(tolerations: Sequence[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
     """Whether any toleration tolerates ``taint`` (Kubernetes' ToleratesTaint)."""
     for tol in tolerations:
         effect = tol.get("effect") or ""
