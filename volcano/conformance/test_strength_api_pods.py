@@ -173,3 +173,15 @@ def test_a_gated_pod_keeps_its_number_of_node_selector_terms(cluster: Cluster) -
     assert d.message.endswith(": no additions/deletions to non-empty NodeSelectorTerms list are allowed"), d.message
     stored = plain(cluster.get("Pod", "pod-gated"))["spec"]["affinity"]
     assert stored == affinity, stored
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_init_containers_are_defaulted_like_containers(cluster: Cluster) -> None:
+    """An init container gets the container defaults: ``imagePullPolicy`` from its image's tag,
+    ``terminationMessagePath`` and ``terminationMessagePolicy``."""
+    made = plain(cluster.create(_pod("pod-init", initContainers=[{"name": "init", "image": "busybox:1.36"},
+                                                                   {"name": "latest", "image": "busybox"}])))
+    init = made["spec"]["initContainers"]
+    assert [(c["imagePullPolicy"], c["terminationMessagePath"], c["terminationMessagePolicy"]) for c in init] == [
+        ("IfNotPresent", "/dev/termination-log", "File"), ("Always", "/dev/termination-log", "File")], init

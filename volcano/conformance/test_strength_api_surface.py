@@ -457,3 +457,19 @@ def test_a_node_status_may_not_hold_negative_quantities(cluster: Cluster) -> Non
     assert (d.code, d.message) == (422, f'Node "{name}" is invalid: status.capacity.cpu: Invalid value: "-1": '
                                         "must be greater than or equal to 0"), d
     assert plain(cluster.get("Node", name))["status"]["capacity"]["cpu"] == before["cpu"]
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_priority_class_preemption_policy_is_an_enumeration(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """A PriorityClass's ``preemptionPolicy`` is ``Never`` or ``PreemptLowerPriority`` (422 listing
+    both; nothing stored)."""
+    name = "strength-surface-policy"
+    request.addfinalizer(lambda: cluster.delete("PriorityClass", name)
+                         if cluster.try_get("PriorityClass", name) else None)
+    d = denial(lambda: cluster.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                                       "metadata": {"name": name}, "value": 10, "preemptionPolicy": "Sometimes"}))
+    assert (d.code, d.message) == (422, f'PriorityClass.scheduling.k8s.io "{name}" is invalid: preemptionPolicy: '
+                                        'Unsupported value: "Sometimes": supported values: "Never", '
+                                        '"PreemptLowerPriority"'), d
+    assert cluster.try_get("PriorityClass", name) is None
