@@ -14,3 +14,13 @@ def pod(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any]
                            "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
     obj.update(extra)
     return obj
+
+
+def typed_shape(value: Any) -> Any:
+    """``value`` with every node's type spelled out (what ``==`` does not distinguish: ``1`` from
+    ``1.0`` or ``True``, a dict from a FrozenDict)."""
+    if isinstance(value, dict):
+        return (type(value).__name__, [(k, typed_shape(v)) for k, v in value.items()])
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, [typed_shape(v) for v in value])
+    return (type(value).__name__, value)

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from tests.apiserver.conftest import typed_shape
 from volcano.admission.install import install_admission
 from volcano.api.frozen import FrozenDict, thaw
 from volcano.apiserver import server as server_module
@@ -76,21 +77,12 @@ def _pod() -> dict[str, Any]:
             "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "image": "i"}]}}
 
 
-def _shape(value: Any) -> Any:
-    """The value with every node's type spelled out (what ``==`` does not distinguish)."""
-    if isinstance(value, dict):
-        return (type(value).__name__, [(k, _shape(v)) for k, v in value.items()])
-    if isinstance(value, list | tuple):
-        return (type(value).__name__, [_shape(v) for v in value])
-    return (type(value).__name__, value)
-
-
 def _outcome(server: ApiServer, write: dict[str, Any]) -> Any:
     try:
         stored = server.update_status(write)
     except ApiError as exc:
         return ("error", exc.code, exc.reason, exc.message, json.dumps(exc.details, sort_keys=True, default=str))
-    return ("stored", _shape(stored), json.dumps(stored, default=str), server.resource_version)
+    return ("stored", typed_shape(stored), json.dumps(stored, default=str), server.resource_version)
 
 
 def _stamp(req: AdmissionRequest) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.apiserver.conftest import typed_shape
 from volcano.api.frozen import FrozenDict, freeze, thaw
 from volcano.apiserver.store import _same, share_unchanged
 
@@ -17,15 +18,6 @@ _leaf = st.one_of(st.sampled_from([1, 1.0, True, 0, False, 0.0, None, "1", "", "
 _value = st.recursive(_leaf, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3)),
     max_leaves=8)
-
-
-def _shape(value: Any) -> Any:
-    """The value with every node's type spelled out (what ``==`` does not distinguish)."""
-    if isinstance(value, dict):
-        return (type(value).__name__, [(k, _shape(v)) for k, v in value.items()])
-    if isinstance(value, list | tuple):
-        return (type(value).__name__, [_shape(v) for v in value])
-    return (type(value).__name__, value)
 
 
 def _retyped(value: Any) -> Any:
@@ -66,9 +58,9 @@ def test_shared_update_stores_what_freezing_it_would(parts: dict[str, Any], meta
     expected = freeze(copy.deepcopy(new))
     share_unchanged(old, new)
     stored = freeze(new)
-    assert _shape(stored) == _shape(expected)
+    assert typed_shape(stored) == typed_shape(expected)
     for key, value in stored.items():
-        if key != "metadata" and type(old.get(key)) is FrozenDict and _shape(old[key]) == _shape(value):
+        if key != "metadata" and type(old.get(key)) is FrozenDict and typed_shape(old[key]) == typed_shape(value):
             assert value is old[key]  # an unchanged part is the stored part itself
 
 

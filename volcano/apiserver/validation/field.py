@@ -32,6 +32,7 @@ __all__ = [
     "TYPE_INVALID",
     "FieldError",
     "Shown",
+    "diff_lines",
     "go_value",
     "invalid_error",
     "json_type_name",
@@ -158,3 +159,33 @@ def too_long(field: str, limit: int) -> FieldError:
 def invalid_error(kind_key: str, name: str, errors: Iterable[FieldError | str]) -> ApiError:
     """422 Invalid: ``<Kind.group> "<name>" is invalid: <errors>``, one StatusCause per distinct error."""
     return invalid_api_error(kind_key, name, [str(e) for e in errors])
+
+
+def diff_lines(old: Any, new: Any) -> list[str]:
+    """The changed leaves of two canonical specs as an immutable-update error lists them:
+    ``- \t<path>: <old>`` then ``+ \t<path>: <new>`` (a side that is absent is left out), maps by
+    sorted key, lists of one length element by element; a quantity (``semantic``'s
+    ``("quantity", milli)`` pair) shows in milli-units, anything else as Go prints it."""
+    out: list[str] = []
+    _diff(old, new, "", out)
+    return out
+
+
+def _diff(old: Any, new: Any, path: str, out: list[str]) -> None:
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new), key=str):
+            _diff(old.get(key), new.get(key), f"{path}.{key}" if path else str(key), out)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            _diff(a, b, f"{path}[{i}]", out)
+    elif old != new:
+        if old is not None:
+            out.append(f"- \t{path}: {_shown(old)}")
+        if new is not None:
+            out.append(f"+ \t{path}: {_shown(new)}")
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == "quantity":
+        return f"{value[1]}m"
+    return go_value(value)

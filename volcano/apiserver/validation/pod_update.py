@@ -38,7 +38,7 @@ from typing import Any
 from volcano.api.frozen import thaw
 from volcano.api.quantity import to_milli
 from volcano.apiserver.validation.defaults import default_pod
-from volcano.apiserver.validation.field import FieldError, Shown, forbidden, go_value, invalid, required
+from volcano.apiserver.validation.field import FieldError, Shown, diff_lines, forbidden, go_value, invalid, required
 
 __all__ = ["UPDATABLE_POD_SPEC_FIELDS", "pod_update_errors", "semantic"]
 
@@ -228,30 +228,8 @@ def _defaulted(pod: Mapping[str, Any]) -> Mapping[str, Any]:
     return _mapping(copy["spec"])
 
 
-def _diff(old: Any, new: Any, path: str, out: list[str]) -> None:
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in sorted(set(old) | set(new), key=str):
-            _diff(old.get(key), new.get(key), f"{path}.{key}" if path else str(key), out)
-    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for i, (a, b) in enumerate(zip(old, new)):
-            _diff(a, b, f"{path}[{i}]", out)
-    elif old != new:
-        if old is not None:
-            out.append(f"- \t{path}: {_shown(old)}")
-        if new is not None:
-            out.append(f"+ \t{path}: {_shown(new)}")
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, tuple) and len(value) == 2 and value[0] == "quantity":
-        return f"{value[1]}m"
-    return go_value(value)
-
-
 def _spec_diff(old: Any, new: Any) -> str:
-    lines: list[str] = []
-    _diff(old, new, "", lines)
-    return "\n".join(["  core.PodSpec{", *lines, "  }", ""])
+    return "\n".join(["  core.PodSpec{", *diff_lines(old, new), "  }", ""])
 
 
 def pod_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:

@@ -51,8 +51,8 @@ from volcano.api.quantity import to_milli
 from volcano.apiserver.validation.field import (
     FieldError,
     Shown,
+    diff_lines,
     forbidden,
-    go_value,
     invalid,
     not_supported,
     required,
@@ -247,24 +247,6 @@ def _munged(new: Mapping[str, Any], old: Mapping[str, Any]) -> tuple[dict[str, A
     return new_spec, old_spec
 
 
-def _diff(old: Any, new: Any, path: str, out: list[str]) -> None:
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in sorted(set(old) | set(new), key=str):
-            _diff(old.get(key), new.get(key), f"{path}.{key}" if path else str(key), out)
-    elif old != new:
-        if old is not None:
-            out.append(f"- \t{path}: {_shown(old)}")
-        if new is not None:
-            out.append(f"+ \t{path}: {_shown(new)}")
-
-
-def _shown(value: Any) -> str:
-    """A value of the diff: a quantity (``semantic``'s pair) in milli-units, anything else as Go prints it."""
-    if isinstance(value, tuple) and len(value) == 2 and value[0] == "quantity":
-        return f"{value[1]}m"
-    return go_value(value)
-
-
 def pvc_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[FieldError]:
     """What an update of PersistentVolumeClaim ``old`` to ``new`` may not change (see the module docstring)."""
     errs: list[FieldError] = []
@@ -274,8 +256,7 @@ def pvc_update_errors(new: Mapping[str, Any], old: Mapping[str, Any]) -> list[Fi
     new_spec, old_spec = _munged(new, old)
     new_canon, old_canon = semantic(new_spec), semantic(old_spec)
     if new_canon != old_canon:
-        lines: list[str] = []
-        _diff(old_canon, new_canon, "", lines)
+        lines = diff_lines(old_canon, new_canon)
         errs.append(forbidden("spec", "\n".join([_IMMUTABLE, "  core.PersistentVolumeClaimSpec{", *lines, "  }", ""])))
     new_size, old_size = _storage_milli(_mapping(new.get("spec"))), _storage_milli(_mapping(old.get("spec")))
     if new_size < old_size:
