@@ -264,3 +264,21 @@ def test_log_follow_streams_until_the_container_exits(http: Http, kube_api: Serv
     rest = resp.read().decode()
     assert rest == "volcano-sim: container c exited with code 0 (Completed)\n"
     conn.close()
+
+
+def test_claim_table_has_kube_apiservers_columns(http: Http) -> None:
+    claims = "/api/v1/namespaces/default/persistentvolumeclaims"
+    base = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    http.json("POST", claims, {**base, "metadata": {"name": "plain"}})
+    annotated = {**base, "metadata": {"name": "annotated",
+                                      "annotations": {"volume.beta.kubernetes.io/storage-class": "fast"}}}
+    http.json("POST", claims, annotated)
+    _s, table = http.json("GET", claims, headers={"Accept": TABLE})
+    assert [(c["name"], c["priority"]) for c in table["columnDefinitions"]] == [
+        ("Name", 0), ("Status", 0), ("Volume", 0), ("Capacity", 0), ("Access Modes", 0), ("StorageClass", 0),
+        ("VolumeAttributesClass", 0), ("Age", 0), ("VolumeMode", 1)]
+    rows = {r["cells"][0]: r["cells"] for r in table["rows"]}
+    # unbound: no capacity or access modes yet; the defaulted volume mode; the annotation names the class
+    assert rows["plain"] == ["plain", "Pending", "", "", "", "", "<unset>", "0s", "Filesystem"]
+    assert rows["annotated"][5] == "fast"

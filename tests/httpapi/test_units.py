@@ -146,3 +146,19 @@ def test_delete_options_from_body_and_query() -> None:
     with pytest.raises(ApiError) as err:
         Query({"limit": "-3"}).integer("limit")
     assert err.value.code == 400 and "limit" in err.value.message
+
+
+def test_a_bound_claims_row_shows_its_volumes_capacity_and_modes() -> None:
+    from volcano.httpapi.tables import to_table
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+             "metadata": {"name": "data", "namespace": "default", "creationTimestamp": "1970-01-01T00:00:00Z",
+                          "deletionTimestamp": "1970-01-01T00:00:00Z"},
+             "spec": {"accessModes": ["ReadWriteOnce"], "volumeName": "pv-1", "storageClassName": "standard",
+                      "volumeAttributesClassName": "", "resources": {"requests": {"storage": "1Gi"}}},
+             "status": {"phase": "Bound", "capacity": {"storage": "2Gi"},
+                        "accessModes": ["ReadWriteOncePod", "ReadWriteOnce", "ReadOnlyMany"]}}
+    table = to_table(resolve_kind("PersistentVolumeClaim"), [claim], SimClock())
+    # kube-apiserver's printer: Terminating while deleted, the bound volume's capacity (not the request)
+    # and its access modes in the fixed RWO, ROX, RWX, RWOP order; an empty attributes class is "", not <unset>
+    cells = table["rows"][0]["cells"]
+    assert cells[:7] + cells[8:] == ["data", "Terminating", "pv-1", "2Gi", "RWO,ROX,RWOP", "standard", "", "<unset>"]

@@ -223,6 +223,46 @@ def _node_columns(ages: _Ages) -> list[_Column]:
             _Column("Container-Runtime", lambda n, now: info(n, "containerRuntimeVersion"), priority=1)]
 
 
+_ACCESS_MODES = (("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
+                 ("ReadWriteOncePod", "RWOP"))
+_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
+
+
+def _claim_columns(ages: _Ages) -> list[_Column]:
+    """kube-apiserver's PersistentVolumeClaim columns: the capacity and access modes are the bound
+    volume's (blank until ``spec.volumeName`` is set), the class the beta annotation's before
+    ``spec.storageClassName``, a claim being deleted is Terminating."""
+    def phase(o: Any, now: int) -> str:
+        return "Terminating" if _path(o, ".metadata.deletionTimestamp") else str(_path(o, ".status.phase") or "")
+
+    def bound(o: Any) -> bool:
+        return bool(_path(o, ".spec.volumeName"))
+
+    def capacity(o: Any, now: int) -> str:
+        return str(_path(o, ".status.capacity.storage") or "") if bound(o) else ""
+
+    def modes(o: Any, now: int) -> str:
+        held = _path(o, ".status.accessModes") or () if bound(o) else ()
+        return ",".join(short for mode, short in _ACCESS_MODES if mode in held)
+
+    def storage_class(o: Any, now: int) -> str:
+        notes = _path(o, ".metadata.annotations") or {}
+        if _CLASS_ANNOTATION in notes:
+            return str(notes[_CLASS_ANNOTATION])
+        return str(_path(o, ".spec.storageClassName") or "")
+
+    def unset(path: str) -> _Cell:
+        def cell(o: Any, now: int) -> str:
+            value = _path(o, path)
+            return "<unset>" if value is None else str(value)
+        return cell
+
+    return [_NAME, _Column("Status", phase), _Column("Volume", lambda o, now: str(_path(o, ".spec.volumeName") or "")),
+            _Column("Capacity", capacity), _Column("Access Modes", modes), _Column("StorageClass", storage_class),
+            _Column("VolumeAttributesClass", unset(".spec.volumeAttributesClassName")), ages.column(),
+            _Column("VolumeMode", unset(".spec.volumeMode"), priority=1)]
+
+
 def _builtin_columns(key: str, ages: _Ages) -> list[_Column] | None:
     get = _path
     if key == "Pod":
@@ -249,6 +289,8 @@ def _builtin_columns(key: str, ages: _Ages) -> list[_Column] | None:
         return [_NAME, _Column("Type", lambda o, now: get(o, ".spec.type") or "ClusterIP"),
                 _Column("Cluster-IP", lambda o, now: _none(get(o, ".spec.clusterIP"))),
                 _Column("External-IP", lambda o, now: "<none>"), _Column("Port(s)", ports), ages.column()]
+    if key == "PersistentVolumeClaim":
+        return _claim_columns(ages)
     if key in ("ConfigMap", "Secret"):
         return [_NAME, _Column("Data", lambda o, now: len(o.get("data") or {}) + len(o.get("binaryData") or {}),
                                type_="integer"), ages.column()]
