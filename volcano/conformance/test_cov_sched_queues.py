@@ -1,0 +1,56 @@
+"""Queue ``spec.priority`` in the capacity plugin's queue order (scheduler reference §5.5 and §13,
+Volcano v1.10+): the queue of higher priority goes first, whatever its share; shares decide only
+between queues of equal priority. Capacity registers no overused function, so a higher-priority queue
+with pods left keeps taking the next free CPU.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import pod, pod_group
+from volcano.conformance.lib.waits import bound
+from volcano.conformance.test_scheduling_support import make_queues, simple_queue
+
+pytestmark = [pytest.mark.fairshare, pytest.mark.cluster(workers=2, cpu="4", control_plane=False)]
+
+CAPACITY_CONF = ('actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n'
+                 "- plugins:\n  - name: predicates\n  - name: capacity\n  - name: nodeorder\n")
+
+
+def _live_bound(cluster: Cluster, prefix: str) -> int:
+    return sum(1 for p in cluster.pods() if p["metadata"]["name"].startswith(prefix) and bound(p)
+               and not p["metadata"].get("deletionTimestamp"))
+
+
+@pytest.mark.scheduler_conf(CAPACITY_CONF)
+@pytest.mark.parametrize(("priorities", "split"), [((0, 10), (0, 8)), ((10, 0), (8, 0)), ((5, 5), (4, 4)),
+                                                   ((0, 1), (0, 8))])
+def test_the_higher_priority_queue_takes_the_freed_cluster(cluster: Cluster, priorities: tuple[int, int],
+                                                           split: tuple[int, int]) -> None:
+    """Queues ``qa`` and ``qb`` (deserved 4 CPUs each, ``spec.priority`` ``priorities``) each with a job of
+    8 one-CPU pods (minMember 1) waiting while fillers hold both 4-CPU workers: once the fillers go,
+    the higher-priority queue binds all 8; at equal priority the shares split the CPUs 4/4."""
+    qa, qb = simple_queue("qa", deserved={"cpu": "4"}), simple_queue("qb", deserved={"cpu": "4"})
+    qa["spec"]["priority"], qb["spec"]["priority"] = priorities
+    make_queues(cluster, qa, qb)
+    workers = sorted(w["metadata"]["name"] for w in cluster.worker_nodes())
+    fillers = [f"filler-{i}" for i in range(len(workers))]
+    cluster.apply([pod(f, req={"cpu": "4"}, node_selector={"kubernetes.io/hostname": w}, grace_seconds=0)
+                   for f, w in zip(fillers, workers, strict=True)])
+    cluster.wait_until(lambda: all(bound(cluster.get("Pod", f)) for f in fillers), 60, "fillers bound")
+    for q in ("qa", "qb"):
+        cluster.apply(pod_group(f"job-{q}", min_member=1, queue=q))
+        cluster.apply([pod(f"{q}-{i}", group=f"job-{q}", req={"cpu": "1"}, grace_seconds=0) for i in range(8)])
+    cluster.wait_until(lambda: sum(1 for p in cluster.pods() if p["metadata"]["name"][:3] in ("qa-", "qb-")) == 16,
+                       60, "the 16 pods created")
+    for f in fillers:
+        cluster.delete("Pod", f)
+
+    def placed() -> tuple[int, int]:
+        return _live_bound(cluster, "qa-"), _live_bound(cluster, "qb-")
+
+    cluster.wait_until(lambda: sum(placed()) == 8, 120, "8 CPUs taken")
+    assert placed() == split
+    cluster.hold(lambda: placed() == split, 20, f"the split stays {split}")
