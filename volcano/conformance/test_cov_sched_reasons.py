@@ -1,0 +1,126 @@
+"""Why a pod is not placed, as Volcano writes it on the pod (scheduler reference: session close,
+``TaskSchedulingReason`` and ``FitErrors.Error``; the node reasons are the Kubernetes predicates'
+own texts and Volcano's resource check):
+
+* a pending task that fits no node gets ``PodScheduled`` False, reason ``Unschedulable``, message
+  ``0/<N> nodes are unavailable: <count> <reason>, ... .``, one ``<count> <reason>`` per distinct
+  reason, sorted as strings; the resource check comes first ("Insufficient <resource>", the first
+  resource short), the predicates only on nodes with room;
+* the same message goes out as a ``Warning``/``FailedScheduling`` event on the pod;
+* in a gang that is not complete, a task which found a node is ``Schedulable``: "Pod <ns>/<name> can
+  possibly be assigned to <node>, once minAvailable is satisfied"; one that did not carries the
+  job's fit error.
+
+Shape: two 4-CPU workers, no control-plane node (whose taint would add its own reason).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.lib.builders import pod, pod_group
+from volcano.conformance.lib.waits import bound
+
+Obj = dict[str, Any]
+
+pytestmark = [pytest.mark.scheduling_base, pytest.mark.cluster(workers=2, cpu="4", memory="16Gi",
+                                                               control_plane=False)]
+
+
+def _condition(cluster: Cluster, name: str) -> Obj | None:
+    conds = (cluster.get("Pod", name).get("status") or {}).get("conditions") or []
+    return next((c for c in conds if c.get("type") == "PodScheduled"), None)
+
+
+def _said(cluster: Cluster, name: str, reason: str, message: str) -> None:
+    """``name`` stays unbound with PodScheduled False ``reason`` and ``message``."""
+    def written() -> bool:
+        cond = _condition(cluster, name)
+        return cond is not None and cond.get("message") == message
+
+    cluster.wait_until(written, 60, f"{name}: PodScheduled {message!r}")
+    cond = _condition(cluster, name)
+    assert cond is not None and (cond.get("status"), cond.get("reason")) == ("False", reason), cond
+    assert not bound(cluster.get("Pod", name))
+
+
+def _workers(cluster: Cluster) -> list[str]:
+    return sorted(w["metadata"]["name"] for w in cluster.worker_nodes())
+
+
+UNAVAILABLE = "0/2 nodes are unavailable: "
+
+
+@pytest.mark.parametrize(("case", "message"), [
+    ("selector", "2 node(s) didn't match Pod's node affinity/selector."),
+    ("cpu", "2 Insufficient cpu."),
+    ("memory", "2 Insufficient memory."),
+    ("taint", "2 node(s) had untolerated taint {cov-taint: x}."),
+    ("cordon", "2 node(s) were unschedulable."),
+    ("mixed", "1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector."),
+])
+def test_an_unplaceable_pod_is_told_why_node_by_node(cluster: Cluster, case: str, message: str) -> None:
+    """A bare pod (1 CPU unless told) that no node takes: ``selector`` asks for a label no node has;
+    ``cpu`` asks 5 CPUs, ``memory`` 17Gi; ``taint`` meets a NoSchedule taint ``cov-taint=x`` on both
+    workers; ``cordon`` meets two cordoned workers; ``mixed`` asks 2 CPUs on worker-0 only, where a
+    3-CPU pod runs: worker-0 lacks cpu, worker-1 does not match. The pod's condition and its
+    FailedScheduling event carry the node-by-node account."""
+    workers = _workers(cluster)
+    req = {"cpu": "1"}
+    selector: dict[str, str] | None = None
+    if case == "selector":
+        selector = {"cov-label": "nowhere"}
+    elif case == "cpu":
+        req = {"cpu": "5"}
+    elif case == "memory":
+        req = {"cpu": "1", "memory": "17Gi"}
+    elif case in ("taint", "cordon"):
+        spec = {"taints": [{"key": "cov-taint", "value": "x", "effect": "NoSchedule"}]} if case == "taint" \
+            else {"unschedulable": True}
+        for w in workers:
+            cluster.patch("Node", w, {"spec": spec}, namespace="")
+    else:
+        cluster.apply(pod("busy", req={"cpu": "3"}, node_selector={"kubernetes.io/hostname": workers[0]}))
+        cluster.wait_until(lambda: bound(cluster.get("Pod", "busy")), 60, "the busy pod binds")
+        req, selector = {"cpu": "2"}, {"kubernetes.io/hostname": workers[0]}
+    cluster.apply(pod("stuck", req=req, node_selector=selector))
+    _said(cluster, "stuck", "Unschedulable", UNAVAILABLE + message)
+    events = [e for e in cluster.events("Pod", "stuck") if e.get("reason") == "FailedScheduling"]
+    assert {(e.get("type"), e.get("message")) for e in events} == {("Warning", UNAVAILABLE + message)}, events
+
+
+def test_a_placeable_member_of_an_incomplete_gang_is_schedulable(cluster: Cluster) -> None:
+    """A PodGroup of minMember 3 whose three 3-CPU pods find room for two: the two that found a node
+    are ``Schedulable`` ("can possibly be assigned to <node>, once minAvailable is satisfied", the
+    node a worker); the third is ``Unschedulable`` with the gang's account (gang's session close
+    gives the unready job's pending tasks the job's fit error: 3 pending against minAvailable 3, of
+    which 1 unschedulable and 2 schedulable); none binds."""
+    workers = _workers(cluster)
+    cluster.apply(pod_group("trio", min_member=3))
+    names = [f"trio-{i}" for i in range(3)]
+    cluster.apply([pod(n, group="trio", req={"cpu": "3"}) for n in names])
+    ns = cluster.get("Pod", names[0])["metadata"]["namespace"]
+
+    def conditions() -> list[Obj]:
+        return [c for c in (_condition(cluster, n) for n in names) if c is not None]
+
+    cluster.wait_until(lambda: len(conditions()) == 3 and {c.get("reason") for c in conditions()} ==
+                       {"Schedulable", "Unschedulable"}, 60, "the three conditions")
+    by_reason: dict[str, list[tuple[str, Obj]]] = {}
+    for n in names:
+        cond = _condition(cluster, n)
+        assert cond is not None and cond.get("status") == "False", cond
+        by_reason.setdefault(str(cond.get("reason")), []).append((n, cond))
+    assert len(by_reason["Schedulable"]) == 2 and len(by_reason["Unschedulable"]) == 1, by_reason
+    for n, cond in by_reason["Schedulable"]:
+        m = re.fullmatch(rf"Pod {ns}/{n} can possibly be assigned to (\S+), once minAvailable is satisfied",
+                         str(cond.get("message")))
+        assert m is not None and m.group(1) in workers, cond
+    [(_, cond)] = by_reason["Unschedulable"]
+    assert cond.get("message") == ("pod group is not ready, 3 Pending, 3 minAvailable; "
+                                   "Pending: 1 Unschedulable, 2 Schedulable"), cond
+    assert not any(bound(cluster.get("Pod", n)) for n in names)
