@@ -124,3 +124,51 @@ def test_a_placeable_member_of_an_incomplete_gang_is_schedulable(cluster: Cluste
     assert cond.get("message") == ("pod group is not ready, 3 Pending, 3 minAvailable; "
                                    "Pending: 1 Unschedulable, 2 Schedulable"), cond
     assert not any(bound(cluster.get("Pod", n)) for n in names)
+
+
+def _on_each_worker(cluster: Cluster, workers: list[str], make: Any) -> None:
+    pods = [make(i, w) for i, w in enumerate(workers)]
+    cluster.apply(pods)
+    names = [p["metadata"]["name"] for p in pods]
+    cluster.wait_until(lambda: all(bound(cluster.get("Pod", n)) for n in names), 60, f"{names} bound")
+
+
+def _affinity(kind: str, app: str) -> Obj:
+    return {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}]}}
+
+
+@pytest.mark.parametrize(("case", "message"), [
+    ("ports", "2 node(s) didn't have free ports for the requested pod ports."),
+    ("affinity", "2 node(s) didn't match pod affinity rules."),
+    ("anti-affinity", "2 node(s) didn't match pod anti-affinity rules."),
+    ("existing-anti-affinity", "2 node(s) didn't satisfy existing pods anti-affinity rules."),
+])
+def test_inter_pod_and_port_predicates_name_their_reason(cluster: Cluster, case: str, message: str) -> None:
+    """A pod kept off both workers by the pods already there: ``ports`` wants host port 8080, held on
+    each worker; ``affinity`` requires a pod ``app=absent`` on its node (there is none, and the pod
+    does not carry that label itself); ``anti-affinity`` refuses nodes with a pod ``app=resident``
+    (one on each worker); ``existing-anti-affinity`` carries ``app=newcomer``, which the residents'
+    own required anti-affinity refuses."""
+    workers = _workers(cluster)
+    stuck = pod("stuck", req={"cpu": "100m"}, labels={"app": "newcomer"})
+    container = stuck["spec"]["containers"][0]
+
+    def resident(i: int, w: str) -> Obj:
+        p = pod(f"resident-{i}", req={"cpu": "100m"}, labels={"app": "resident"},
+                node_selector={"kubernetes.io/hostname": w})
+        if case == "ports":
+            p["spec"]["containers"][0]["ports"] = [{"containerPort": 8080, "hostPort": 8080}]
+        if case == "existing-anti-affinity":
+            p["spec"]["affinity"] = _affinity("podAntiAffinity", "newcomer")
+        return p
+
+    _on_each_worker(cluster, workers, resident)
+    if case == "ports":
+        container["ports"] = [{"containerPort": 8080, "hostPort": 8080}]
+    elif case == "affinity":
+        stuck["spec"]["affinity"] = _affinity("podAffinity", "absent")
+    elif case == "anti-affinity":
+        stuck["spec"]["affinity"] = _affinity("podAntiAffinity", "resident")
+    cluster.apply(stuck)
+    _said(cluster, "stuck", "Unschedulable", UNAVAILABLE + message)
