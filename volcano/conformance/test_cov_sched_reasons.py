@@ -57,6 +57,7 @@ UNAVAILABLE = "0/2 nodes are unavailable: "
 
 @pytest.mark.parametrize(("case", "message"), [
     ("selector", "2 node(s) didn't match Pod's node affinity/selector."),
+    ("best-effort", "2 node(s) didn't match Pod's node affinity/selector."),
     ("cpu", "2 Insufficient cpu."),
     ("memory", "2 Insufficient memory."),
     ("taint", "2 node(s) had untolerated taint {cov-taint: x}."),
@@ -64,7 +65,8 @@ UNAVAILABLE = "0/2 nodes are unavailable: "
     ("mixed", "1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector."),
 ])
 def test_an_unplaceable_pod_is_told_why_node_by_node(cluster: Cluster, case: str, message: str) -> None:
-    """A bare pod (1 CPU unless told) that no node takes: ``selector`` asks for a label no node has;
+    """A bare pod (1 CPU unless told) that no node takes: ``selector`` asks for a label no node has
+    (``best-effort`` too, asking no resources);
     ``cpu`` asks 5 CPUs, ``memory`` 17Gi; ``taint`` meets a NoSchedule taint ``cov-taint=x`` on both
     workers; ``cordon`` meets two cordoned workers; ``mixed`` asks 2 CPUs on worker-0 only, where a
     3-CPU pod runs: worker-0 lacks cpu, worker-1 does not match. The pod's condition and its
@@ -72,7 +74,7 @@ def test_an_unplaceable_pod_is_told_why_node_by_node(cluster: Cluster, case: str
     workers = _workers(cluster)
     req = {"cpu": "1"}
     selector: dict[str, str] | None = None
-    if case == "selector":
+    if case in ("selector", "best-effort"):
         selector = {"cov-label": "nowhere"}
     elif case == "cpu":
         req = {"cpu": "5"}
@@ -87,7 +89,10 @@ def test_an_unplaceable_pod_is_told_why_node_by_node(cluster: Cluster, case: str
         cluster.apply(pod("busy", req={"cpu": "3"}, node_selector={"kubernetes.io/hostname": workers[0]}))
         cluster.wait_until(lambda: bound(cluster.get("Pod", "busy")), 60, "the busy pod binds")
         req, selector = {"cpu": "2"}, {"kubernetes.io/hostname": workers[0]}
-    cluster.apply(pod("stuck", req=req, node_selector=selector))
+    stuck = pod("stuck", req=req, node_selector=selector)
+    if case == "best-effort":  # no requests: backfill, not allocate, tries it
+        del stuck["spec"]["containers"][0]["resources"]
+    cluster.apply(stuck)
     _said(cluster, "stuck", "Unschedulable", UNAVAILABLE + message)
     events = [e for e in cluster.events("Pod", "stuck") if e.get("reason") == "FailedScheduling"]
     assert {(e.get("type"), e.get("message")) for e in events} == {("Warning", UNAVAILABLE + message)}, events
