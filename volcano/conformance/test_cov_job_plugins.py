@@ -1,4 +1,5 @@
-"""What the ``ray`` and ``ssh`` Job plugins write, value by value (controllers reference §4.3, §4.8;
+"""What the ``ray``, ``ssh`` and ``svc`` Job plugins write, value by value (controllers reference §4.2,
+§4.3, §4.8;
 upstream ``pkg/controllers/job/plugins/distributed-framework/ray`` and ``plugins/ssh``):
 
 * ``ray``: the head task's container named ``--headContainer`` gets the ports ``gcs``, ``dashboard``
@@ -9,7 +10,9 @@ upstream ``pkg/controllers/job/plugins/distributed-framework/ray`` and ``plugins
 * ``ssh``: every container and init container mounts the Secret ``<job>-ssh`` at the key path with
   subPath ``.ssh``; the volume lists the four keys under ``.ssh/`` with mode 0600 (0644 for a key path
   of the user's choosing); keys the user gives are stored as given; a port out of 1..65535 means 22;
-  a template hostname gives one Host block for the whole task.
+  a template hostname gives one Host block for the whole task;
+* ``svc``: a template hostname and subdomain are kept and listed once; init containers get the same
+  mount and variables as containers; ``--inject-hosts-env=false`` leaves out the variables only.
 """
 
 from __future__ import annotations
@@ -152,3 +155,35 @@ def test_ssh_keeps_the_users_keys_and_a_valid_port(cluster: Cluster, port_arg: s
     assert data["config"] == ("StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"
                               f"Host {name}-m-0\n  HostName {name}-m-0.{name}\n  Port {port}\n"
                               f"Host fixed\n  HostName fixed.{name}\n  Port {port}\n")
+
+
+@pytest.mark.parametrize("inject", [True, False])
+def test_svc_keeps_a_template_hostname_and_reaches_init_containers(cluster: Cluster, inject: bool) -> None:
+    """svc (controllers reference §4.2) with task ``ps`` (1 pod, template hostname ``chief`` and
+    subdomain ``grid``) and task ``wk`` (2 pods), every pod with an init container: ps keeps its own
+    hostname and subdomain and is listed once as ``chief.grid``; wk's pods get their names and the job's
+    subdomain. Containers and init containers mount the hosts ConfigMap at /etc/volcano and read the
+    ``VC_*`` variables from it, unless ``--inject-hosts-env=false``, which leaves out the variables only."""
+    name = "svchost"
+    spec = job(name, [Task(name="ps", rep=1, req=NO_REQUESTS), Task(name="wk", rep=2, req=NO_REQUESTS)], min=1,
+               plugins={"svc": [] if inject else ["--inject-hosts-env=false"]})
+    for task in spec["spec"]["tasks"]:
+        task["template"]["spec"]["initContainers"] = [{"name": "init", "image": "busybox", "command": ["true"]}]
+    spec["spec"]["tasks"][0]["template"]["spec"].update({"hostname": "chief", "subdomain": "grid"})
+    cluster.apply(spec)
+    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 3, 60, f"pods of {name} created")
+    cm = f"{name}-svc"
+    keys = ["VC_PS_HOSTS", "VC_PS_NUM", "VC_WK_HOSTS", "VC_WK_NUM"]
+    for pod_name, host in ((f"{name}-ps-0", ("chief", "grid")), (f"{name}-wk-0", (f"{name}-wk-0", name)),
+                           (f"{name}-wk-1", (f"{name}-wk-1", name))):
+        pod_spec = cluster.get("Pod", pod_name)["spec"]
+        assert (pod_spec.get("hostname"), pod_spec.get("subdomain")) == host, pod_name
+        for c in pod_spec["containers"] + pod_spec["initContainers"]:
+            env = [(e["name"], (e.get("valueFrom") or {}).get("configMapKeyRef")) for e in c.get("env") or []
+                   if e["name"].startswith("VC_")]
+            assert env == ([(k, {"name": cm, "key": k}) for k in keys] if inject else []), (pod_name, c["name"], env)
+            assert [m["mountPath"] for m in c.get("volumeMounts") or [] if m["name"] == cm] == ["/etc/volcano"]
+    data = cluster.get("ConfigMap", cm)["data"]
+    wk_hosts = [f"{name}-wk-0.{name}", f"{name}-wk-1.{name}"]
+    assert data == {"ps.host": "chief.grid", "VC_PS_HOSTS": "chief.grid", "VC_PS_NUM": "1",
+                    "wk.host": "\n".join(wk_hosts), "VC_WK_HOSTS": ",".join(wk_hosts), "VC_WK_NUM": "2"}
