@@ -12,7 +12,9 @@ upstream ``pkg/controllers/job/plugins/distributed-framework/ray`` and ``plugins
   of the user's choosing); keys the user gives are stored as given; a port out of 1..65535 means 22;
   a template hostname gives one Host block for the whole task;
 * ``svc``: a template hostname and subdomain are kept and listed once; init containers get the same
-  mount and variables as containers; ``--inject-hosts-env=false`` leaves out the variables only.
+  mount and variables as containers; ``--inject-hosts-env=false`` leaves out the variables only;
+* ``mpi``: ``--master``/``--worker``/``--port`` name the tasks and the port; init containers get
+  ``MPI_HOST`` and the port too; a container already exposing the port gets no second one.
 """
 
 from __future__ import annotations
@@ -187,3 +189,28 @@ def test_svc_keeps_a_template_hostname_and_reaches_init_containers(cluster: Clus
     wk_hosts = [f"{name}-wk-0.{name}", f"{name}-wk-1.{name}"]
     assert data == {"ps.host": "chief.grid", "VC_PS_HOSTS": "chief.grid", "VC_PS_NUM": "1",
                     "wk.host": "\n".join(wk_hosts), "VC_WK_HOSTS": ",".join(wk_hosts), "VC_WK_NUM": "2"}
+
+
+def test_mpi_flags_name_the_tasks_and_port_and_reach_init_containers(cluster: Cluster) -> None:
+    """mpi (controllers reference §4.6) with ``--master=boss --worker=hands --port=2200``: boss's
+    container (which already exposes 2200) and init container get ``MPI_HOST``, the hands hosts in
+    their template subdomain ``net``; every container and init container exposes ``mpijob-port`` 2200
+    unless it already has that port; hands' pods get no ``MPI_HOST``."""
+    name = "mpiflags"
+    spec = job(name, [Task(name="boss", rep=1, req=NO_REQUESTS), Task(name="hands", rep=2, req=NO_REQUESTS)], min=1,
+               plugins={"mpi": ["--master=boss", "--worker=hands", "--port=2200"]})
+    for task in spec["spec"]["tasks"]:
+        task["template"]["spec"]["initContainers"] = [{"name": "init", "image": "busybox", "command": ["true"]}]
+    spec["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["ports"] = [{"name": "own", "containerPort": 2200}]
+    spec["spec"]["tasks"][1]["template"]["spec"]["subdomain"] = "net"
+    cluster.apply(spec)
+    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 3, 60, f"pods of {name} created")
+    hosts = f"{name}-hands-0.net,{name}-hands-1.net"
+    for pod_name in (f"{name}-boss-0", f"{name}-hands-0", f"{name}-hands-1"):
+        pod_spec = cluster.get("Pod", pod_name)["spec"]
+        boss = "boss" in pod_name
+        for c in pod_spec["containers"] + pod_spec["initContainers"]:
+            mpi_env = [e.get("value") for e in c.get("env") or [] if e["name"] == "MPI_HOST"]
+            assert mpi_env == ([hosts] if boss else []), (pod_name, c["name"], c.get("env"))
+            own = boss and c["name"] != "init"
+            assert _ports(c) == ([("own", 2200)] if own else [("mpijob-port", 2200)]), (pod_name, c["name"])
