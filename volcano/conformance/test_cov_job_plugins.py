@@ -14,7 +14,9 @@ upstream ``pkg/controllers/job/plugins/distributed-framework/ray`` and ``plugins
 * ``svc``: a template hostname and subdomain are kept and listed once; init containers get the same
   mount and variables as containers; ``--inject-hosts-env=false`` leaves out the variables only;
 * ``mpi``: ``--master``/``--worker``/``--port`` name the tasks and the port; init containers get
-  ``MPI_HOST`` and the port too; a container already exposing the port gets no second one.
+  ``MPI_HOST`` and the port too; a container already exposing the port gets no second one;
+* ``tensorflow``: role names and port by flag; ``TF_CONFIG`` is compact JSON in Volcano's field order,
+  in containers only.
 """
 
 from __future__ import annotations
@@ -214,3 +216,32 @@ def test_mpi_flags_name_the_tasks_and_port_and_reach_init_containers(cluster: Cl
             assert mpi_env == ([hosts] if boss else []), (pod_name, c["name"], c.get("env"))
             own = boss and c["name"] != "init"
             assert _ports(c) == ([("own", 2200)] if own else [("mpijob-port", 2200)]), (pod_name, c["name"])
+
+
+def test_tensorflow_roles_by_flag_in_compact_json(cluster: Cluster) -> None:
+    """tensorflow (controllers reference §4.5; upstream ``tfClusterSpec``) with ``--chief=cf
+    --worker=wk --evaluator=ev --port=3333`` and tasks cf (1), wk (2), ev (1) and aux (1, no role):
+    every container (not the init container) gets ``TF_CONFIG``, compact JSON with the roles in the
+    order ps, worker, chief, evaluator (absent roles left out, aux not listed) and the pod's own role
+    (aux: its task name) and index."""
+    name = "tfroles"
+    tasks = [Task(name=t, rep=r, req=NO_REQUESTS) for t, r in (("cf", 1), ("wk", 2), ("ev", 1), ("aux", 1))]
+    spec = job(name, tasks, min=1,
+               plugins={"tensorflow": ["--chief=cf", "--worker=wk", "--evaluator=ev", "--port=3333"]})
+    for task in spec["spec"]["tasks"]:
+        task["template"]["spec"]["initContainers"] = [{"name": "init", "image": "busybox", "command": ["true"]}]
+    cluster.apply(spec)
+    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 5, 60, f"pods of {name} created")
+
+    def hosts(task: str, n: int) -> str:
+        return ",".join(f'"{name}-{task}-{i}.{name}:3333"' for i in range(n))
+
+    cluster_json = f'{{"worker":[{hosts("wk", 2)}],"chief":[{hosts("cf", 1)}],"evaluator":[{hosts("ev", 1)}]}}'
+    for pod_name, role, index in ((f"{name}-cf-0", "chief", 0), (f"{name}-wk-0", "worker", 0),
+                                  (f"{name}-wk-1", "worker", 1), (f"{name}-ev-0", "evaluator", 0),
+                                  (f"{name}-aux-0", "aux", 0)):
+        pod_spec = cluster.get("Pod", pod_name)["spec"]
+        [c] = pod_spec["containers"]
+        assert [e.get("value") for e in c.get("env") or [] if e["name"] == "TF_CONFIG"] == [
+            f'{{"cluster":{cluster_json},"task":{{"type":"{role}","index":{index}}}}}'], pod_name
+        assert not [e for i in pod_spec["initContainers"] for e in i.get("env") or [] if e["name"] == "TF_CONFIG"]
