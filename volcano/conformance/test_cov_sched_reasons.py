@@ -8,8 +8,8 @@ own texts and Volcano's resource check):
   resource short), the predicates only on nodes with room;
 * the same message goes out as a ``Warning``/``FailedScheduling`` event on the pod;
 * in a gang that is not complete, a task which found a node is ``Schedulable``: "Pod <ns>/<name> can
-  possibly be assigned to <node>, once minAvailable is satisfied"; one that did not carries the
-  job's fit error.
+  possibly be assigned to <node>, once minAvailable is satisfied"; one allocate never tried (its
+  queue not allocatable) carries the job's fit error.
 
 Shape: two 4-CPU workers, no control-plane node (whose taint would add its own reason).
 """
@@ -98,16 +98,19 @@ def test_an_unplaceable_pod_is_told_why_node_by_node(cluster: Cluster, case: str
     assert {(e.get("type"), e.get("message")) for e in events} == {("Warning", UNAVAILABLE + message)}, events
 
 
-def test_a_placeable_member_of_an_incomplete_gang_is_schedulable(cluster: Cluster) -> None:
-    """A PodGroup of minMember 3 whose three 3-CPU pods find room for two: the two that found a node
-    are ``Schedulable`` ("can possibly be assigned to <node>, once minAvailable is satisfied", the
-    node a worker); the third is ``Unschedulable`` with the gang's account (gang's session close
-    gives the unready job's pending tasks the job's fit error: 3 pending against minAvailable 3, of
-    which 1 unschedulable and 2 schedulable); none binds."""
+@pytest.mark.parametrize("cpu", ["2500m", "3"])
+def test_a_placeable_member_of_an_incomplete_gang_is_schedulable(cluster: Cluster, cpu: str) -> None:
+    """A PodGroup of minMember 3 whose three pods of ``cpu`` find room for two: the two that found a
+    node are ``Schedulable`` ("can possibly be assigned to <node>, once minAvailable is satisfied", the
+    node a worker); none binds. The third is ``Unschedulable``: at 2.5 CPUs allocate tried it and it
+    carries its own fit error (both workers short of cpu), which the PodGroup's condition quotes as the
+    origin; at 3 CPUs the default queue (8 CPUs, 6 taken) is not allocatable for it, so it was never
+    tried and carries the job's fit error, with no origin. The PodGroup's Unschedulable condition
+    (reason NotEnoughResources) counts one task short (3 minAvailable less 2 schedulable)."""
     workers = _workers(cluster)
     cluster.apply(pod_group("trio", min_member=3))
     names = [f"trio-{i}" for i in range(3)]
-    cluster.apply([pod(n, group="trio", req={"cpu": "3"}) for n in names])
+    cluster.apply([pod(n, group="trio", req={"cpu": cpu}) for n in names])
     ns = cluster.get("Pod", names[0])["metadata"]["namespace"]
 
     def conditions() -> list[Obj]:
@@ -125,10 +128,16 @@ def test_a_placeable_member_of_an_incomplete_gang_is_schedulable(cluster: Cluste
         m = re.fullmatch(rf"Pod {ns}/{n} can possibly be assigned to (\S+), once minAvailable is satisfied",
                          str(cond.get("message")))
         assert m is not None and m.group(1) in workers, cond
-    [(_, cond)] = by_reason["Unschedulable"]
-    assert cond.get("message") == ("pod group is not ready, 3 Pending, 3 minAvailable; "
-                                   "Pending: 1 Unschedulable, 2 Schedulable"), cond
+    [(stuck, cond)] = by_reason["Unschedulable"]
+    job_error = "pod group is not ready, 3 Pending, 3 minAvailable; Pending: 1 Unschedulable, 2 Schedulable"
+    fit = f"{UNAVAILABLE}2 Insufficient cpu."
+    assert cond.get("message") == (fit if cpu == "2500m" else job_error), cond
     assert not any(bound(cluster.get("Pod", n)) for n in names)
+    pg_conds = (cluster.get("PodGroup", "trio").get("status") or {}).get("conditions") or []
+    [pg_cond] = [c for c in pg_conds if c.get("type") == "Unschedulable"]
+    assert (pg_cond.get("status"), pg_cond.get("reason")) == ("True", "NotEnoughResources"), pg_cond
+    origin = f". Origin reason is {stuck}: {fit}" if cpu == "2500m" else ""
+    assert pg_cond.get("message") == f"1/3 tasks in gang unschedulable: {job_error}{origin}", pg_cond
 
 
 def _on_each_worker(cluster: Cluster, workers: list[str], make: Any) -> None:
