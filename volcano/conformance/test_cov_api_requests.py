@@ -1,0 +1,36 @@
+"""API conformance: request options a client sends beside the object, checked before the object is read.
+
+* ``DeleteOptions`` (apimachinery's ``ValidateDeleteOptions``, applied by the delete handler before
+  the lookup): a ``propagationPolicy`` other than ``Foreground``, ``Background`` or ``Orphan`` is 422
+  Invalid on ``DeleteOptions.meta.k8s.io`` listing the supported values (with ``"nil"``), for an
+  object that exists (it stays) and for one that does not (422, not 404).
+
+Every case uses only the backend-neutral ``cluster`` fixture.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.test_admission import denial
+
+__all__: list[str] = []
+
+UNSUPPORTED = ('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": '
+               'supported values: "Foreground", "Background", "Orphan", "nil"')
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_delete_with_an_unknown_propagation_policy(cluster: Cluster) -> None:
+    """``propagationPolicy: Sideways``: 422 before the object is looked up; nothing is deleted; the
+    same delete with ``Orphan`` then removes the object."""
+    cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "del-opts"}, "data": {"k": "v"}})
+    d = denial(lambda: cluster.delete("ConfigMap", "del-opts", propagation_policy="Sideways"))
+    assert (d.code, d.reason, d.message) == (422, "Invalid", UNSUPPORTED), d
+    assert cluster.get("ConfigMap", "del-opts")["data"] == {"k": "v"}
+    d = denial(lambda: cluster.delete("ConfigMap", "del-opts-absent", propagation_policy="Sideways"))
+    assert (d.code, d.message) == (422, UNSUPPORTED), d
+    cluster.delete("ConfigMap", "del-opts", propagation_policy="Orphan")
+    assert cluster.try_get("ConfigMap", "del-opts") is None
