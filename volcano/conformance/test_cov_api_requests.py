@@ -4,6 +4,7 @@
   the lookup): a ``propagationPolicy`` other than ``Foreground``, ``Background`` or ``Orphan`` is 422
   Invalid on ``DeleteOptions.meta.k8s.io`` listing the supported values (with ``"nil"``), for an
   object that exists (it stays) and for one that does not (422, not 404).
+* A delete of an object whose deletion a finalizer holds changes nothing (the deletion is pending).
 
 Every case uses only the backend-neutral ``cluster`` fixture.
 """
@@ -34,3 +35,27 @@ def test_delete_with_an_unknown_propagation_policy(cluster: Cluster) -> None:
     assert (d.code, d.message) == (422, UNSUPPORTED), d
     cluster.delete("ConfigMap", "del-opts", propagation_policy="Orphan")
     assert cluster.try_get("ConfigMap", "del-opts") is None
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_second_delete_of_a_held_object_changes_nothing(cluster: Cluster) -> None:
+    """A finalizer holds a PodGroup's deletion: ``deletionTimestamp``, ``deletionGracePeriodSeconds: 0``
+    and ``generation`` + 1 (``rest.BeforeDelete``); a second delete of it is a no-op (same
+    timestamp, grace period and generation: the deletion is already pending); removing the
+    finalizer removes it."""
+    cluster.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+                    "metadata": {"name": "held-pg", "finalizers": ["example.com/cov-hold"]},
+                    "spec": {"minMember": 1, "queue": "default"}})
+    assert cluster.get("PodGroup", "held-pg")["metadata"]["generation"] == 1
+    cluster.delete("PodGroup", "held-pg")
+    first = cluster.get("PodGroup", "held-pg")["metadata"]
+    assert (first["deletionGracePeriodSeconds"], first["generation"]) == (0, 2), first
+    assert first["deletionTimestamp"]
+    cluster.delete("PodGroup", "held-pg")
+    again = cluster.get("PodGroup", "held-pg")["metadata"]
+    # (the resourceVersion is not compared: the scheduler may write the PodGroup's status meanwhile)
+    assert (again["deletionTimestamp"], again["deletionGracePeriodSeconds"], again["generation"]) == (
+        first["deletionTimestamp"], 0, 2)
+    cluster.patch("PodGroup", "held-pg", {"metadata": {"finalizers": None}})
+    cluster.wait_until(lambda: cluster.try_get("PodGroup", "held-pg") is None, 30, "held-pg removed")
