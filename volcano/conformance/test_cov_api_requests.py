@@ -5,6 +5,7 @@
   Invalid on ``DeleteOptions.meta.k8s.io`` listing the supported values (with ``"nil"``), for an
   object that exists (it stays) and for one that does not (422, not 404).
 * A delete of an object whose deletion a finalizer holds changes nothing (the deletion is pending).
+* ``pods/log`` without a container names the init containers too.
 
 Every case uses only the backend-neutral ``cluster`` fixture.
 """
@@ -59,3 +60,20 @@ def test_second_delete_of_a_held_object_changes_nothing(cluster: Cluster) -> Non
         first["deletionTimestamp"], 0, 2)
     cluster.patch("PodGroup", "held-pg", {"metadata": {"finalizers": None}})
     cluster.wait_until(lambda: cluster.try_get("PodGroup", "held-pg") is None, 30, "held-pg removed")
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_pod_log_lists_init_containers(cluster: Cluster) -> None:
+    """``pods/log`` without a container of a pod with two containers and an init container: 400 listing
+    both (``LogLocation``); the init container's name is a valid choice (an unscheduled pod's log is
+    empty: no host, no location)."""
+    spec = {"schedulerName": "cov-absent-scheduler",
+            "initContainers": [{"name": "setup", "image": "busybox:1.36"}],
+            "containers": [{"name": "a", "image": "busybox:1.36"}, {"name": "b", "image": "busybox:1.36"}]}
+    cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "init-logs"}, "spec": spec})
+    d = denial(lambda: cluster.pod_log("init-logs"))
+    assert (d.code, d.reason, d.message) == (
+        400, "BadRequest", "a container name must be specified for pod init-logs, choose one of: [a b] or one of the "
+        "init containers: [setup]"), d
+    assert cluster.pod_log("init-logs", container="setup") == ""
