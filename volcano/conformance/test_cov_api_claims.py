@@ -5,7 +5,8 @@
   ``dataSourceRef`` given alone is copied to ``dataSource`` first (``NormalizeDataSources``), so each
   of its errors (a missing name, an API group that is not a DNS subdomain) is reported for both.
 * An update (``ValidatePersistentVolumeClaimUpdate``): the beta storage-class annotation is
-  immutable (``ValidateImmutableAnnotation``), ``spec.volumeName`` may be set once and not changed.
+  immutable (``ValidateImmutableAnnotation``), ``spec.volumeName`` may be set once and not changed, and
+  a field the spec did not have (a ``selector``) may not be added.
 
 Every case uses only the backend-neutral ``cluster`` fixture; no claim is bound (no volume exists).
 """
@@ -77,3 +78,8 @@ def test_claim_class_annotation_and_volume_name_on_update(cluster: Cluster) -> N
     assert (d.code, d.reason) == (422, "Invalid"), d
     assert d.message.startswith(f'PersistentVolumeClaim "claim-class" is invalid: {IMMUTABLE}\n'), d.message
     assert cluster.get("PersistentVolumeClaim", "claim-class")["spec"]["volumeName"] == "cov-pv-a"
+    d = denial(lambda: cluster.patch("PersistentVolumeClaim", "claim-class",
+                                     {"spec": {"selector": {"matchLabels": {"tier": "fast"}}}}))
+    assert (d.code, d.reason) == (422, "Invalid"), d  # a field the claim did not have is a change too
+    assert d.message.startswith(f'PersistentVolumeClaim "claim-class" is invalid: {IMMUTABLE}\n'), d.message
+    assert "selector" not in cluster.get("PersistentVolumeClaim", "claim-class")["spec"]
