@@ -5,6 +5,8 @@
   ``controller.kubernetes.io/pod-deletion-cost`` must be a canonical 32-bit integer (no ``+``).
 * ``activeDeadlineSeconds`` may not go from a value back to none (the bad value shown as ``"null"``).
 * ``ValidateContainerUpdates``: containers may not be added or removed (and validation stops there).
+* A mirror pod that names its node is created without a service account (the ServiceAccount admission
+  plugin leaves mirror pods alone).
 
 Each refusal is 422 Invalid with exactly these causes, and the pod is unchanged. Pods use a scheduler
 that does not exist, so nothing else writes them. Every case uses only the backend-neutral ``cluster``
@@ -57,3 +59,17 @@ def test_pod_update_refusals(cluster: Cluster, spec: Obj, patch: Obj, patch_type
     assert stored["metadata"]["resourceVersion"] == made["metadata"]["resourceVersion"]
     assert [c["name"] for c in stored["spec"]["containers"]] == ["c"]
     assert stored["spec"].get("activeDeadlineSeconds") == spec.get("activeDeadlineSeconds")
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_mirror_pod_with_a_node_is_left_alone(cluster: Cluster) -> None:
+    """A mirror pod naming its node is created, and the ServiceAccount admission plugin does not give it
+    a service account (it leaves mirror pods' specs alone); a plain pod gets ``default``."""
+    mirror = _pod("mirror", nodeName="cov-absent-node")
+    mirror["metadata"]["annotations"] = {MIRROR: "x"}
+    made = cluster.create(mirror)
+    assert made["spec"]["nodeName"] == "cov-absent-node"
+    assert not made["spec"].get("serviceAccountName") and not made["spec"].get("serviceAccount"), made["spec"]
+    plain_pod = cluster.create(_pod("not-mirror"))
+    assert plain_pod["spec"]["serviceAccountName"] == "default"
