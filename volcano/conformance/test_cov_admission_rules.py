@@ -7,6 +7,7 @@
 * ``validatejob`` (§8.1, ``admit_job.go``): no job in the ``root`` queue; an unknown plugin; a volume
   naming both ``volumeClaim`` and ``volumeClaimName``, or a claim name that is not a DNS subdomain;
   task dependencies that form a cycle. Messages are concatenated in the webhook's order and trimmed.
+* ``validatequeue`` (§8.4): a queue with children may not lower its capability below its descendants'.
 
 Every denial is 403 with ``admission webhook "<name>" denied the request: <message>`` and nothing is
 stored. Queues are cluster-scoped: each case deletes the ones it made.
@@ -23,12 +24,15 @@ from volcano.conformance.lib.builders import queue_command
 from volcano.conformance.test_admission import (
     JOB_WEBHOOK,
     PODGROUP_WEBHOOK,
+    QUEUE_WEBHOOK,
     base_job,
+    denial,
     outcome,
     own_queue,
     pod_template,
     queue_manifest,
     wait_queue_open,
+    webhook_message,
 )
 
 __all__: list[str] = []
@@ -137,3 +141,20 @@ def test_job_task_dependencies_must_be_acyclic(cluster: Cluster) -> None:
     made = cluster.create(job, dry_run=True)
     assert [t["name"] for t in made["spec"]["tasks"]] == ["a", "b", "c"]
     assert cluster.try_get("Job", "job-dag") is None
+
+
+@pytest.mark.admission
+def test_parent_capability_not_below_its_descendants(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """``validatequeue`` on an update of a queue with children (``validateHierarchicalQueue``): its
+    capability may not drop below the largest capability among its descendants; the limit itself is
+    admitted."""
+    own_queue(request, cluster, "cov-parent")
+    own_queue(request, cluster, "cov-child")
+    cluster.apply(queue_manifest("cov-parent", {"weight": 1, "capability": {"cpu": "8"}}))
+    cluster.apply(queue_manifest("cov-child", {"weight": 1, "parent": "cov-parent", "capability": {"cpu": "6"}}))
+    d = denial(lambda: cluster.patch("Queue", "cov-parent", {"spec": {"capability": {"cpu": "4"}}}))
+    assert webhook_message(d, QUEUE_WEBHOOK) == (
+        "queue cov-parent capability[cpu]=4 is smaller than its descendants' max capability=6")
+    assert cluster.get("Queue", "cov-parent")["spec"]["capability"] == {"cpu": "8"}
+    assert cluster.patch("Queue", "cov-parent", {"spec": {"capability": {"cpu": "6"}}})["spec"]["capability"] == {
+        "cpu": "6"}

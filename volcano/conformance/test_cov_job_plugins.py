@@ -1,4 +1,5 @@
-"""What the ``ray`` and ``ssh`` Job plugins write, value by value (controllers reference §4.3, §4.8;
+"""What the ``ray``, ``ssh`` and ``svc`` Job plugins write, value by value (controllers reference §4.2,
+§4.3, §4.8;
 upstream ``pkg/controllers/job/plugins/distributed-framework/ray`` and ``plugins/ssh``):
 
 * ``ray``: the head task's container named ``--headContainer`` gets the ports ``gcs``, ``dashboard``
@@ -9,7 +10,13 @@ upstream ``pkg/controllers/job/plugins/distributed-framework/ray`` and ``plugins
 * ``ssh``: every container and init container mounts the Secret ``<job>-ssh`` at the key path with
   subPath ``.ssh``; the volume lists the four keys under ``.ssh/`` with mode 0600 (0644 for a key path
   of the user's choosing); keys the user gives are stored as given; a port out of 1..65535 means 22;
-  a template hostname gives one Host block for the whole task.
+  a template hostname gives one Host block for the whole task;
+* ``svc``: a template hostname and subdomain are kept and listed once; init containers get the same
+  mount and variables as containers; ``--inject-hosts-env=false`` leaves out the variables only;
+* ``mpi``: ``--master``/``--worker``/``--port`` name the tasks and the port; init containers get
+  ``MPI_HOST`` and the port too; a container already exposing the port gets no second one;
+* ``tensorflow``: role names and port by flag; ``TF_CONFIG`` is compact JSON in Volcano's field order,
+  in containers only.
 """
 
 from __future__ import annotations
@@ -152,3 +159,89 @@ def test_ssh_keeps_the_users_keys_and_a_valid_port(cluster: Cluster, port_arg: s
     assert data["config"] == ("StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"
                               f"Host {name}-m-0\n  HostName {name}-m-0.{name}\n  Port {port}\n"
                               f"Host fixed\n  HostName fixed.{name}\n  Port {port}\n")
+
+
+@pytest.mark.parametrize("inject", [True, False])
+def test_svc_keeps_a_template_hostname_and_reaches_init_containers(cluster: Cluster, inject: bool) -> None:
+    """svc (controllers reference §4.2) with task ``ps`` (1 pod, template hostname ``chief`` and
+    subdomain ``grid``) and task ``wk`` (2 pods), every pod with an init container: ps keeps its own
+    hostname and subdomain and is listed once as ``chief.grid``; wk's pods get their names and the job's
+    subdomain. Containers and init containers mount the hosts ConfigMap at /etc/volcano and read the
+    ``VC_*`` variables from it, unless ``--inject-hosts-env=false``, which leaves out the variables only."""
+    name = "svchost"
+    spec = job(name, [Task(name="ps", rep=1, req=NO_REQUESTS), Task(name="wk", rep=2, req=NO_REQUESTS)], min=1,
+               plugins={"svc": [] if inject else ["--inject-hosts-env=false"]})
+    for task in spec["spec"]["tasks"]:
+        task["template"]["spec"]["initContainers"] = [{"name": "init", "image": "busybox", "command": ["true"]}]
+    spec["spec"]["tasks"][0]["template"]["spec"].update({"hostname": "chief", "subdomain": "grid"})
+    cluster.apply(spec)
+    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 3, 60, f"pods of {name} created")
+    cm = f"{name}-svc"
+    keys = ["VC_PS_HOSTS", "VC_PS_NUM", "VC_WK_HOSTS", "VC_WK_NUM"]
+    for pod_name, host in ((f"{name}-ps-0", ("chief", "grid")), (f"{name}-wk-0", (f"{name}-wk-0", name)),
+                           (f"{name}-wk-1", (f"{name}-wk-1", name))):
+        pod_spec = cluster.get("Pod", pod_name)["spec"]
+        assert (pod_spec.get("hostname"), pod_spec.get("subdomain")) == host, pod_name
+        for c in pod_spec["containers"] + pod_spec["initContainers"]:
+            env = [(e["name"], (e.get("valueFrom") or {}).get("configMapKeyRef")) for e in c.get("env") or []
+                   if e["name"].startswith("VC_")]
+            assert env == ([(k, {"name": cm, "key": k}) for k in keys] if inject else []), (pod_name, c["name"], env)
+            assert [m["mountPath"] for m in c.get("volumeMounts") or [] if m["name"] == cm] == ["/etc/volcano"]
+    data = cluster.get("ConfigMap", cm)["data"]
+    wk_hosts = [f"{name}-wk-0.{name}", f"{name}-wk-1.{name}"]
+    assert data == {"ps.host": "chief.grid", "VC_PS_HOSTS": "chief.grid", "VC_PS_NUM": "1",
+                    "wk.host": "\n".join(wk_hosts), "VC_WK_HOSTS": ",".join(wk_hosts), "VC_WK_NUM": "2"}
+
+
+def test_mpi_flags_name_the_tasks_and_port_and_reach_init_containers(cluster: Cluster) -> None:
+    """mpi (controllers reference §4.6) with ``--master=boss --worker=hands --port=2200``: boss's
+    container (which already exposes 2200) and init container get ``MPI_HOST``, the hands hosts in
+    their template subdomain ``net``; every container and init container exposes ``mpijob-port`` 2200
+    unless it already has that port; hands' pods get no ``MPI_HOST``."""
+    name = "mpiflags"
+    spec = job(name, [Task(name="boss", rep=1, req=NO_REQUESTS), Task(name="hands", rep=2, req=NO_REQUESTS)], min=1,
+               plugins={"mpi": ["--master=boss", "--worker=hands", "--port=2200"]})
+    for task in spec["spec"]["tasks"]:
+        task["template"]["spec"]["initContainers"] = [{"name": "init", "image": "busybox", "command": ["true"]}]
+    spec["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["ports"] = [{"name": "own", "containerPort": 2200}]
+    spec["spec"]["tasks"][1]["template"]["spec"]["subdomain"] = "net"
+    cluster.apply(spec)
+    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 3, 60, f"pods of {name} created")
+    hosts = f"{name}-hands-0.net,{name}-hands-1.net"
+    for pod_name in (f"{name}-boss-0", f"{name}-hands-0", f"{name}-hands-1"):
+        pod_spec = cluster.get("Pod", pod_name)["spec"]
+        boss = "boss" in pod_name
+        for c in pod_spec["containers"] + pod_spec["initContainers"]:
+            mpi_env = [e.get("value") for e in c.get("env") or [] if e["name"] == "MPI_HOST"]
+            assert mpi_env == ([hosts] if boss else []), (pod_name, c["name"], c.get("env"))
+            own = boss and c["name"] != "init"
+            assert _ports(c) == ([("own", 2200)] if own else [("mpijob-port", 2200)]), (pod_name, c["name"])
+
+
+def test_tensorflow_roles_by_flag_in_compact_json(cluster: Cluster) -> None:
+    """tensorflow (controllers reference §4.5; upstream ``tfClusterSpec``) with ``--chief=cf
+    --worker=wk --evaluator=ev --port=3333`` and tasks cf (1), wk (2), ev (1) and aux (1, no role):
+    every container (not the init container) gets ``TF_CONFIG``, compact JSON with the roles in the
+    order ps, worker, chief, evaluator (absent roles left out, aux not listed) and the pod's own role
+    (aux: its task name) and index."""
+    name = "tfroles"
+    tasks = [Task(name=t, rep=r, req=NO_REQUESTS) for t, r in (("cf", 1), ("wk", 2), ("ev", 1), ("aux", 1))]
+    spec = job(name, tasks, min=1,
+               plugins={"tensorflow": ["--chief=cf", "--worker=wk", "--evaluator=ev", "--port=3333"]})
+    for task in spec["spec"]["tasks"]:
+        task["template"]["spec"]["initContainers"] = [{"name": "init", "image": "busybox", "command": ["true"]}]
+    cluster.apply(spec)
+    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 5, 60, f"pods of {name} created")
+
+    def hosts(task: str, n: int) -> str:
+        return ",".join(f'"{name}-{task}-{i}.{name}:3333"' for i in range(n))
+
+    cluster_json = f'{{"worker":[{hosts("wk", 2)}],"chief":[{hosts("cf", 1)}],"evaluator":[{hosts("ev", 1)}]}}'
+    for pod_name, role, index in ((f"{name}-cf-0", "chief", 0), (f"{name}-wk-0", "worker", 0),
+                                  (f"{name}-wk-1", "worker", 1), (f"{name}-ev-0", "evaluator", 0),
+                                  (f"{name}-aux-0", "aux", 0)):
+        pod_spec = cluster.get("Pod", pod_name)["spec"]
+        [c] = pod_spec["containers"]
+        assert [e.get("value") for e in c.get("env") or [] if e["name"] == "TF_CONFIG"] == [
+            f'{{"cluster":{cluster_json},"task":{{"type":"{role}","index":{index}}}}}'], pod_name
+        assert not [e for i in pod_spec["initContainers"] for e in i.get("env") or [] if e["name"] == "TF_CONFIG"]

@@ -1,7 +1,10 @@
-"""Queue ``spec.priority`` in the capacity plugin's queue order (scheduler reference §5.5 and §13,
-Volcano v1.10+): the queue of higher priority goes first, whatever its share; shares decide only
-between queues of equal priority. Capacity registers no overused function, so a higher-priority queue
-with pods left keeps taking the next free CPU.
+"""The capacity plugin's queue callbacks (scheduler reference §5.5):
+
+* queue order: ``spec.priority`` first (Volcano v1.10+): the queue of higher priority goes first,
+  whatever its share; shares decide only between queues of equal priority. Capacity registers no
+  overused function, so a higher-priority queue with pods left keeps taking the next free CPU;
+* allocatable: only an Open queue takes pods; a Closing queue (closed while a PodGroup remains,
+  controllers reference §6.2) takes no new pod, even for a PodGroup already running in it.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import pod, pod_group
+from volcano.conformance.lib.builders import pod, pod_group, queue_command
 from volcano.conformance.lib.waits import bound
 from volcano.conformance.test_scheduling_support import make_queues, simple_queue
 
@@ -54,3 +57,22 @@ def test_the_higher_priority_queue_takes_the_freed_cluster(cluster: Cluster, pri
     cluster.wait_until(lambda: sum(placed()) == 8, 120, "8 CPUs taken")
     assert placed() == split
     cluster.hold(lambda: placed() == split, 20, f"the split stays {split}")
+
+
+@pytest.mark.scheduler_conf(CAPACITY_CONF)
+def test_a_closing_queue_takes_no_new_pod(cluster: Cluster) -> None:
+    """A PodGroup runs one pod in queue ``shut``; after CloseQueue the queue is Closing and a second pod
+    of the same PodGroup stays unbound."""
+    make_queues(cluster, simple_queue("shut", deserved={"cpu": "4"}))
+    cluster.apply(pod_group("grp", min_member=1, queue="shut"))
+    cluster.apply(pod("grp-0", group="grp", req={"cpu": "1"}))
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "grp-0")), 60, "the first pod binds")
+    cluster.apply(queue_command(cluster.get("Queue", "shut"), "CloseQueue"))
+
+    def state() -> str:
+        return str((cluster.get("Queue", "shut").get("status") or {}).get("state") or "")
+
+    cluster.wait_until(lambda: state() == "Closing", 60, "the queue Closing")
+    cluster.apply(pod("grp-1", group="grp", req={"cpu": "1"}))
+    cluster.hold(lambda: state() == "Closing" and not bound(cluster.get("Pod", "grp-1")), 20,
+                 "the Closing queue takes no new pod")

@@ -8,8 +8,8 @@ own texts and Volcano's resource check):
   resource short), the predicates only on nodes with room;
 * the same message goes out as a ``Warning``/``FailedScheduling`` event on the pod;
 * in a gang that is not complete, a task which found a node is ``Schedulable``: "Pod <ns>/<name> can
-  possibly be assigned to <node>, once minAvailable is satisfied"; one that did not carries the
-  job's fit error.
+  possibly be assigned to <node>, once minAvailable is satisfied"; one allocate never tried (its
+  queue not allocatable) carries the job's fit error.
 
 Shape: two 4-CPU workers, no control-plane node (whose taint would add its own reason).
 """
@@ -57,6 +57,7 @@ UNAVAILABLE = "0/2 nodes are unavailable: "
 
 @pytest.mark.parametrize(("case", "message"), [
     ("selector", "2 node(s) didn't match Pod's node affinity/selector."),
+    ("best-effort", "2 node(s) didn't match Pod's node affinity/selector."),
     ("cpu", "2 Insufficient cpu."),
     ("memory", "2 Insufficient memory."),
     ("taint", "2 node(s) had untolerated taint {cov-taint: x}."),
@@ -64,7 +65,8 @@ UNAVAILABLE = "0/2 nodes are unavailable: "
     ("mixed", "1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector."),
 ])
 def test_an_unplaceable_pod_is_told_why_node_by_node(cluster: Cluster, case: str, message: str) -> None:
-    """A bare pod (1 CPU unless told) that no node takes: ``selector`` asks for a label no node has;
+    """A bare pod (1 CPU unless told) that no node takes: ``selector`` asks for a label no node has
+    (``best-effort`` too, asking no resources);
     ``cpu`` asks 5 CPUs, ``memory`` 17Gi; ``taint`` meets a NoSchedule taint ``cov-taint=x`` on both
     workers; ``cordon`` meets two cordoned workers; ``mixed`` asks 2 CPUs on worker-0 only, where a
     3-CPU pod runs: worker-0 lacks cpu, worker-1 does not match. The pod's condition and its
@@ -72,7 +74,7 @@ def test_an_unplaceable_pod_is_told_why_node_by_node(cluster: Cluster, case: str
     workers = _workers(cluster)
     req = {"cpu": "1"}
     selector: dict[str, str] | None = None
-    if case == "selector":
+    if case in ("selector", "best-effort"):
         selector = {"cov-label": "nowhere"}
     elif case == "cpu":
         req = {"cpu": "5"}
@@ -87,22 +89,28 @@ def test_an_unplaceable_pod_is_told_why_node_by_node(cluster: Cluster, case: str
         cluster.apply(pod("busy", req={"cpu": "3"}, node_selector={"kubernetes.io/hostname": workers[0]}))
         cluster.wait_until(lambda: bound(cluster.get("Pod", "busy")), 60, "the busy pod binds")
         req, selector = {"cpu": "2"}, {"kubernetes.io/hostname": workers[0]}
-    cluster.apply(pod("stuck", req=req, node_selector=selector))
+    stuck = pod("stuck", req=req, node_selector=selector)
+    if case == "best-effort":  # no requests: backfill, not allocate, tries it
+        del stuck["spec"]["containers"][0]["resources"]
+    cluster.apply(stuck)
     _said(cluster, "stuck", "Unschedulable", UNAVAILABLE + message)
     events = [e for e in cluster.events("Pod", "stuck") if e.get("reason") == "FailedScheduling"]
     assert {(e.get("type"), e.get("message")) for e in events} == {("Warning", UNAVAILABLE + message)}, events
 
 
-def test_a_placeable_member_of_an_incomplete_gang_is_schedulable(cluster: Cluster) -> None:
-    """A PodGroup of minMember 3 whose three 3-CPU pods find room for two: the two that found a node
-    are ``Schedulable`` ("can possibly be assigned to <node>, once minAvailable is satisfied", the
-    node a worker); the third is ``Unschedulable`` with the gang's account (gang's session close
-    gives the unready job's pending tasks the job's fit error: 3 pending against minAvailable 3, of
-    which 1 unschedulable and 2 schedulable); none binds."""
+@pytest.mark.parametrize("cpu", ["2500m", "3"])
+def test_a_placeable_member_of_an_incomplete_gang_is_schedulable(cluster: Cluster, cpu: str) -> None:
+    """A PodGroup of minMember 3 whose three pods of ``cpu`` find room for two: the two that found a
+    node are ``Schedulable`` ("can possibly be assigned to <node>, once minAvailable is satisfied", the
+    node a worker); none binds. The third is ``Unschedulable``: at 2.5 CPUs allocate tried it and it
+    carries its own fit error (both workers short of cpu), which the PodGroup's condition quotes as the
+    origin; at 3 CPUs the default queue (8 CPUs, 6 taken) is not allocatable for it, so it was never
+    tried and carries the job's fit error, with no origin. The PodGroup's Unschedulable condition
+    (reason NotEnoughResources) counts one task short (3 minAvailable less 2 schedulable)."""
     workers = _workers(cluster)
     cluster.apply(pod_group("trio", min_member=3))
     names = [f"trio-{i}" for i in range(3)]
-    cluster.apply([pod(n, group="trio", req={"cpu": "3"}) for n in names])
+    cluster.apply([pod(n, group="trio", req={"cpu": cpu}) for n in names])
     ns = cluster.get("Pod", names[0])["metadata"]["namespace"]
 
     def conditions() -> list[Obj]:
@@ -120,7 +128,61 @@ def test_a_placeable_member_of_an_incomplete_gang_is_schedulable(cluster: Cluste
         m = re.fullmatch(rf"Pod {ns}/{n} can possibly be assigned to (\S+), once minAvailable is satisfied",
                          str(cond.get("message")))
         assert m is not None and m.group(1) in workers, cond
-    [(_, cond)] = by_reason["Unschedulable"]
-    assert cond.get("message") == ("pod group is not ready, 3 Pending, 3 minAvailable; "
-                                   "Pending: 1 Unschedulable, 2 Schedulable"), cond
+    [(stuck, cond)] = by_reason["Unschedulable"]
+    job_error = "pod group is not ready, 3 Pending, 3 minAvailable; Pending: 1 Unschedulable, 2 Schedulable"
+    fit = f"{UNAVAILABLE}2 Insufficient cpu."
+    assert cond.get("message") == (fit if cpu == "2500m" else job_error), cond
     assert not any(bound(cluster.get("Pod", n)) for n in names)
+    pg_conds = (cluster.get("PodGroup", "trio").get("status") or {}).get("conditions") or []
+    [pg_cond] = [c for c in pg_conds if c.get("type") == "Unschedulable"]
+    assert (pg_cond.get("status"), pg_cond.get("reason")) == ("True", "NotEnoughResources"), pg_cond
+    origin = f". Origin reason is {stuck}: {fit}" if cpu == "2500m" else ""
+    assert pg_cond.get("message") == f"1/3 tasks in gang unschedulable: {job_error}{origin}", pg_cond
+
+
+def _on_each_worker(cluster: Cluster, workers: list[str], make: Any) -> None:
+    pods = [make(i, w) for i, w in enumerate(workers)]
+    cluster.apply(pods)
+    names = [p["metadata"]["name"] for p in pods]
+    cluster.wait_until(lambda: all(bound(cluster.get("Pod", n)) for n in names), 60, f"{names} bound")
+
+
+def _affinity(kind: str, app: str) -> Obj:
+    return {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}]}}
+
+
+@pytest.mark.parametrize(("case", "message"), [
+    ("ports", "2 node(s) didn't have free ports for the requested pod ports."),
+    ("affinity", "2 node(s) didn't match pod affinity rules."),
+    ("anti-affinity", "2 node(s) didn't match pod anti-affinity rules."),
+    ("existing-anti-affinity", "2 node(s) didn't satisfy existing pods anti-affinity rules."),
+])
+def test_inter_pod_and_port_predicates_name_their_reason(cluster: Cluster, case: str, message: str) -> None:
+    """A pod kept off both workers by the pods already there: ``ports`` wants host port 8080, held on
+    each worker; ``affinity`` requires a pod ``app=absent`` on its node (there is none, and the pod
+    does not carry that label itself); ``anti-affinity`` refuses nodes with a pod ``app=resident``
+    (one on each worker); ``existing-anti-affinity`` carries ``app=newcomer``, which the residents'
+    own required anti-affinity refuses."""
+    workers = _workers(cluster)
+    stuck = pod("stuck", req={"cpu": "100m"}, labels={"app": "newcomer"})
+    container = stuck["spec"]["containers"][0]
+
+    def resident(i: int, w: str) -> Obj:
+        p = pod(f"resident-{i}", req={"cpu": "100m"}, labels={"app": "resident"},
+                node_selector={"kubernetes.io/hostname": w})
+        if case == "ports":
+            p["spec"]["containers"][0]["ports"] = [{"containerPort": 8080, "hostPort": 8080}]
+        if case == "existing-anti-affinity":
+            p["spec"]["affinity"] = _affinity("podAntiAffinity", "newcomer")
+        return p
+
+    _on_each_worker(cluster, workers, resident)
+    if case == "ports":
+        container["ports"] = [{"containerPort": 8080, "hostPort": 8080}]
+    elif case == "affinity":
+        stuck["spec"]["affinity"] = _affinity("podAffinity", "absent")
+    elif case == "anti-affinity":
+        stuck["spec"]["affinity"] = _affinity("podAntiAffinity", "resident")
+    cluster.apply(stuck)
+    _said(cluster, "stuck", "Unschedulable", UNAVAILABLE + message)
