@@ -186,3 +186,22 @@ def test_inter_pod_and_port_predicates_name_their_reason(cluster: Cluster, case:
         stuck["spec"]["affinity"] = _affinity("podAntiAffinity", "resident")
     cluster.apply(stuck)
     _said(cluster, "stuck", "Unschedulable", UNAVAILABLE + message)
+
+
+def test_a_placed_gang_is_announced_ready(cluster: Cluster) -> None:
+    """Session close (``RecordJobStatusEvent``, scheduler reference §1.8 and §7.3): the session that
+    binds a fitting gang of two still sees its tasks Binding, not scheduled, so the PodGroup stays
+    Inqueue and gets the Warning ``Unschedulable`` "0/2 tasks in gang unschedulable: pod group is
+    ready, 2 Binding, 2 minAvailable"; a later session sees them bound, moves it to Running and, the
+    status having changed, says Normal ``Scheduled`` "pod group is ready". Nothing else is said."""
+    cluster.apply(pod_group("duo", min_member=2))
+    cluster.apply([pod(f"duo-{i}", group="duo", req={"cpu": "1"}) for i in range(2)])
+
+    def said() -> set[tuple[str, str, str]]:
+        return {(str(e.get("type")), str(e.get("reason")), str(e.get("message")))
+                for e in cluster.events("PodGroup", "duo")}
+
+    cluster.wait_until(lambda: ("Normal", "Scheduled", "pod group is ready") in said(), 60, "the Scheduled event")
+    assert said() == {("Normal", "Scheduled", "pod group is ready"),
+                      ("Warning", "Unschedulable",
+                       "0/2 tasks in gang unschedulable: pod group is ready, 2 Binding, 2 minAvailable")}, said()
