@@ -205,3 +205,24 @@ def test_a_placed_gang_is_announced_ready(cluster: Cluster) -> None:
     assert said() == {("Normal", "Scheduled", "pod group is ready"),
                       ("Warning", "Unschedulable",
                        "0/2 tasks in gang unschedulable: pod group is ready, 2 Binding, 2 minAvailable")}, said()
+
+
+def test_a_gang_short_of_pods_waits_with_the_gang_account(cluster: Cluster) -> None:
+    """A PodGroup of minMember 3 with only two pods is not valid for allocate (gang's JobValid), so no
+    pod is tried (scheduler reference §5.1.5, §7.4, §7.5). Its Unschedulable condition counts the
+    members missing, minMember less 0 schedulable, over the 2 tasks: "3/2 tasks in gang
+    unschedulable: <fit>"; its Warning events count the Pending tasks instead: "2/2 ..."; each pod,
+    with no fit error of its own, is told the job's fit error <fit> = "pod group is not ready,
+    2 Pending, 3 minAvailable; Pending: 2 Unschedulable"."""
+    fit = "pod group is not ready, 2 Pending, 3 minAvailable; Pending: 2 Unschedulable"
+    cluster.apply(pod_group("short", min_member=3))
+    cluster.apply([pod(f"short-{i}", group="short", req={"cpu": "100m"}) for i in range(2)])
+    for n in ("short-0", "short-1"):
+        _said(cluster, n, "Unschedulable", fit)
+    pg_conds = (cluster.get("PodGroup", "short").get("status") or {}).get("conditions") or []
+    [pg_cond] = [c for c in pg_conds if c.get("type") == "Unschedulable"]
+    assert (pg_cond.get("status"), pg_cond.get("reason"), pg_cond.get("message")) == (
+        "True", "NotEnoughResources", f"3/2 tasks in gang unschedulable: {fit}"), pg_cond
+    warned = {e.get("message") for e in cluster.events("PodGroup", "short")
+              if (e.get("type"), e.get("reason")) == ("Warning", "Unschedulable")}
+    assert f"2/2 tasks in gang unschedulable: {fit}" in warned, warned
