@@ -48,3 +48,18 @@ def test_annotation_errors_come_before_spec_errors_on_create() -> None:
     assert err.value.message.startswith(
         f'Pod "p" is invalid: [metadata.annotations[{COST}]: Invalid value: "x": must be a 32bit integer, '
         'spec.restartPolicy: Unsupported value: "Sometimes"'), err.value.message
+
+
+def test_template_metadata_is_named_under_the_template() -> None:
+    """``ValidatePodTemplateSpec``: labels at ``<path>.labels``, annotations at ``<path>.annotations``
+    (keys checked lower-cased), then the pod-specific annotations, then the spec."""
+    from volcano.apiserver.validation.pod import pod_template_errors
+
+    template = {"metadata": {"labels": {"-bad": "x"}, "annotations": {"Bad Key": "1", COST: "+1"}},
+                "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}], "restartPolicy": "Sometimes"}}
+    texts = [str(e) for e in pod_template_errors(template, "spec.template")]
+    assert [t.split(": ", 1)[0] for t in texts] == [
+        "spec.template.labels", "spec.template.annotations", f"spec.template.annotations[{COST}]",
+        "spec.template.spec.restartPolicy"]
+    assert texts[1].startswith('spec.template.annotations: Invalid value: "Bad Key": name part must consist')
+    assert texts[2] == f'spec.template.annotations[{COST}]: Invalid value: "+1": must be a 32bit integer'

@@ -4,7 +4,8 @@ Random clusters (gangs arriving with random sizes, requests, priorities and
 queues; single pods of the default scheduler; pods finishing, failing and being deleted; nodes added and removed;
 queues created and reweighted; priority classes; best-effort gangs; pods with pod
 affinity or anti-affinity terms) are run cycle by cycle with
-the default configuration and with preempt and reclaim. Two properties:
+the default configuration, with preempt and reclaim, and with capacity in proportion's
+place. Two properties:
 
 * model: at every session the scheduler opens, the carried model (jobs in
   order, every job field and counter, every task's fields and order, the node
@@ -36,6 +37,7 @@ from volcano.conformance.lib.builders import pod, pod_group, priority_class, que
 from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF_TEXT
 from volcano.scheduler.framework.job import JobInfo
 from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.task import TaskInfo
 from volcano.testbed import FakeCluster
 
 
@@ -49,12 +51,30 @@ def _preempt_conf() -> str:
 
 PREEMPT_CONF = _preempt_conf()
 
+
+def _capacity_conf() -> str:
+    """Volcano's default configuration with preempt and reclaim, capacity in proportion's place."""
+    data = yaml.safe_load(PREEMPT_CONF)
+    for tier in data["tiers"]:
+        for plugin in tier["plugins"]:
+            if plugin["name"] == "proportion":
+                plugin["name"] = "capacity"
+    return str(yaml.safe_dump(data, sort_keys=False))
+
+
+CONFS: dict[str, str | None] = {"default": None, "preempt": PREEMPT_CONF, "capacity": _capacity_conf()}
+
 _JOB_SLOTS = [s for s in JobInfo.__slots__ if s not in ("memo", "_moves", "tasks", "status_counts", "_role_status",
                                                        "_role_be_pending", "allocated", "fit_errors")]
 
 
 def _counter(c: Any) -> list[tuple[Any, int]]:
     return list(c.items())
+
+
+def _task_view(t: TaskInfo) -> tuple[Any, ...]:
+    return (t.spec, t.uid, t.vec.tolist(), t.vec.dtype.str, t.status, t.node_name, t.eviction_occurred, t.last_txn,
+            None if t.job is None else t.job.uid)
 
 
 def _job_view(job: JobInfo) -> tuple[Any, ...]:
@@ -85,11 +105,18 @@ def assert_same_model(carried: Session, built: Session) -> None:
         assert np.array_equal(getattr(a, col), getattr(b, col)), col
         assert getattr(a, col).dtype == getattr(b, col).dtype
     assert a.changes == b.changes
-    assert (a.with_terms, a.with_anti) == (b.with_terms, b.with_anti)
+    assert (a.with_terms, a.with_anti, a.anti_rows) == (b.with_terms, b.with_anti, b.anti_rows)
     for t in (a, b):  # the bounds: 0 only when no placed task has such terms
         assert (t.with_terms == 0) <= all(not x.spec.terms for n in t.nodes for x in n.tasks.values())
         assert (t.with_anti == 0) <= all(not x.spec.pod_anti_affinity for n in t.nodes for x in n.tasks.values())
-    assert [(n.name, list(n.tasks)) for n in a.nodes] == [(n.name, list(n.tasks)) for n in b.nodes]
+    assert [(n.name, n.row, n.spec, list(n.tasks)) for n in a.nodes] == \
+        [(n.name, n.row, n.spec, list(n.tasks)) for n in b.nodes]
+    assert a.by_name == {n.name: n for n in a.nodes}
+    for x, y in zip(a.nodes, b.nodes, strict=True):  # the same tasks, as built
+        assert [_task_view(t) for t in x.tasks.values()] == [_task_view(t) for t in y.tasks.values()], x.name
+    for t in (a, b):  # anti_rows: exactly the rows holding tasks with required anti-affinity terms
+        assert t.anti_rows == {n.row: k for n in t.nodes
+                               if (k := sum(1 for x in n.tasks.values() if x.spec.pod_anti_affinity))}
     for node in a.nodes:
         for uid, task in node.tasks.items():
             job = task.job
@@ -109,6 +136,25 @@ class Checked:
     carried: int = 0
     built: int = 0
     restored: list[int] = field(default_factory=list)
+    rows_updated: int = 0
+    rows_built: int = 0
+
+
+def assert_same_groups(snapshot: Any) -> None:
+    """The cache's task groups and per-job overrides are the snapshot's tasks grouped in order."""
+    groups: dict[str, list[Any]] = {}
+    by_job: dict[str, dict[str, Any]] = {}
+    for spec in snapshot.tasks:
+        groups.setdefault(spec.job_id, []).append(spec)
+        if spec.uid in snapshot.overrides:
+            by_job.setdefault(spec.job_id, {})[spec.uid] = snapshot.overrides[spec.uid]
+    assert snapshot.members is not None and snapshot.overrides_by_job is not None
+    assert {k: [id(x) for x in v] for k, v in snapshot.members.items()} == \
+        {k: [id(x) for x in v] for k, v in groups.items()}
+    assert snapshot.overrides_by_job == by_job
+    seqs = [spec.seq for spec in snapshot.tasks]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs) and all(x >= 0 for x in seqs)
+    assert snapshot.unique_uids == (len({spec.uid for spec in snapshot.tasks}) == len(snapshot.tasks))
 
 
 def _checking_session(checked: Checked) -> Callable[..., Session]:
@@ -118,7 +164,9 @@ def _checking_session(checked: Checked) -> Callable[..., Session]:
 
     def make(snapshot: Any, conf: Any, registry: Any, **kwargs: Any) -> Session:
         carry = kwargs.get("carry")
-        before = (carry.carried, carry.built) if carry is not None else (0, 0)
+        before = (carry.carried, carry.built, carry.rows_updated, carry.rows_built) if carry is not None \
+            else (0, 0, 0, 0)
+        assert_same_groups(snapshot)
         ssn = real(snapshot, conf, registry, **kwargs)
         if kwargs.get("reuse", True) and carry is not None:
             ref_kwargs = {k: v for k, v in kwargs.items() if k not in ("carry", "trace", "metrics")}
@@ -127,6 +175,8 @@ def _checking_session(checked: Checked) -> Callable[..., Session]:
             checked.sessions += 1
             checked.carried += carry.carried - before[0]
             checked.built += carry.built - before[1]
+            checked.rows_updated += carry.rows_updated - before[2]
+            checked.rows_built += carry.rows_built - before[3]
         return ssn
 
     return make
@@ -149,8 +199,10 @@ _op = st.one_of(
     st.tuples(st.just("run"), st.integers(500, 40_000)),
     st.tuples(st.just("be_gang"), st.integers(1, 3), st.sampled_from([None, "20s"])),
     st.tuples(st.just("affine"), st.booleans(), st.sampled_from([None, "30s"])),
+    st.tuples(st.just("drop_group"), st.integers(0, 1000)),
+    st.tuples(st.just("late_group"), st.integers(1, 3)),
 )
-scenarios = st.tuples(st.integers(1, 4), st.lists(_op, min_size=3, max_size=18), st.booleans())
+scenarios = st.tuples(st.integers(1, 4), st.lists(_op, min_size=3, max_size=18), st.sampled_from(sorted(CONFS)))
 
 
 def _play(cluster: FakeCluster, nodes: int, ops: list[tuple[Any, ...]]) -> list[str]:
@@ -211,6 +263,16 @@ def _do(cluster: FakeCluster, i: int, op: tuple[Any, ...], groups: list[str]) ->
             for container in member["spec"]["containers"]:
                 del container["resources"]
         cluster.apply([pod_group(name, min_member=op[1]), *members])
+    elif kind == "drop_group" and groups:  # the PodGroup goes, its pods stay: they are placed without a job
+        name = groups[op[1] % len(groups)]
+        if any(pg["metadata"]["name"] == name for pg in cluster.list("PodGroup")):
+            cluster.delete("PodGroup", name)
+    elif kind == "late_group":  # pods first, their PodGroup a second later
+        name = f"l{i}"
+        groups.append(name)
+        cluster.apply([pod(f"{name}-{k}", group=name, req={"cpu": "1"}, duration="30s") for k in range(op[1])])
+        cluster.clock.run(cluster.clock.now_ms + 1000)
+        cluster.apply(pod_group(name, min_member=op[1]))
     elif kind == "affine":  # pod (anti-)affinity terms: the node table's term bounds move
         term = {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "kubernetes.io/hostname"}
         affinity = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}} if op[1] else \
@@ -221,8 +283,8 @@ def _do(cluster: FakeCluster, i: int, op: tuple[Any, ...], groups: list[str]) ->
         cluster.apply(p)
 
 
-def _run(nodes: int, ops: list[tuple[Any, ...]], preempt: bool, reuse: bool) -> tuple[Any, ...]:
-    cluster = FakeCluster(seed=1, scheduler_conf=PREEMPT_CONF if preempt else None)
+def _run(nodes: int, ops: list[tuple[Any, ...]], conf: str, reuse: bool) -> tuple[Any, ...]:
+    cluster = FakeCluster(seed=1, scheduler_conf=CONFS[conf])
     cluster.scheduler.reuse = reuse
     cluster.default_scheduler.reuse = reuse
     streams: list[str] = []
@@ -236,12 +298,12 @@ def _run(nodes: int, ops: list[tuple[Any, ...]], preempt: bool, reuse: bool) -> 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios)
-def test_a_carried_model_equals_a_built_one(scenario: tuple[int, list[Any], bool]) -> None:
-    nodes, ops, preempt = scenario
+def test_a_carried_model_equals_a_built_one(scenario: tuple[int, list[Any], str]) -> None:
+    nodes, ops, conf = scenario
     checked = Checked()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(scheduler_module, "Session", _checking_session(checked))
-        cluster = FakeCluster(seed=1, scheduler_conf=PREEMPT_CONF if preempt else None)
+        cluster = FakeCluster(seed=1, scheduler_conf=CONFS[conf])
         _play(cluster, nodes, ops)
     assert checked.sessions > 0
 
@@ -249,10 +311,10 @@ def test_a_carried_model_equals_a_built_one(scenario: tuple[int, list[Any], bool
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios)
 def test_watch_streams_trace_and_metrics_are_the_same_with_and_without_reuse(
-        scenario: tuple[int, list[Any], bool]) -> None:
-    nodes, ops, preempt = scenario
-    fast = _run(nodes, ops, preempt, reuse=True)
-    slow = _run(nodes, ops, preempt, reuse=False)
+        scenario: tuple[int, list[Any], str]) -> None:
+    nodes, ops, conf = scenario
+    fast = _run(nodes, ops, conf, reuse=True)
+    slow = _run(nodes, ops, conf, reuse=False)
     assert fast[0] == slow[0]
     assert fast[1] == slow[1]
     assert fast[2] == slow[2]
@@ -278,6 +340,7 @@ def test_jobs_are_carried_and_restored_in_a_busy_cluster() -> None:
     assert checked.sessions >= 5
     assert checked.carried > checked.built > 0
     assert carry.restored > 0
+    assert checked.rows_updated > checked.rows_built > 0
 
 
 def test_the_default_scheduler_scans_only_while_a_pod_needs_it() -> None:

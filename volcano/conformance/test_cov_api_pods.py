@@ -7,6 +7,8 @@
 * ``ValidateContainerUpdates``: containers may not be added or removed (and validation stops there).
 * A mirror pod that names its node is created without a service account (the ServiceAccount admission
   plugin leaves mirror pods alone).
+* ``ValidatePodTemplateSpec``: a template's labels and annotations (pod-specific ones included) are
+  named straight under the template, in a Deployment and in a Volcano Job's task (``validatejob``).
 
 Each refusal is 422 Invalid with exactly these causes, and the pod is unchanged. Pods use a scheduler
 that does not exist, so nothing else writes them. Every case uses only the backend-neutral ``cluster``
@@ -20,7 +22,7 @@ from typing import Any
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.test_admission import denial
+from volcano.conformance.test_admission import JOB_WEBHOOK, base_job, denial, outcome
 
 __all__: list[str] = []
 
@@ -73,3 +75,30 @@ def test_mirror_pod_with_a_node_is_left_alone(cluster: Cluster) -> None:
     assert not made["spec"].get("serviceAccountName") and not made["spec"].get("serviceAccount"), made["spec"]
     plain_pod = cluster.create(_pod("not-mirror"))
     assert plain_pod["spec"]["serviceAccountName"] == "default"
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_template_labels_and_annotations_are_validated(cluster: Cluster) -> None:
+    """``ValidatePodTemplateSpec`` names a template's labels and annotations straight under the template
+    (``spec.template.labels``, ``spec.template.annotations[...]``); Volcano's Job webhook runs the same
+    validation on a task's template (``spec.task[0].template...``, each error followed by ``. ``)."""
+    labels = {"app": "cov-tmpl"}
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "cov-tmpl"},
+              "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+                       "template": {"metadata": {"labels": {**labels, "-bad": "x"}, "annotations": {COST: "+1"}},
+                                    "spec": {"schedulerName": "cov-absent-scheduler",
+                                             "containers": [{"name": "c", "image": "busybox:1.36"}]}}}}
+    d = denial(lambda: cluster.create(deploy))
+    assert (d.code, d.reason) == (422, "Invalid"), d
+    assert d.message == (
+        'Deployment.apps "cov-tmpl" is invalid: [spec.template.labels: Invalid value: "-bad": name part must '
+        "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+        "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+        "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), "
+        f'spec.template.annotations[{COST}]: Invalid value: "+1": must be a 32bit integer]'), d.message
+    assert cluster.try_get("Deployment", "cov-tmpl") is None
+    job = base_job("cov-tmpl-job")
+    job["spec"]["tasks"][0]["template"]["metadata"]["annotations"] = {COST: "007"}
+    assert outcome(cluster, job, JOB_WEBHOOK) == (
+        f'spec.task[0].template.annotations[{COST}]: Invalid value: "007": must be a 32bit integer.')

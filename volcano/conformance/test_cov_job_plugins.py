@@ -15,6 +15,8 @@ upstream ``pkg/controllers/job/plugins/distributed-framework/ray`` and ``plugins
   mount and variables as containers; ``--inject-hosts-env=false`` leaves out the variables only;
 * ``mpi``: ``--master``/``--worker``/``--port`` name the tasks and the port; init containers get
   ``MPI_HOST`` and the port too; a container already exposing the port gets no second one;
+* ``pytorch``: task names and port by flag; the master address honours the master template's hostname
+  and subdomain; a container already exposing the port gets no second one;
 * ``tensorflow``: role names and port by flag; ``TF_CONFIG`` is compact JSON in Volcano's field order,
   in containers only.
 """
@@ -245,3 +247,24 @@ def test_tensorflow_roles_by_flag_in_compact_json(cluster: Cluster) -> None:
         assert [e.get("value") for e in c.get("env") or [] if e["name"] == "TF_CONFIG"] == [
             f'{{"cluster":{cluster_json},"task":{{"type":"{role}","index":{index}}}}}'], pod_name
         assert not [e for i in pod_spec["initContainers"] for e in i.get("env") or [] if e["name"] == "TF_CONFIG"]
+
+
+def test_pytorch_flags_and_a_master_template_hostname(cluster: Cluster) -> None:
+    """pytorch (controllers reference §4.4) with ``--master=lead --worker=crew --port=29500``, task lead
+    (1 pod, template hostname ``boss`` and subdomain ``pt``, its container already exposing 29500) and
+    crew (2 pods): every container gets MASTER_ADDR ``boss.pt``, MASTER_PORT 29500 and WORLD_SIZE 3;
+    RANK 0 on lead, index + 1 on crew; only containers without the port get ``pytorchjob-port``."""
+    name = "ptflags"
+    spec = job(name, [Task(name="lead", rep=1, req=NO_REQUESTS), Task(name="crew", rep=2, req=NO_REQUESTS)], min=1,
+               plugins={"pytorch": ["--master=lead", "--worker=crew", "--port=29500"]})
+    lead = spec["spec"]["tasks"][0]["template"]["spec"]
+    lead.update({"hostname": "boss", "subdomain": "pt"})
+    lead["containers"][0]["ports"] = [{"name": "own", "containerPort": 29500}]
+    cluster.apply(spec)
+    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 3, 60, f"pods of {name} created")
+    for pod_name, rank in ((f"{name}-lead-0", "0"), (f"{name}-crew-0", "1"), (f"{name}-crew-1", "2")):
+        [c] = cluster.get("Pod", pod_name)["spec"]["containers"]
+        env = {e["name"]: e.get("value") for e in c.get("env") or []}
+        assert (env.get("MASTER_ADDR"), env.get("MASTER_PORT"), env.get("WORLD_SIZE"), env.get("RANK")) == \
+            ("boss.pt", "29500", "3", rank), (pod_name, env)
+        assert _ports(c) == ([("own", 29500)] if "lead" in pod_name else [("pytorchjob-port", 29500)]), pod_name

@@ -4,13 +4,16 @@
   whatever its share; shares decide only between queues of equal priority. Capacity registers no
   overused function, so a higher-priority queue with pods left keeps taking the next free CPU;
 * allocatable: only an Open queue takes pods; a Closing queue (closed while a PodGroup remains,
-  controllers reference §6.2) takes no new pod, even for a PodGroup already running in it.
+  controllers reference §6.2) takes no new pod, even for a PodGroup already running in it;
+
+and, under the default configuration, a queue's ``status.allocated`` counted in its ancestors.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from volcano.api.resources import Resources
 from volcano.conformance.backends.base import Cluster
 from volcano.conformance.lib.builders import pod, pod_group, queue_command
 from volcano.conformance.lib.waits import bound
@@ -76,3 +79,26 @@ def test_a_closing_queue_takes_no_new_pod(cluster: Cluster) -> None:
     cluster.apply(pod("grp-1", group="grp", req={"cpu": "1"}))
     cluster.hold(lambda: state() == "Closing" and not bound(cluster.get("Pod", "grp-1")), 20,
                  "the Closing queue takes no new pod")
+
+
+def _allocated(cluster: Cluster, q: str) -> Resources:
+    return Resources.from_k8s((cluster.get("Queue", q).get("status") or {}).get("allocated") or {})
+
+
+def test_a_queues_allocation_counts_in_its_ancestors(cluster: Cluster) -> None:
+    """Scheduler reference §8.4: at session close each queue's ``status.allocated`` is the sum of its
+    jobs' placed tasks and, as a queue named ``root`` exists, every ancestor up the ``spec.parent``
+    chain (to root) counts them too. Queue ``cov-leaf`` (parent ``cov-mid``, parent root) runs two
+    pods of 500m and 1Gi: cov-leaf, cov-mid and root each show 1 CPU and 2Gi."""
+    make_queues(cluster, simple_queue("cov-mid", parent="root"))
+    make_queues(cluster, simple_queue("cov-leaf", parent="cov-mid"))
+    req = {"cpu": "500m", "memory": "1Gi"}
+    cluster.apply(pod_group("leafjob", min_member=2, queue="cov-leaf"))
+    cluster.apply([pod(f"leafjob-{i}", group="leafjob", req=req) for i in range(2)])
+
+    def shown(*queues: str) -> tuple[tuple[int, int], ...]:
+        return tuple((_allocated(cluster, q).get("cpu"), _allocated(cluster, q).get("memory")) for q in queues)
+
+    two = (1000, 2 * 1024**3 * 1000)
+    cluster.wait_until(lambda: shown("cov-leaf", "cov-mid", "root") == (two, two, two), 120,
+                       "1 CPU and 2Gi in cov-leaf, cov-mid and root")

@@ -186,3 +186,43 @@ def test_inter_pod_and_port_predicates_name_their_reason(cluster: Cluster, case:
         stuck["spec"]["affinity"] = _affinity("podAntiAffinity", "resident")
     cluster.apply(stuck)
     _said(cluster, "stuck", "Unschedulable", UNAVAILABLE + message)
+
+
+def test_a_placed_gang_is_announced_ready(cluster: Cluster) -> None:
+    """Session close (``RecordJobStatusEvent``, scheduler reference §1.8 and §7.3): the session that
+    binds a fitting gang of two still sees its tasks Binding, not scheduled, so the PodGroup stays
+    Inqueue and gets the Warning ``Unschedulable`` "0/2 tasks in gang unschedulable: pod group is
+    ready, 2 Binding, 2 minAvailable"; a later session sees them bound, moves it to Running and, the
+    status having changed, says Normal ``Scheduled`` "pod group is ready". Nothing else is said."""
+    cluster.apply(pod_group("duo", min_member=2))
+    cluster.apply([pod(f"duo-{i}", group="duo", req={"cpu": "1"}) for i in range(2)])
+
+    def said() -> set[tuple[str, str, str]]:
+        return {(str(e.get("type")), str(e.get("reason")), str(e.get("message")))
+                for e in cluster.events("PodGroup", "duo")}
+
+    cluster.wait_until(lambda: ("Normal", "Scheduled", "pod group is ready") in said(), 60, "the Scheduled event")
+    assert said() == {("Normal", "Scheduled", "pod group is ready"),
+                      ("Warning", "Unschedulable",
+                       "0/2 tasks in gang unschedulable: pod group is ready, 2 Binding, 2 minAvailable")}, said()
+
+
+def test_a_gang_short_of_pods_waits_with_the_gang_account(cluster: Cluster) -> None:
+    """A PodGroup of minMember 3 with only two pods is not valid for allocate (gang's JobValid), so no
+    pod is tried (scheduler reference §5.1.5, §7.4, §7.5). Its Unschedulable condition counts the
+    members missing, minMember less 0 schedulable, over the 2 tasks: "3/2 tasks in gang
+    unschedulable: <fit>"; its Warning events count the Pending tasks instead: "2/2 ..."; each pod,
+    with no fit error of its own, is told the job's fit error <fit> = "pod group is not ready,
+    2 Pending, 3 minAvailable; Pending: 2 Unschedulable"."""
+    fit = "pod group is not ready, 2 Pending, 3 minAvailable; Pending: 2 Unschedulable"
+    cluster.apply(pod_group("short", min_member=3))
+    cluster.apply([pod(f"short-{i}", group="short", req={"cpu": "100m"}) for i in range(2)])
+    for n in ("short-0", "short-1"):
+        _said(cluster, n, "Unschedulable", fit)
+    pg_conds = (cluster.get("PodGroup", "short").get("status") or {}).get("conditions") or []
+    [pg_cond] = [c for c in pg_conds if c.get("type") == "Unschedulable"]
+    assert (pg_cond.get("status"), pg_cond.get("reason"), pg_cond.get("message")) == (
+        "True", "NotEnoughResources", f"3/2 tasks in gang unschedulable: {fit}"), pg_cond
+    warned = {e.get("message") for e in cluster.events("PodGroup", "short")
+              if (e.get("type"), e.get("reason")) == ("Warning", "Unschedulable")}
+    assert f"2/2 tasks in gang unschedulable: {fit}" in warned, warned

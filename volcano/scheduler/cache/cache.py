@@ -15,7 +15,9 @@ nothing and sees the same generation knows its next cycle would do nothing too.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping
+from operator import attrgetter
 from typing import Any
 
 from volcano.api import accessors
@@ -35,6 +37,7 @@ def _key(obj: Obj) -> str:
     return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
 
 
+_SEQ = attrgetter("seq")
 _SAME = object()
 
 
@@ -123,6 +126,13 @@ class SchedulerCache:
         self.generation = 0
         """Bumped by every change a snapshot could see (see the module docstring)."""
         self._shared: dict[Any, Any] = {}
+        self._groups: dict[str, list[TaskSpec]] = {}
+        """The pods by job id ("" for none), each list in ``pods`` order (``TaskSpec.seq``); a list
+        is replaced, never changed in place, when its members change (``snapshot`` hands them out)."""
+        self._unique: bool | None = True
+        """Whether no two pods share a uid (None: not known since a pod came with a uid; the next
+        snapshot works it out)."""
+        self._seq = 0
         self.informers = informers
         informers.informer("Pod").add_handler(self._on_pod)
         informers.informer("Node").add_handler(self._on_node)
@@ -135,12 +145,12 @@ class SchedulerCache:
         key = _key(obj)
         spec = obj.get("spec") or {}
         if etype == "DELETED":
-            self.pods.pop(key, None)
+            self._forget(self.pods.pop(key, None))
             self.binding.pop(key, None)
             self.releasing.discard(key)
             return
         if (spec.get("schedulerName") or "default-scheduler") not in self.scheduler_names and not spec.get("nodeName"):
-            self.pods.pop(key, None)
+            self._forget(self.pods.pop(key, None))
             return
         previous = self.pods.get(key)
         task = rebound(previous, obj) if previous is not None and etype == "MODIFIED" else None
@@ -152,6 +162,40 @@ class SchedulerCache:
         if task.status in (TaskStatus.Releasing, TaskStatus.Succeeded, TaskStatus.Failed):
             self.releasing.discard(key)
         self.pods[key] = task
+        if previous is None:
+            task.seq = self._seq
+            self._seq += 1
+        else:
+            task.seq = previous.seq
+            self._forget(previous)
+        if previous is None or previous.uid != task.uid:
+            self._unique = None
+        self._enter(task)
+
+    def _enter(self, task: TaskSpec) -> None:
+        """Put ``task`` in its job's group (at its place by ``seq``)."""
+        group = self._groups.get(task.job_id)
+        if group is None:
+            self._groups[task.job_id] = [task]
+        elif group[-1].seq < task.seq:
+            self._groups[task.job_id] = [*group, task]
+        else:
+            at = bisect_left(group, task.seq, key=_SEQ)
+            self._groups[task.job_id] = [*group[:at], task, *group[at:]]
+
+    def _forget(self, task: TaskSpec | None) -> None:
+        """Undo ``_enter`` for a parse that left ``pods`` (None: nothing left). A uid leaving
+        cannot make two pods share one, but may end a sharing."""
+        if task is None:
+            return
+        if self._unique is False:
+            self._unique = None
+        group = self._groups[task.job_id]
+        if len(group) == 1:
+            del self._groups[task.job_id]
+        else:
+            at = next(i for i, member in enumerate(group) if member is task)
+            self._groups[task.job_id] = [*group[:at], *group[at + 1:]]
 
     def _on_node(self, etype: str, obj: Obj, old: Obj | None) -> None:
         self.generation += 1
@@ -187,24 +231,44 @@ class SchedulerCache:
 
     def job_priority(self, podgroup: Obj) -> int:
         """The value of the PodGroup's PriorityClass, else the global default's, else 0."""
+        return self._priority(podgroup, self._global_default())
+
+    def _global_default(self) -> Obj | None:
+        """The first PriorityClass by name marked ``globalDefault``, if any."""
+        return next((p for _, p in sorted(self.priority_classes.items()) if p.get("globalDefault")), None)
+
+    def _priority(self, podgroup: Obj, default: Obj | None) -> int:
+        """``job_priority`` with the global default class given (worked out once per snapshot)."""
         name = (podgroup.get("spec") or {}).get("priorityClassName") or ""
         pc = self.priority_classes.get(name)
         if pc is None:
-            pc = next((p for _, p in sorted(self.priority_classes.items()) if p.get("globalDefault")), None)
+            pc = default
         return int(pc.get("value") or 0) if pc is not None else 0
+
+    def _unique_uids(self) -> bool:
+        """Whether no two pods share a uid (worked out again only after a pod came with a uid)."""
+        if self._unique is None:
+            self._unique = len({spec.uid for spec in self.pods.values()}) == len(self.pods)
+        return self._unique
 
     def snapshot(self) -> Snapshot:
         """The state for one session."""
         overrides: dict[str, tuple[TaskStatus, str]] = {}
+        by_job: dict[str, dict[str, tuple[TaskStatus, str]]] = {}
         for key, node in self.binding.items():
             spec = self.pods.get(key)
             if spec is not None:
-                overrides[spec.uid] = (TaskStatus.Binding, node)
+                overrides[spec.uid] = by_job.setdefault(spec.job_id, {})[spec.uid] = (TaskStatus.Binding, node)
         for key in self.releasing:
             spec = self.pods.get(key)
             if spec is not None and spec.node_name:
-                overrides[spec.uid] = (TaskStatus.Releasing, spec.node_name)
-        groups: list[tuple[Mapping[str, Any], int]] = [(pg, self.job_priority(pg)) for pg in self.podgroups.values()]
+                overrides[spec.uid] = by_job.setdefault(spec.job_id, {})[spec.uid] = \
+                    (TaskStatus.Releasing, spec.node_name)
+        default = self._global_default()
+        groups: list[tuple[Mapping[str, Any], int]] = [(pg, self._priority(pg, default))
+                                                       for pg in self.podgroups.values()]
         pcs = {name: int(p.get("value") or 0) for name, p in self.priority_classes.items()}
         return Snapshot(self.space, list(self.nodes.values()), groups, list(self.pods.values()),
-                        list(self.queues.values()), self.default_queue, pcs, overrides, self._shared)
+                        list(self.queues.values()), self.default_queue, pcs, overrides, self._shared,
+                        members=dict(self._groups), overrides_by_job=by_job, unique_uids=self._unique_uids(),
+                        registered=True)

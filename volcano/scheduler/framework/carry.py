@@ -28,14 +28,15 @@ from typing import Any
 
 from volcano.scheduler.framework.job import JobInfo, PodGroupParse
 from volcano.scheduler.framework.resources import ResourceSpace, Vec
+from volcano.scheduler.framework.state import State
 from volcano.scheduler.framework.task import TaskInfo, TaskSpec, TaskStatus
 
-__all__ = ["JobCarry"]
+__all__ = ["JobCarry", "Kept", "Override"]
 
 Override = tuple[TaskStatus, str]
 
 
-class _Kept:
+class Kept:
     """One carried job and the inputs it was built from."""
 
     __slots__ = ("default_queue", "job", "overrides", "podgroup", "priority", "specs", "width")
@@ -55,8 +56,24 @@ class JobCarry:
     """The jobs of the last session with reuse, by job uid (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._last: dict[str, _Kept] = {}
-        self._next: dict[str, _Kept] = {}
+        self._last: dict[str, Kept] = {}
+        self._next: dict[str, Kept] = {}
+        self.replaced: list[tuple[Kept | None, Kept]] = []
+        """This session's jobs built anew, each with the last session's entry it replaces (if any)."""
+        self.dropped: list[Kept] = []
+        """The last session's jobs this session did not take (set by ``end``)."""
+        self.rows: Any = None
+        """The node rows carried along with these jobs (``framework.rows``; None: none yet)."""
+        self.taken = False
+        """Whether the last session took its jobs from this carry (``begin``; ``clear`` unsets it)."""
+        self.sessions = 0
+        """Sessions begun (``begin``): what ``state`` was last brought up to date for is told by it."""
+        self.state = State()
+        """Typed caches of values worked out from the carried jobs (``state.StateKey``), emptied with them."""
+        self.rows_built = 0
+        """Sessions whose node rows were built afresh (a count for tests and profiles)."""
+        self.rows_updated = 0
+        """Sessions whose node rows were the carried ones, updated."""
         self.carried = 0
         """Jobs taken from the last session (a count for tests and profiles)."""
         self.built = 0
@@ -65,17 +82,36 @@ class JobCarry:
         """Carried jobs whose tasks had moved, put back task by task."""
 
     def clear(self) -> None:
-        """Forget every carried job (the next session builds all of them)."""
+        """Forget every carried job and the node rows (the next session builds all of them)."""
         self._last = {}
         self._next = {}
+        self.replaced = []
+        self.dropped = []
+        self.rows = None
+        self.state = State()
+        self.sessions += 1
+        self.taken = False
 
     def begin(self) -> None:
         """Start a session: jobs not taken or built during it are forgotten at ``end``."""
+        self.sessions += 1
+        self.taken = True
         self._next = {}
+        self.replaced = []
+        self.dropped = []
 
     def end(self) -> None:
-        """Finish a session: its jobs are the ones the next session may take."""
-        self._last, self._next = self._next, {}
+        """Finish a session: its jobs are the ones the next session may take; the last
+        session's jobs it did not take are listed in ``dropped``."""
+        nxt = self._next
+        self.dropped = [kept for uid, kept in self._last.items() if uid not in nxt]
+        self._last, self._next = nxt, {}
+
+    def settle(self) -> None:
+        """Let go of ``replaced`` and ``dropped`` once the session has opened (its node rows and
+        plugins read them while opening): the jobs they name would otherwise live a cycle longer."""
+        self.replaced = []
+        self.dropped = []
 
     def take(self, podgroup: Mapping[str, Any], parsed: PodGroupParse, priority: int, default_queue: str,
              space: ResourceSpace, specs: list[TaskSpec], overrides: dict[str, Override],
@@ -87,7 +123,7 @@ class JobCarry:
         kept = self._last.get(parsed.uid)
         if kept is not None and kept.podgroup is podgroup and kept.priority == priority \
                 and kept.default_queue == default_queue and kept.width == width \
-                and kept.specs == specs and kept.overrides == overrides:
+                and (kept.specs is specs or kept.specs == specs) and kept.overrides == overrides:
             job = kept.job
             self.restored += job.moved
             _restore(job, parsed, space, overrides)
@@ -99,7 +135,9 @@ class JobCarry:
                 over = overrides.get(spec.uid)
                 job.add_task(TaskInfo(spec, fit(vec_of(spec)), *(over or (None, None))))
             self.built += 1
-            kept = _Kept(job, podgroup, priority, default_queue, width, specs, overrides)
+            new = Kept(job, podgroup, priority, default_queue, width, specs, overrides)
+            self.replaced.append((kept, new))
+            kept = new
         self._next[parsed.uid] = kept
         return job
 
@@ -111,12 +149,14 @@ def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: di
     job.uid = p.uid
     job.queue = p.queue
     job.min_available = p.min_available
-    job.min_task_member = dict(p.min_task_member)
+    if job.min_task_member != p.min_task_member:  # equal: left as it is (a copy made earlier)
+        job.min_task_member = dict(p.min_task_member)
     job.min_resources = p.min_resources
     job.creation = p.creation
     job.preemptable = p.preemptable
     job.phase = p.phase
-    job.conditions = [dict(c) for c in p.conditions]
+    if len(job.conditions) != len(p.conditions) or any(a != b for a, b in zip(job.conditions, p.conditions)):
+        job.conditions = [dict(c) for c in p.conditions]
     if job.fit_errors:
         job.fit_errors = {}
     job.job_fit_errors = ""

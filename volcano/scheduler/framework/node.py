@@ -14,11 +14,11 @@ import numpy.typing as npt
 
 from volcano.api import accessors
 from volcano.api.resources import PODS, node_allocatable
-from volcano.scheduler.framework.resources import POD_UNIT, ResourceSpace, checked
+from volcano.scheduler.framework.resources import POD_UNIT, ResourceSpace, Vec, checked
 from volcano.scheduler.framework.state import State, StateKey
 from volcano.scheduler.framework.task import TaskInfo, TaskSpec, TaskStatus
 
-__all__ = ["NodeInfo", "NodeSpec", "NodeTable"]
+__all__ = ["NodeInfo", "NodeSpec", "NodeTable", "RowTasks"]
 
 S = TaskStatus
 
@@ -36,6 +36,50 @@ class NodeSpec:
         self.taints: list[Mapping[str, Any]] = list(spec.get("taints") or [])
         self.unschedulable = bool(spec.get("unschedulable"))
         self.allocatable = checked(node_allocatable(obj), field="status.allocatable")
+
+
+class RowTasks(dict[str, TaskInfo]):
+    """The tasks on one node row of a carried table (uid -> task) that note being written
+    (``dirty``): every method that changes a dict sets it, so a session's copy of a row that
+    is not dirty still equals the row it was copied from (``NodeTable.copy``)."""
+
+    __slots__ = ("dirty",)
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.dirty = False
+
+    def __setitem__(self, key: str, value: TaskInfo) -> None:
+        self.dirty = True
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.dirty = True
+        super().__delitem__(key)
+
+    def __ior__(self, other: Any) -> RowTasks:  # type: ignore[override,misc]
+        self.dirty = True
+        return super().__ior__(other)
+
+    def pop(self, *args: Any) -> Any:
+        self.dirty = True
+        return super().pop(*args)
+
+    def popitem(self) -> tuple[str, TaskInfo]:
+        self.dirty = True
+        return super().popitem()
+
+    def clear(self) -> None:
+        self.dirty = True
+        super().clear()
+
+    def setdefault(self, *args: Any) -> Any:
+        self.dirty = True
+        return super().setdefault(*args)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.dirty = True
+        super().update(*args, **kwargs)
 
 
 class NodeInfo:
@@ -113,6 +157,8 @@ class NodeTable:
         removal one down, so 0 means there is none (and a scan for them finds nothing)."""
         self.with_anti = 0
         """The same bound for tasks with required pod anti-affinity terms."""
+        self.anti_rows: dict[int, int] = {}
+        """Per row, the same bound for that row alone (rows without such a task absent)."""
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -134,13 +180,19 @@ class NodeTable:
             self.pods[row] += 1
         node.tasks[task.uid] = task
         if task.spec.terms:
-            self._count(task.spec, 1)
+            self.count(row, task.spec, 1)
 
-    def _count(self, spec: TaskSpec, step: int) -> None:
-        """Move ``with_terms`` (and ``with_anti``) by ``step`` for a task with terms."""
+    def count(self, row: int, spec: TaskSpec, step: int) -> None:
+        """Move ``with_terms`` (and ``with_anti`` and ``anti_rows``) by ``step`` for a task with terms
+        on ``row``."""
         self.with_terms += step
         if spec.pod_anti_affinity:
             self.with_anti += step
+            left = self.anti_rows.get(row, 0) + step
+            if left:
+                self.anti_rows[row] = left
+            else:
+                del self.anti_rows[row]
 
     def add_tasks(self, placed: list[tuple[NodeInfo, TaskInfo]]) -> None:
         """``add_task`` for each pair, in order, with the accounting summed in a few vector
@@ -155,7 +207,7 @@ class NodeTable:
         for node, task in placed:
             node.tasks[task.uid] = task
             if task.spec.terms:
-                self._count(task.spec, 1)
+                self.count(node.row, task.spec, 1)
         self.changes.extend(rows.tolist())
         if pipe.any():
             np.add.at(self.pipelined, rows[pipe], vecs[pipe])
@@ -174,9 +226,9 @@ class NodeTable:
         gone = node.tasks.pop(task.uid, None)
         if gone is None:
             return
-        if gone.spec.terms:
-            self._count(gone.spec, -1)
         row, vec = node.row, task.vec
+        if gone.spec.terms:
+            self.count(row, gone.spec, -1)
         self.changes.append(row)
         if task.status == S.Pipelined:
             self.pipelined[row] -= vec
@@ -189,3 +241,43 @@ class NodeTable:
             else:
                 self.fidle[row] += vec
             self.pods[row] -= 1
+
+    def account(self, row: int, vec: Vec, status: TaskStatus, sign: int) -> None:
+        """The accounting of ``add_task`` (``sign`` 1) or ``remove_task`` (-1) for a task of
+        ``status`` with request ``vec`` on ``row``, without touching the row's tasks or ``changes``."""
+        if status == S.Pipelined:
+            self.pipelined[row] += sign * vec
+            self.fidle[row] -= sign * vec
+        else:
+            self.used[row] += sign * vec
+            self.idle[row] -= sign * vec
+            if status == S.Releasing:
+                self.releasing[row] += sign * vec
+            else:
+                self.fidle[row] -= sign * vec
+            self.pods[row] += sign
+
+    def copy(self, nodes: list[NodeInfo], by_name: dict[str, NodeInfo], moved: set[int] | None) -> NodeTable:
+        """A table with this one's accounting (every column copied) over ``nodes``: one
+        ``NodeInfo`` per row of the same specs, each given a copy of this table's task dict for
+        its row (``RowTasks``), or keeping the copy it holds when that one was made from this
+        table's row (``moved``: the rows of this table changed since, None: every row), and was
+        not written since (``by_name``: ``nodes`` by name). ``changes`` starts empty."""
+        table = NodeTable.__new__(NodeTable)
+        table.space = self.space
+        for name in _COLUMNS:
+            setattr(table, name, getattr(self, name).copy())
+        for node, mine in zip(nodes, self.nodes, strict=True):
+            held = node.tasks
+            if moved is None or not isinstance(held, RowTasks) or held.dirty or node.row in moved:
+                node.tasks = RowTasks(mine.tasks)
+        table.nodes = nodes
+        table.by_name = by_name
+        table.changes = []
+        table.with_terms, table.with_anti = self.with_terms, self.with_anti
+        table.anti_rows = dict(self.anti_rows)
+        return table
+
+
+_COLUMNS = ("alloc", "used", "releasing", "pipelined", "idle", "fidle", "pods", "max_pods")
+"""The table's numpy columns (``copy`` copies each)."""

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from volcano.scheduler.framework.job import JobInfo, parse_podgroup
 from volcano.scheduler.framework.points import (
     ALLOCATABLE,
     JOB_ENQUEUEABLE,
@@ -36,13 +37,13 @@ from volcano.scheduler.framework.quota import (
     real_capability,
     sub,
 )
-from volcano.scheduler.framework.task import ALLOCATED_STATUSES, TaskStatus
+from volcano.scheduler.framework.state import StateKey
+from volcano.scheduler.framework.task import ALLOCATED_STATUSES, TaskInfo, TaskStatus
 
 if TYPE_CHECKING:
-    from volcano.scheduler.framework.job import JobInfo
+    from volcano.scheduler.framework.carry import Kept
     from volcano.scheduler.framework.queue import QueueInfo
     from volcano.scheduler.framework.session import Session
-    from volcano.scheduler.framework.task import TaskInfo
 
 __all__ = [
     "QueueAttr",
@@ -146,8 +147,134 @@ def _job_parts(ssn: Session, job: JobInfo, names: Sequence[str]) -> _Parts:
     return parts
 
 
+_ROUTES = ((0, 0), (1, 0), (1, 1), (2, 2), (3, 3))
+"""(sum, part): a queue's allocation sums the jobs' allocations; its request their allocations
+and Pending requests; its in-queue reservation and elastic part the jobs' ones."""
+
+
+class _NotInt(Exception):
+    """A part holds an amount that is not an int: its sums are worked out from scratch."""
+
+
+class _QueueSums:
+    """Across sessions: the per-queue sums of the parts of the carried jobs (``_carried_sums``)."""
+
+    __slots__ = ("counts", "session", "sums", "width")
+
+    def __init__(self, session: int, width: int) -> None:
+        self.session = session
+        """The carry's session (``JobCarry.sessions``) whose jobs are summed."""
+        self.width = width
+        self.sums: dict[str, list[dict[str, Num]]] = {}
+        """Per queue: the allocation, request, in-queue and elastic sums (key order not kept)."""
+        self.counts: dict[str, list[dict[str, int]]] = {}
+        """Per queue and sum: how many parts hold each key (a key leaves the sum with its last part)."""
+
+    def apply(self, queue: str, parts: _Parts, sign: int) -> None:
+        """Add (``sign`` 1) or take out (-1) one job's parts in ``queue``'s sums."""
+        sums = self.sums.get(queue)
+        if sums is None:
+            sums = self.sums[queue] = [{}, {}, {}, {}]
+            self.counts[queue] = [{}, {}, {}, {}]
+        counts = self.counts[queue]
+        for acc, at in _ROUTES:
+            total, count = sums[acc], counts[acc]
+            for name, value in parts[at].items():
+                if type(value) is not int:
+                    raise _NotInt(name)
+                if sign > 0:
+                    total[name] = total.get(name, 0) + value
+                    count[name] = count.get(name, 0) + 1
+                elif count[name] == 1:
+                    del count[name], total[name]
+                else:
+                    count[name] -= 1
+                    total[name] -= value
+
+
+_SUMS: StateKey[_QueueSums | None] = StateKey("quota.queue-sums", lambda: None)
+"""The carried jobs' queue sums (in ``JobCarry.state``)."""
+
+
+def _built_parts(ssn: Session, kept: Kept, names: Sequence[str]) -> tuple[str, _Parts]:
+    """The queue and parts of a job of the last session as it was built there: the parts kept
+    in its memo (a job of more than one task), else worked out from a job built again from the
+    same inputs."""
+    parsed = parse_podgroup(kept.podgroup, kept.default_queue)
+    memo = kept.job.memo
+    hit = memo.get(_PARTS) if memo is not None else None
+    if hit is not None and hit[0] == (parsed.phase, len(names)):
+        return parsed.queue, hit[1]
+    space = ssn.space
+    job = JobInfo(kept.podgroup, kept.default_queue, kept.priority, space, parsed)
+    for spec in kept.specs:
+        over = kept.overrides.get(spec.uid)
+        job.add_task(TaskInfo(spec, space.fit(spec.vec(space)), *(over or (None, None))))
+    return parsed.queue, _job_parts(ssn, job, names)
+
+
+def _carried_sums(ssn: Session, names: Sequence[str]) -> dict[str, list[dict[str, Num]]] | None:
+    """Each queue's allocation, request, in-queue and elastic sums, in the queues' and the keys'
+    order of summing the session's jobs one by one (``build_queue_attrs``): the last session's
+    sums updated by the jobs the carry built afresh (the old job's parts out, the new one's in)
+    or dropped; a carried job is the same as built, so its parts are. None without a carry
+    (or without ``reuse``), or when an amount is not an int (sums of ints do not depend on their
+    order; others might)."""
+    carry = ssn.carry
+    if carry is None or not ssn.reuse or not carry.taken:
+        return None
+    state = carry.state.get(_SUMS)
+    try:
+        if state is None or state.width != len(names) or state.session < carry.sessions - 1:
+            state = _QueueSums(carry.sessions, len(names))
+            for job in ssn.jobs.values():
+                state.apply(job.queue, _job_parts(ssn, job, names), 1)
+        elif state.session == carry.sessions - 1:
+            for old, new in carry.replaced:
+                if old is not None:
+                    state.apply(*_built_parts(ssn, old, names), -1)
+                state.apply(new.job.queue, _job_parts(ssn, new.job, names), 1)
+            for old in carry.dropped:
+                state.apply(*_built_parts(ssn, old, names), -1)
+            state.session = carry.sessions
+    except _NotInt:
+        carry.state.set(_SUMS, None)
+        return None
+    carry.state.set(_SUMS, state)
+    by_queue: dict[str, list[JobInfo]] = {}
+    for job in ssn.jobs.values():
+        jobs = by_queue.get(job.queue)
+        if jobs is None:
+            by_queue[job.queue] = [job]
+        else:
+            jobs.append(job)
+    return {queue: _ordered(ssn, state.sums[queue], jobs, names) for queue, jobs in by_queue.items()}
+
+
+def _ordered(ssn: Session, sums: list[dict[str, Num]], jobs: list[JobInfo],
+             names: Sequence[str]) -> list[dict[str, Num]]:
+    """Copies of ``sums`` with their keys in the order summing the parts of ``jobs`` one by one
+    puts them (each key where a part first holds it; the scan stops once every key is placed)."""
+    out: list[dict[str, Num]] = [{}, {}, {}, {}]
+    left = sum(len(total) for total in sums)
+    for job in jobs:
+        if not left:
+            break
+        parts = _job_parts(ssn, job, names)
+        for acc, at in _ROUTES:
+            mine, total = out[acc], sums[acc]
+            for name in parts[at]:
+                if name not in mine:
+                    mine[name] = total[name]
+                    left -= 1
+    return out
+
+
 def build_queue_attrs(ssn: Session) -> tuple[dict[str, QueueAttr], dict[str, Num], dict[str, Num]]:
-    """Per-queue attributes for every queue with a job in the session, the cluster total and Σ guarantees."""
+    """Per-queue attributes for every queue with a job in the session, the cluster total and Σ guarantees.
+
+    With a carry (``Session.carry``) the sums are the carried ones updated by what changed
+    (``_carried_sums``): the same keys, order and values as summing every job."""
     names = ssn.space.names
     total = vec_to_dict(names, ssn.space.fit(ssn.total).tolist())
     total_guarantee: dict[str, Num] = {}
@@ -155,24 +282,33 @@ def build_queue_attrs(ssn: Session) -> tuple[dict[str, QueueAttr], dict[str, Num
         if queue.guarantee:
             total_guarantee = add(total_guarantee, queue.guarantee)
     attrs: dict[str, QueueAttr] = {}
-    for job in ssn.jobs.values():
-        attr = attrs.get(job.queue)
-        if attr is None:
-            queue = ssn.queues[job.queue]
-            quota = QueueQuota(queue.name, queue.weight, {}, dict(queue.guarantee or {}),
-                               dict(queue.capability) if queue.capability is not None else None)
-            attr = attrs[job.queue] = QueueAttr(quota)
-        # Each sum is accumulated in place in the attribute's own dict (made here): the same
-        # keys, order and values as replacing it by add(sum, part) for every job.
-        job_alloc, pending, reserved, elastic = _job_parts(ssn, job, names)
-        for acc, part in ((attr.allocated, job_alloc), (attr.request, job_alloc), (attr.request, pending),
-                          (attr.inqueue, reserved), (attr.elastic, elastic)):
-            for name, value in part.items():
-                acc[name] = acc.get(name, 0) + value
+    carried = _carried_sums(ssn, names)
+    if carried is not None:
+        for name, (allocated, request, inqueue, elastic) in carried.items():
+            attrs[name] = QueueAttr(_quota(ssn, name), allocated, request, inqueue, elastic)
+    else:
+        for job in ssn.jobs.values():
+            attr = attrs.get(job.queue)
+            if attr is None:
+                attr = attrs[job.queue] = QueueAttr(_quota(ssn, job.queue))
+            # Each sum is accumulated in place in the attribute's own dict (made here): the same
+            # keys, order and values as replacing it by add(sum, part) for every job.
+            job_alloc, pending, reserved, elastic = _job_parts(ssn, job, names)
+            for acc, part in ((attr.allocated, job_alloc), (attr.request, job_alloc), (attr.request, pending),
+                              (attr.inqueue, reserved), (attr.elastic, elastic)):
+                for name, value in part.items():
+                    acc[name] = acc.get(name, 0) + value
     for attr in attrs.values():
         attr.quota.request = attr.request
         attr.quota.real = real_capability(total, total_guarantee, attr.quota.guarantee, attr.quota.capability)
     return attrs, total, total_guarantee
+
+
+def _quota(ssn: Session, name: str) -> QueueQuota:
+    """A fresh ``QueueQuota`` of the session's queue ``name`` (request and real set later)."""
+    queue = ssn.queues[name]
+    return QueueQuota(queue.name, queue.weight, {}, dict(queue.guarantee or {}),
+                      dict(queue.capability) if queue.capability is not None else None)
 
 
 def walk_victims(ssn: Session, attrs: Mapping[str, QueueAttr], candidates: Iterable[TaskInfo],

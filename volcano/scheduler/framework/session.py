@@ -99,6 +99,8 @@ class Session:
                  metrics: MetricsSink = NO_METRICS, reuse: bool = True, carry: JobCarry | None = None) -> None:
         self.uid = uid
         self.reuse = reuse
+        self.carry = carry
+        """The carry this session's jobs were taken from (None: none; see ``framework.carry``)."""
         """Reuse what earlier sessions parsed from the same immutable objects, and skip work whose
         result is unused (``False``: recompute everything, the reference the property tests compare
         against; the decisions and writes are the same either way)."""
@@ -113,15 +115,17 @@ class Session:
         # is sized: task requests first (vectorising registers), then the node
         # table (which registers allocatable names before sizing its columns).
         # The width is fixed from here on; vectors made narrower are padded.
-        task_vecs = [spec.vec(space) for spec in snapshot.tasks]
-        self.table = NodeTable(snapshot.nodes, space, State(snapshot.shared) if reuse else None)
-        self.nodes: list[NodeInfo] = self.table.nodes
+        # (A snapshot whose names are all registered already skips that; ``build_model`` makes
+        # the node table, ``self.table``.)
+        task_vecs = None if snapshot.registered else [spec.vec(space) for spec in snapshot.tasks]
+        self.table: NodeTable
         self.queues: dict[str, QueueInfo] = {q.name: q for q in snapshot.queues}
         self.default_queue = snapshot.default_queue
         self.jobs: dict[str, JobInfo] = {}
         self.unusable: list[tuple[Mapping[str, Any], BaseException]] = []
         """PodGroups the scheduler could not read (left out; the scheduler reports each as a Warning Event)."""
         build_model(self, snapshot, task_vecs, carry)
+        self.nodes: list[NodeInfo] = self.table.nodes
         self.total: Vec = self.table.alloc.sum(axis=0) if len(self.table) else space.zeros()
         self.binds: list[tuple[TaskInfo, str]] = []
         self.evictions: list[tuple[TaskInfo, str]] = []
@@ -146,6 +150,8 @@ class Session:
         self._job_keys: list[list[Callable[[JobInfo], Any]]] | None = [[] for _ in conf.tiers]
         """Job-order keys per tier, in registration order (None: some callback has none)."""
         self._open_plugins(registry)
+        if carry is not None:
+            carry.settle()
         self._job_order: tuple[Callable[[JobInfo, JobInfo], int], ...] = tuple(
             fn for tier in self._fns[JOB_ORDER.name] for fn in tier)
         """The JobOrder callbacks in tier walk order (callbacks register only while plugins open)."""

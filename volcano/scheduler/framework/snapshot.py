@@ -33,3 +33,16 @@ class Snapshot:
     """The backing store of ``Session.shared``: caches valid across sessions while
     the node set is unchanged (the cache hands the same dict to every snapshot
     until a node changes)."""
+    members: Mapping[str, list[TaskSpec]] | None = None
+    """``tasks`` grouped by ``TaskSpec.job_id`` ("" for pods of no job), each list in ``tasks``
+    order and ordered by ``TaskSpec.seq``; None when not given (a session groups ``tasks``
+    itself). The scheduler cache keeps the groups across snapshots and replaces a list when
+    its members change, so an unchanged group is the very same list as in the last snapshot."""
+    overrides_by_job: Mapping[str, dict[str, tuple[TaskStatus, str]]] | None = None
+    """``overrides`` by the job id of each task (a fresh dict per job and snapshot); None when
+    not given (a session groups them itself)."""
+    unique_uids: bool | None = None
+    """Whether no two tasks share a uid (None: not known; a session checks)."""
+    registered: bool = False
+    """Whether every resource name of the tasks' requests and the nodes' allocatable is
+    registered in ``space`` already (the cache registers them as objects arrive)."""

@@ -173,6 +173,7 @@ class TaskSpec:
         "role",
         "sched_sig",
         "scheduler_name",
+        "seq",
         "static_sig",
         "status",
         "terms",
@@ -236,6 +237,8 @@ class TaskSpec:
         self._vec: Vec | None = None
         self._vec_key = -1
         self._dims: npt.NDArray[np.intp] | None = None
+        self.seq = -1
+        """The pod's place in the scheduler cache's order (set by the cache; -1 outside it)."""
 
     def vec(self, space: ResourceSpace) -> Vec:
         """The request vector in ``space`` (cached; never mutate it)."""

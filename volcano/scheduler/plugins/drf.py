@@ -116,8 +116,11 @@ class DrfPlugin(Plugin):
         self._shares: dict[str, float] = {}
         self._stale: set[str] = set()
         """Jobs whose allocation moved since their share was last computed (computed when read)."""
+        # The job's own vector (``JobInfo`` replaces it on every change, never writes it; ``_update``
+        # replaces the entry in turn), so opening copies none.
+        fit = space.fit
         for uid, job in ssn.jobs.items():
-            self.alloc[uid] = space.fit(job.allocated).copy()
+            self.alloc[uid] = fit(job.allocated)
         # A share is a pure function of its job's allocation: worked out when first read (most
         # jobs of a session are never ordered), then kept until an event moves the allocation.
         self._ssn = ssn
@@ -233,10 +236,7 @@ class DrfPlugin(Plugin):
         if alloc is None:
             return
         vec = self._ssn.space.fit(task.vec)
-        if sign > 0:
-            alloc += vec
-        else:
-            alloc -= vec
+        alloc = self.alloc[job.uid] = alloc + vec if sign > 0 else alloc - vec
         self._stale.add(job.uid)  # the share is a pure function of alloc: computed when next read
         if self.tree is not None:
             self.tree.set_alloc(job.uid, alloc)

@@ -127,8 +127,10 @@ class PredicatesPlugin(Plugin):
         # Placed tasks that carry required anti-affinity terms (kept current by event
         # handlers, so the symmetric check does not scan every node for every task).
         # (``with_anti`` 0: no placed task has such terms, the scan would find none.)
-        self.anti: dict[str, TaskInfo] = {t.uid: t for n in ssn.nodes for t in n.tasks.values()
-                                          if t.spec.pod_anti_affinity} if ssn.table.with_anti else {}
+        # Only the rows the table counts such tasks on are read (``NodeTable.anti_rows``, in row order).
+        nodes = ssn.nodes
+        self.anti: dict[str, TaskInfo] = {t.uid: t for row in sorted(ssn.table.anti_rows)
+                                          for t in nodes[row].tasks.values() if t.spec.pod_anti_affinity}
         # Uids of tasks evicted in this session (out of view until re-placed).
         self.evicted: set[str] = set()
         ssn.add_fn(PREDICATE, self.predicate, row_local=self._row_local)
