@@ -9,6 +9,7 @@
   plugin leaves mirror pods alone).
 * ``ValidatePodTemplateSpec``: a template's labels and annotations (pod-specific ones included) are
   named straight under the template, in a Deployment and in a Volcano Job's task (``validatejob``).
+* The Priority admission plugin: a pod may not give a ``preemptionPolicy`` other than the computed one.
 
 Each refusal is 422 Invalid with exactly these causes, and the pod is unchanged. Pods use a scheduler
 that does not exist, so nothing else writes them. Every case uses only the backend-neutral ``cluster``
@@ -102,3 +103,18 @@ def test_template_labels_and_annotations_are_validated(cluster: Cluster) -> None
     job["spec"]["tasks"][0]["template"]["metadata"]["annotations"] = {COST: "007"}
     assert outcome(cluster, job, JOB_WEBHOOK) == (
         f'spec.task[0].template.annotations[{COST}]: Invalid value: "007": must be a 32bit integer.')
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_pod_may_not_choose_its_preemption_policy(cluster: Cluster) -> None:
+    """The Priority admission plugin computes ``preemptionPolicy`` (``PreemptLowerPriority`` when no class
+    and no default class exist): a pod giving another one is 403 Forbidden; the computed one is accepted."""
+    d = denial(lambda: cluster.create(_pod("prio-never", preemptionPolicy="Never")))
+    assert (d.code, d.reason, d.message) == (
+        403, "Forbidden", 'pods "prio-never" is forbidden: the string value of PreemptionPolicy (Never) must not be '
+        "provided in pod spec; priority admission controller computed PreemptLowerPriority from the given "
+        "PriorityClass name"), d
+    assert cluster.try_get("Pod", "prio-never") is None
+    made = cluster.create(_pod("prio-lower", preemptionPolicy="PreemptLowerPriority"))
+    assert (made["spec"]["preemptionPolicy"], made["spec"]["priority"]) == ("PreemptLowerPriority", 0)
