@@ -4,7 +4,8 @@ Random clusters (node shapes, cordoned and tainted nodes, running and terminatin
 pods, two queues) with gangs that often cannot all fit are scheduled session after
 session, with the memo (``reuse=True``, jobs carried across sessions as the
 scheduler carries them) and on the reference path (``reuse=False``). Between
-sessions the binds of the last one become running pods, and at random nothing
+sessions the binds of the last one become running pods and its pod condition
+writes new pod versions (parsed as the cache parses a status write), and at random nothing
 else changes, a running pod ends, a pod arrives on a node, a queue is reweighted,
 a gang arrives, or a node is replaced (which empties the cross-session store, as
 the scheduler cache does). At every session every task's status, node, last
@@ -25,6 +26,7 @@ from hypothesis import strategies as st
 
 from tests.scheduler.harness import node, pg, pod, queue, res
 from volcano.scheduler.actions import default_actions, futile
+from volcano.scheduler.cache.cache import rebound
 from volcano.scheduler.framework.carry import JobCarry
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec
@@ -119,6 +121,18 @@ class _World:
             p["status"] = {**p["status"], "phase": "Running"}
             self.pods[name] = TaskSpec(p)
 
+    def written(self, conditions: list[tuple[str, Any, str]]) -> None:
+        """The session's pod condition writes happened: new pod versions, parsed as the cache
+        parses a status write (``rebound``: the same parse, node, status and nominated node read
+        again)."""
+        for key, cond, nominated in conditions:
+            name = key.split("/", 1)[1]
+            old = self.pods[name]
+            p = dict(old.pod)
+            p["status"] = {**p["status"], "conditions": [dict(cond)],
+                           **({"nominatedNodeName": nominated} if nominated else {})}
+            self.pods[name] = rebound(old, p) or TaskSpec(p)
+
     def change(self) -> None:
         """Nothing (most often), or one change of the cluster."""
         rng = self.rng
@@ -166,6 +180,7 @@ def _run(seed: int, sessions: int) -> None:
         slow = _session(world, conf, False, None, {}, k)
         assert fast == slow, k
         world.bound(fast[2])
+        world.written(fast[3][2])
         world.change()
 
 
@@ -176,8 +191,8 @@ def test_replayed_visits_decide_exactly_as_the_reference_path(seed: int) -> None
 
 
 def test_the_property_test_replays(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The property above is not vacuous: over its first seeds, visits are replayed and visits
-    are recorded again after a change."""
+    """The property above is not vacuous: over its first seeds, visits are replayed (also after
+    status writes gave the tasks new pod versions) and visits are recorded again after a change."""
     replayed: list[bool] = []
     original = futile.FutileMemo.replay
 
@@ -187,10 +202,14 @@ def test_the_property_test_replays(monkeypatch: pytest.MonkeyPatch) -> None:
             replayed.append(hit)
         return hit
 
+    same: list[bool] = []
+    parse = futile._same_parse
+    monkeypatch.setattr(futile, "_same_parse", lambda a, b: same.append(parse(a, b)) or same[-1])
     monkeypatch.setattr(futile.FutileMemo, "replay", counting)
     for seed in range(30):
         _run(seed, 6)
     assert replayed.count(True) >= 20 and replayed.count(False) >= 20
+    assert same.count(True) >= 20  # replays across status writes (new pod versions of one parse)
 
 
 def test_a_waiting_gang_is_replayed_until_the_cluster_changes(monkeypatch: pytest.MonkeyPatch) -> None:
