@@ -4,7 +4,8 @@
   exist and be ``Open``; ``networkTopology`` may not set both ``highestTierAllowed`` and
   ``highestTierName``, nor may a ``subGroupPolicy``'s. The topology errors are joined by a space, the
   parts (queue, topology) by ``"; "``.
-* ``validatejob`` (§8.1, ``admit_job.go``): no job in the ``root`` queue; an unknown plugin; a volume
+* ``validatejob`` (§8.1, ``admit_job.go``): the queue must exist, be Open and be a leaf (not ``root``,
+  no children: their number is named); an unknown plugin; a volume
   naming both ``volumeClaim`` and ``volumeClaimName``, or a claim name that is not a DNS subdomain;
   task dependencies that form a cycle. Messages are concatenated in the webhook's order and trimmed.
 * ``validatequeue`` (§8.4): a queue with children may not lower its capability below its descendants'.
@@ -158,3 +159,22 @@ def test_parent_capability_not_below_its_descendants(cluster: Cluster, request: 
     assert cluster.get("Queue", "cov-parent")["spec"]["capability"] == {"cpu": "8"}
     assert cluster.patch("Queue", "cov-parent", {"spec": {"capability": {"cpu": "6"}}})["spec"]["capability"] == {
         "cpu": "6"}
+
+
+@pytest.mark.admission
+def test_job_queue_must_exist_and_be_a_leaf(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """A job naming a queue that does not exist: the lister's NotFound text; naming an Open queue with two
+    children: ``can only submit job to leaf queue`` with the number of children."""
+    job = base_job("job-no-queue")
+    job["spec"]["queue"] = "cov-absent-jq"
+    assert outcome(cluster, job, JOB_WEBHOOK) == (
+        'unable to find job queue: queue.scheduling.volcano.sh "cov-absent-jq" not found;')
+    own_queue(request, cluster, "cov-nl")
+    cluster.apply(queue_manifest("cov-nl", {"weight": 1}))
+    wait_queue_open(cluster, "cov-nl")
+    for child in ("cov-nl-a", "cov-nl-b"):
+        own_queue(request, cluster, child)
+        cluster.apply(queue_manifest(child, {"weight": 1, "parent": "cov-nl"}))
+    job = base_job("job-non-leaf")
+    job["spec"]["queue"] = "cov-nl"
+    assert outcome(cluster, job, JOB_WEBHOOK) == "can only submit job to leaf queue, queue `cov-nl` has 2 child queues;"

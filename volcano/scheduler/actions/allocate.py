@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 
 from volcano.scheduler.actions.base import Action, Agenda, is_pending
+from volcano.scheduler.actions.futile import FutileMemo, Placed
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskStatus
 from volcano.scheduler.framework.select import Lookahead, fits
 from volcano.scheduler.framework.session import Session
@@ -24,10 +25,25 @@ __all__ = ["Allocate", "allocate_for_tasks"]
 
 
 def allocate_for_tasks(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
-                       look: Lookahead | None = None) -> Statement | None:
+                       look: Lookahead | None = None, memo: FutileMemo | None = None) -> Statement | None:
     """One visit of ``job``: allocate from ``tasks`` until ready or stuck; the
     statement to commit (ready), to keep (pipelined), or None (discarded).
-    ``look`` is the action's node selection (kept across visits; a fresh one when None)."""
+    ``look`` is the action's node selection (kept across visits; a fresh one when None);
+    ``memo`` replays a discarded visit on the same inputs and records this one (``futile``)."""
+    if memo is None:
+        return _visit(ssn, job, queue, tasks, look)
+    if memo.replay(job, queue, tasks):
+        return None
+    taken = memo.begin(job, tasks)
+    placed: list[Placed] = []
+    stmt = _visit(ssn, job, queue, tasks, look, placed if taken is not None else None)
+    memo.record(job, queue, taken, placed if stmt is None else None, len(tasks))
+    return stmt
+
+
+def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo], look: Lookahead | None,
+           placed: list[Placed] | None = None) -> Statement | None:
+    """``allocate_for_tasks`` itself; a discarded visit lists its placements in ``placed``."""
     stmt = Statement(ssn)
     table = ssn.table
     if look is None:
@@ -67,6 +83,8 @@ def allocate_for_tasks(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: dequ
             break
     if ssn.job_ready(job) or ssn.job_pipelined(job):
         return stmt
+    if placed is not None:
+        placed.extend((op.task.uid, op.task.status, op.task.node_name) for op in stmt.ops)
     stmt.discard()
     return None
 
@@ -101,6 +119,7 @@ class Allocate(Action):
             sheets[job.uid] = deque(ssn.sort_tasks(todo))
             agenda.add_job(queue, job)
         look = Lookahead(ssn)
+        memo = FutileMemo(ssn)
         while agenda:
             queue = agenda.pop_queue()
             if ssn.overused(queue):
@@ -110,9 +129,10 @@ class Allocate(Action):
                 continue
             job = jobs.pop()
             tasks = sheets[job.uid]
-            stmt = allocate_for_tasks(ssn, job, queue, tasks, look)
+            stmt = allocate_for_tasks(ssn, job, queue, tasks, look, memo)
             if stmt is not None and ssn.job_ready(job):
                 stmt.commit()
                 if tasks:
                     jobs.push(job)
             agenda.push_queue(queue)
+        memo.retain(ssn.jobs)

@@ -29,7 +29,8 @@ from volcano.scheduler.framework.task import (
     parse_bool,
 )
 
-__all__ = ["FitErrors", "JobInfo", "PodGroupParse", "parse_podgroup", "task_scheduling_reason"]
+__all__ = ["FitErrors", "JobInfo", "PodGroupParse", "parse_podgroup", "scheduling_reason",
+           "task_scheduling_reason"]
 
 S = TaskStatus
 
@@ -42,13 +43,14 @@ class FitErrors:
     sorted as strings. ``unresolvable`` marks node rows whose failure no
     eviction can fix (preempt and reclaim skip them)."""
 
-    __slots__ = ("err", "n_nodes", "reasons", "unresolvable")
+    __slots__ = ("_message", "err", "n_nodes", "reasons", "unresolvable")
 
     def __init__(self, err: str = "") -> None:
         self.err = err
         self.n_nodes = 0
         self.reasons: Counter[str] = Counter()
         self.unresolvable: npt.NDArray[np.bool_] | None = None
+        self._message: tuple[str, int, tuple[tuple[str, int], ...], str] | None = None
 
     def add(self, reason_counts: Mapping[str, int], n_nodes: int) -> None:
         """Record ``n_nodes`` failing nodes with these reason counts."""
@@ -56,12 +58,22 @@ class FitErrors:
         self.reasons.update(reason_counts)
 
     def error(self) -> str:
-        """The message Volcano prints for these fit errors."""
+        """The message Volcano prints for these fit errors. One ``FitErrors`` is often shared by
+        many tasks (the node selection's answer for tasks with equal signatures) and read for
+        each of them: the message is kept with the state it was rendered from (``err``,
+        ``n_nodes`` and the reasons in order) and rendered again only when that state moved."""
+        state = (self.err, self.n_nodes, tuple(self.reasons.items()))
+        kept = self._message
+        if kept is not None and kept[:3] == state:
+            return kept[3]
         if self.err and not self.reasons:
-            return self.err
-        base = self.err or f"0/{self.n_nodes} nodes are unavailable"
-        hist = sorted(f"{count} {reason}" for reason, count in self.reasons.items())
-        return f"{base}: {', '.join(hist)}."
+            msg = self.err
+        else:
+            base = self.err or f"0/{self.n_nodes} nodes are unavailable"
+            hist = sorted(f"{count} {reason}" for reason, count in self.reasons.items())
+            msg = f"{base}: {', '.join(hist)}."
+        self._message = (*state, msg)
+        return msg
 
 
 class PodGroupParse(NamedTuple):
@@ -233,10 +245,10 @@ class JobInfo:
 
     def count(self, statuses: Iterable[TaskStatus]) -> int:
         """Number of tasks in any of ``statuses``."""
-        counts = self.status_counts
+        get = self.status_counts.get  # dict.get: no ``Counter.__missing__`` call for an absent status
         total = 0
         for s in statuses:
-            total += counts[s]
+            total += get(s, 0)
         return total
 
     def tasks_in(self, *statuses: TaskStatus) -> list[TaskInfo]:
@@ -342,7 +354,7 @@ class JobInfo:
         reasons: Counter[str] = Counter()
         for t in self.tasks.values():
             if t.status == S.Pending:
-                reasons[task_scheduling_reason(self, t)[0]] += 1
+                reasons[scheduling_reason(t)] += 1
         if reasons:
             msg += "; Pending: " + ", ".join(sorted(f"{c} {r}" for r, c in reasons.items()))
         if self.job_fit_errors:
@@ -354,6 +366,15 @@ class JobInfo:
                     msg += f". Origin reason is {t.name}: {fe.error()}"
                     break
         return msg
+
+
+_REASONS = {S.Allocated: "Schedulable", S.Pipelined: "Unschedulable", S.Pending: "Unschedulable"}
+
+
+def scheduling_reason(task: TaskInfo) -> str:
+    """``task_scheduling_reason(job, task)[0]`` without rendering the message."""
+    status = task.last_txn[0] if task.last_txn is not None else task.status
+    return _REASONS.get(status) or status.name
 
 
 def task_scheduling_reason(job: JobInfo, task: TaskInfo) -> tuple[str, str, str]:

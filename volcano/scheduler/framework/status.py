@@ -10,6 +10,14 @@ marked the job unschedulable in this session; else with scheduled = Running +
 Bound + Failed + Succeeded + Releasing-with-node: Completed when scheduled ≥
 minMember and all scheduled completed, Running when scheduled ≥ minMember,
 otherwise Pending, except that Inqueue stays Inqueue.
+
+``close_session`` = the plugins' close hooks, then ``session_outcome`` (pure: it
+reads the closed session and changes nothing). With ``Session.reuse`` the
+outcome is derived in one pass per job (``_close_jobs``): the same arithmetic
+with the counts read once, the change test on stripped conditions, and the
+queue sums per queue instead of per job; without it, by the plain reading
+(``_close_jobs_reference``, ``job_status``, ``status_changed``). A property
+test compares the two outcomes at every session of random clusters.
 """
 
 from __future__ import annotations
@@ -18,7 +26,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from volcano.api import accessors
+from volcano.api.frozen import FrozenDict, FrozenList
 from volcano.api.resources import Resources
 from volcano.scheduler.framework.model import (
     ALLOCATED_STATUSES,
@@ -31,8 +42,8 @@ from volcano.scheduler.framework.model import (
 )
 from volcano.scheduler.framework.session import Session
 
-__all__ = ["Event", "SessionOutcome", "close_session", "job_status", "pod_group_phase", "status_changed",
-           "updated_conditions"]
+__all__ = ["Event", "SessionOutcome", "close_session", "job_status", "pod_group_phase", "session_outcome",
+           "status_changed", "updated_conditions"]
 
 S = TaskStatus
 _UNPLACED = (S.Allocated, S.Pending, S.Pipelined)
@@ -158,9 +169,25 @@ def _add_up(allocated: dict[str, Any], ssn: Session, queue: str, vec: Any, has_r
 def close_session(ssn: Session) -> SessionOutcome:
     """Run plugin close hooks and compute every status write (see module docstring)."""
     ssn.close()
+    return session_outcome(ssn)
+
+
+def session_outcome(ssn: Session) -> SessionOutcome:
+    """Every status write of the closed session ``ssn`` (its plugins' close hooks have run);
+    reads the session and changes nothing in it."""
     out = SessionOutcome()
     for job, etype, reason, message in ssn.job_events:
         out.events.append(Event("PodGroup", job.namespace, job.name, etype, reason, message))
+    if ssn.reuse:
+        _close_jobs(ssn, out)
+    else:
+        _close_jobs_reference(ssn, out)
+        _queue_allocated_reference(ssn, out)
+    return out
+
+
+def _close_jobs_reference(ssn: Session, out: SessionOutcome) -> None:
+    """Each job's status, its PodGroup write when changed, its events and its tasks' conditions."""
     for job in ssn.jobs.values():
         new = job_status(job, ssn.uid)
         out.statuses[job.uid] = new
@@ -169,11 +196,8 @@ def close_session(ssn: Session) -> SessionOutcome:
         if update:
             out.podgroups.append((job, new))
         waiting = new["phase"] in ("Pending", "Inqueue", "Unknown")
-        # Only a waiting job's event and its unplaced tasks' conditions read the task order
-        # and the fit message: a job with neither skips both (both are pure).
-        needed = waiting or job.count(_UNPLACED) > 0 or not ssn.reuse
-        ordered = ssn.sort_tasks(job.tasks.values()) if needed else []
-        fit = job.fit_error(ordered) if needed else ""
+        ordered = ssn.sort_tasks(job.tasks.values())
+        fit = job.fit_error(ordered)
         if waiting:
             pending = job.status_counts[S.Pending]
             out.events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable",
@@ -181,31 +205,182 @@ def close_session(ssn: Session) -> SessionOutcome:
         elif update:
             out.events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled",
                                     "pod group is ready"))
-        for task in ordered:
-            if task.status not in _UNPLACED or task.spec.gated:
-                continue
-            reason, msg, nominated = task_scheduling_reason(job, task)
-            if not msg:
-                msg = fit or "all nodes are unavailable"
-            cond = {"type": "PodScheduled", "status": "False", "reason": reason, "message": msg}
-            nominate = bool(nominated) and nominated != task.spec.nominated_node
-            if _pod_condition_changed(task, cond) or nominate:
-                out.events.append(Event("Pod", task.namespace, task.name, "Warning", "FailedScheduling", msg))
-                out.pod_conditions.append((task, cond, nominated if nominate else ""))
+        _task_conditions(out, job, ordered, fit)
+
+
+def _task_conditions(out: SessionOutcome, job: JobInfo, ordered: list[TaskInfo], fit: str) -> None:
+    """The ``PodScheduled=False`` condition (and FailedScheduling event) of each unplaced task
+    whose pod does not carry it already, in task order."""
+    for task in ordered:
+        if task.status not in _UNPLACED or task.spec.gated:
+            continue
+        reason, msg, nominated = task_scheduling_reason(job, task)
+        if not msg:
+            msg = fit or "all nodes are unavailable"
+        cond = {"type": "PodScheduled", "status": "False", "reason": reason, "message": msg}
+        nominate = bool(nominated) and nominated != task.spec.nominated_node
+        if _pod_condition_changed(task, cond) or nominate:
+            out.events.append(Event("Pod", task.namespace, task.name, "Warning", "FailedScheduling", msg))
+            out.pod_conditions.append((task, cond, nominated if nominate else ""))
+
+
+def _queue_allocated_reference(ssn: Session, out: SessionOutcome) -> None:
+    """Each queue's ``status.allocated`` when it changed: its jobs' allocated tasks, summed task by
+    task up the queue tree."""
     allocated: dict[str, Any] = {name: ssn.space.zeros() for name in ssn.queues}
     has_root = "root" in ssn.queues
     for job in ssn.jobs.values():
-        # job.allocated is the sum of its tasks' vectors in ALLOCATED_STATUSES (kept by JobInfo);
-        # without reuse, the reference sums the tasks one by one.
-        if not job.count(ALLOCATED_STATUSES):
-            continue
-        vecs = [ssn.space.fit(job.allocated)] if ssn.reuse else \
-            [ssn.space.fit(t.vec) for t in job.tasks.values() if t.status in ALLOCATED_STATUSES]
-        for vec in vecs:
-            _add_up(allocated, ssn, job.queue, vec, has_root)
+        for t in job.tasks.values():
+            if t.status in ALLOCATED_STATUSES:
+                _add_up(allocated, ssn, job.queue, ssn.space.fit(t.vec), has_root)
+    _queue_writes(ssn, out, allocated)
+
+
+def _queue_writes(ssn: Session, out: SessionOutcome, allocated: dict[str, Any]) -> None:
+    """The ``status.allocated`` write of each queue whose ``allocated`` sum differs from its own."""
     for name, vec in sorted(allocated.items()):
         res = ssn.space.to_resources(vec)
         current = accessors.status(ssn.queues[name].obj).get("allocated") or {}
         if Resources.from_k8s(current, field="status.allocated") != res:
             out.queues[name] = res.to_k8s()
-    return out
+
+
+# -- the one-pass derivation (``Session.reuse``) ------------------------------------------------
+_WAITING = frozenset({"Pending", "Inqueue", "Unknown"})
+_TIMES_CLEARED = {"lastTransitionTime": None, "transitionID": None}
+_DICTS = (dict, FrozenDict)
+
+
+def _unschedulable_now(conditions: list[dict[str, Any]], uid: str) -> bool:
+    for c in conditions:
+        if c.get("type") == "Unschedulable" and c.get("status") == "True" and c.get("transitionID") == uid:
+            return True
+    return False
+
+
+def _conditions_differ(nc: Any, oc: Any) -> bool:
+    """``status_changed``'s condition test: the lists differ in length, or a pair differs in a key
+    or value other than the two times (each pair compared as dicts with both times set alike:
+    equal exactly when equal but for the times)."""
+    nc, oc = list(nc or ()), list(oc or ())
+    if len(nc) != len(oc):
+        return True
+    for a, b in zip(nc, oc, strict=True):
+        if a != b:
+            if type(a) is not dict or type(b) not in _DICTS:
+                if _cond_differs(a, b):
+                    return True
+            elif {**a, **_TIMES_CLEARED} != {**b, **_TIMES_CLEARED}:
+                return True
+    return False
+
+
+def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
+    """``_close_jobs_reference`` and ``_queue_allocated_reference`` in one pass per job (see the
+    module docstring): the counts are read once; a job with nothing waiting (not waiting, no
+    unplaced task) skips the task order and the fit message, which only its event and its tasks'
+    conditions read; its allocation is its ``JobInfo.allocated`` (the sum of its tasks' vectors
+    in ``ALLOCATED_STATUSES``), gathered per queue."""
+    uid = ssn.uid
+    statuses, podgroups, events = out.statuses, out.podgroups, out.events
+    per_queue: dict[str, list[Any]] = {}
+    for job in ssn.jobs.values():
+        get = job.status_counts.get
+        running, succeeded, failed = get(S.Running, 0), get(S.Succeeded, 0), get(S.Failed, 0)
+        new = _new_status(job, uid, running, succeeded, failed)
+        statuses[job.uid] = new
+        old = job.podgroup.get("status")
+        if type(old) is not FrozenDict:
+            old = accessors.status(job.podgroup)
+        update = not old or _changed(new, old)
+        if update:
+            podgroups.append((job, new))
+        if get(S.Bound, 0) + get(S.Binding, 0) + running + get(S.Allocated, 0):
+            per_queue.setdefault(job.queue, []).append(job.allocated)
+        waiting = new["phase"] in _WAITING
+        if not waiting and not get(S.Allocated, 0) + get(S.Pending, 0) + get(S.Pipelined, 0) > 0:
+            if update:
+                events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled",
+                                    "pod group is ready"))
+            continue
+        ordered = ssn.sort_tasks(job.tasks.values())
+        fit = job.fit_error(ordered)
+        if waiting:
+            events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable",
+                                f"{get(S.Pending, 0)}/{len(job.tasks)} tasks in gang unschedulable: {fit}"))
+        elif update:
+            events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled", "pod group is ready"))
+        _task_conditions(out, job, ordered, fit)
+    _queue_allocated(ssn, out, per_queue)
+
+
+def _new_status(job: JobInfo, uid: str, running: int, succeeded: int, failed: int) -> dict[str, Any]:
+    """``job_status(job, uid)``, given the job's Running, Succeeded and Failed counts."""
+    get = job.status_counts.get
+    conditions = job.conditions
+    if running > 0 and conditions and _unschedulable_now(conditions, uid):
+        phase = "Unknown"
+    else:
+        scheduled = running + get(S.Bound, 0) + failed + succeeded
+        if get(S.Releasing, 0):
+            scheduled += sum(1 for t in job.tasks.values() if t.status == S.Releasing and t.node_name)
+        if scheduled >= job.min_available:
+            phase = "Completed" if scheduled == failed + succeeded else "Running"
+        else:
+            phase = "Inqueue" if job.phase == "Inqueue" else "Pending"
+    new: dict[str, Any] = {"phase": phase}
+    if running:
+        new["running"] = running
+    if succeeded:
+        new["succeeded"] = succeeded
+    if failed:
+        new["failed"] = failed
+    if conditions:
+        new["conditions"] = [dict(c) for c in conditions]
+    return new
+
+
+def _changed(new: dict[str, Any], old: Mapping[str, Any]) -> bool:
+    """``status_changed(new, old)`` for a ``new`` built by ``_new_status`` (its conditions a list of
+    dicts); the comparisons are ``status_changed``'s, unrolled."""
+    a, b = new.get("phase"), old.get("phase")
+    if a != b and (a or 0) != (b or 0):
+        return True
+    a, b = new.get("running"), old.get("running")
+    if a != b and (a or 0) != (b or 0):
+        return True
+    a, b = new.get("succeeded"), old.get("succeeded")
+    if a != b and (a or 0) != (b or 0):
+        return True
+    a, b = new.get("failed"), old.get("failed")
+    if a != b and (a or 0) != (b or 0):
+        return True
+    nc, oc = new.get("conditions") or (), old.get("conditions") or ()
+    if type(oc) is not FrozenList and type(oc) is not list:
+        return _conditions_differ(nc, oc)
+    if len(nc) != len(oc):
+        return True
+    for a, b in zip(nc, oc):
+        if a != b:
+            if type(b) is not FrozenDict and type(b) is not dict:
+                if _cond_differs(a, b):
+                    return True
+            elif {**a, **_TIMES_CLEARED} != {**b, **_TIMES_CLEARED}:
+                return True
+    return False
+
+
+def _queue_allocated(ssn: Session, out: SessionOutcome, per_queue: dict[str, list[Any]]) -> None:
+    """``_queue_allocated_reference`` from the allocated vectors of each queue's jobs: summed per
+    queue first, then up the tree (int64 sums, the same in any order)."""
+    space = ssn.space
+    width = len(space)
+    allocated: dict[str, Any] = {name: space.zeros() for name in ssn.queues}
+    has_root = "root" in ssn.queues
+    for q, vecs in per_queue.items():
+        if q not in allocated:
+            continue
+        rows = [v if v.shape[0] == width else space.fit(v) for v in vecs]
+        total = rows[0] if len(rows) == 1 else np.stack(rows).sum(axis=0, dtype=np.int64)
+        _add_up(allocated, ssn, q, total, has_root)
+    _queue_writes(ssn, out, allocated)

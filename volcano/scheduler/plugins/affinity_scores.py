@@ -278,6 +278,8 @@ def preferred_pod_terms(spec: TaskSpec) -> tuple[list[_Term], list[_Term]]:
 
 def has_preferred_pod_terms(spec: TaskSpec) -> bool:
     """Whether the pod has preferred pod affinity or anti-affinity terms."""
+    if not spec.terms:  # no podAffinity/podAntiAffinity at all (``TaskSpec.terms``): none preferred either
+        return False
     affinity = (spec.pod.get("spec") or {}).get("affinity") or {}
     return any((affinity.get(kind) or {}).get("preferredDuringSchedulingIgnoredDuringExecution")
                for kind in ("podAffinity", "podAntiAffinity"))

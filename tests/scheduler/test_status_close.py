@@ -1,0 +1,112 @@
+"""The one-pass session close (``Session.reuse``) derives exactly what the plain reading derives.
+
+At every session of random clusters (the carried-model scenarios of ``test_job_carry``:
+gangs arriving, pods finishing, failing and deleted, nodes and queues changing, with and
+without preempt and reclaim) and of a small trace replay, the closed session's outcome is
+derived both ways, ``_close_jobs`` + ``_queue_allocated`` and ``_close_jobs_reference`` +
+``_queue_allocated_reference``, and compared part by part: every job's status (key order
+included), the PodGroup writes (the very job objects, in order), the events, the pod
+conditions (the very task objects) and the queue writes. The change test on stripped
+conditions is also compared with ``status_changed`` on random statuses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import volcano.scheduler.scheduler as scheduler_module
+from tests.scheduler.test_job_carry import PREEMPT_CONF, _play, scenarios
+from tests.scheduler.test_status_changed import _STATUS
+from volcano.replay import ReplayConfig, SyntheticSpec, replay, synthetic_trace
+from volcano.scheduler.framework import status as status_module
+from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.status import SessionOutcome, session_outcome, status_changed
+from volcano.testbed import FakeCluster
+
+
+@dataclasses.dataclass
+class Seen:
+    """What the compared sessions held (so that the comparison is not vacuous)."""
+
+    sessions: int = 0
+    statuses: int = 0
+    podgroups: int = 0
+    events: int = 0
+    pod_conditions: int = 0
+    queues: int = 0
+
+
+def _view(out: SessionOutcome) -> tuple[Any, ...]:
+    return (json.dumps(out.statuses, default=str),  # key order included
+            [(id(job), json.dumps(st, default=str)) for job, st in out.podgroups],
+            list(out.events),
+            [(id(task), json.dumps(cond), nominated) for task, cond, nominated in out.pod_conditions],
+            json.dumps(out.queues))
+
+
+def reference_outcome(ssn: Session) -> SessionOutcome:
+    """The closed session's outcome by the plain reading, whatever ``ssn.reuse`` says."""
+    out = SessionOutcome()
+    for job, etype, reason, message in ssn.job_events:
+        out.events.append(status_module.Event("PodGroup", job.namespace, job.name, etype, reason, message))
+    status_module._close_jobs_reference(ssn, out)
+    status_module._queue_allocated_reference(ssn, out)
+    return out
+
+
+def _checking_close(seen: Seen) -> Callable[[Session], SessionOutcome]:
+    def close(ssn: Session) -> SessionOutcome:
+        ssn.close()
+        out = session_outcome(ssn)
+        if ssn.reuse:
+            ref = reference_outcome(ssn)
+            assert _view(out) == _view(ref)
+            seen.sessions += 1
+            seen.statuses += len(out.statuses)
+            seen.podgroups += len(out.podgroups)
+            seen.events += len(out.events)
+            seen.pod_conditions += len(out.pod_conditions)
+            seen.queues += len(out.queues)
+        return out
+    return close
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios)
+def test_the_one_pass_close_equals_the_plain_reading(scenario: tuple[int, list[Any], bool]) -> None:
+    nodes, ops, preempt = scenario
+    seen = Seen()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scheduler_module, "close_session", _checking_close(seen))
+        cluster = FakeCluster(seed=1, scheduler_conf=PREEMPT_CONF if preempt else None)
+        _play(cluster, nodes, ops)
+    assert seen.sessions > 0
+
+
+def test_a_replay_closes_the_same_both_ways() -> None:
+    """A busy trace replay (gangs waiting, jobs finishing, queues moving): every session compared,
+    and every part of the outcome was exercised."""
+    seen = Seen()
+    trace = synthetic_trace(3, SyntheticSpec(nodes=6, hours=0.5, jobs=60, duration_median_s=300))
+    config = ReplayConfig(nodes=6, seed=3, seconds=2400, queue_weights={"prod": 4, "dev": 2})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scheduler_module, "close_session", _checking_close(seen))
+        replay(trace, config)
+    assert seen.sessions > 50
+    assert min(seen.statuses, seen.podgroups, seen.events, seen.pod_conditions, seen.queues) > 0, seen
+
+
+@settings(max_examples=400, deadline=None)
+@given(_STATUS, _STATUS, st.data())
+def test_the_stripped_change_test_is_status_changed(new: dict[str, Any], old: dict[str, Any],
+                                                    data: st.DataObject) -> None:
+    if data.draw(st.booleans()):  # often: the same conditions but for the times
+        old = {**old, "conditions": [{**c, "transitionID": "other"} for c in new.get("conditions") or []]}
+    assert status_module._changed(new, old) == status_changed(new, old)
