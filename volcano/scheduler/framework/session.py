@@ -117,7 +117,11 @@ class Session:
         # The width is fixed from here on; vectors made narrower are padded.
         # (A snapshot whose names are all registered already skips that; ``build_model`` makes
         # the node table, ``self.table``.)
-        task_vecs = None if snapshot.registered else [spec.vec(space) for spec in snapshot.tasks]
+        task_vecs = None
+        if not snapshot.registered:
+            task_vecs = [spec.vec(space) for spec in snapshot.tasks]
+            for node_spec in snapshot.nodes:  # before a carried job's width is compared
+                space.register_all(node_spec.allocatable)
         self.table: NodeTable
         self.queues: dict[str, QueueInfo] = {q.name: q for q in snapshot.queues}
         self.default_queue = snapshot.default_queue
