@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -110,3 +111,25 @@ def test_the_stripped_change_test_is_status_changed(new: dict[str, Any], old: di
     if data.draw(st.booleans()):  # often: the same conditions but for the times
         old = {**old, "conditions": [{**c, "transitionID": "other"} for c in new.get("conditions") or []]}
     assert status_module._changed(new, old) == status_changed(new, old)
+
+
+def test_queue_sums_pad_vectors_built_when_the_space_was_narrower() -> None:
+    """Jobs whose allocated vectors have different widths (built before a resource name was seen)
+    sum as the padded vectors do, up the queue tree."""
+    import numpy as np
+
+    from volcano.scheduler.framework.resources import ResourceSpace
+
+    space = ResourceSpace()
+    narrow = np.array([1000, 2048, 1000], dtype=np.int64)
+    space.register("nvidia.com/gpu")
+    wide = np.array([500, 0, 1000, 2000], dtype=np.int64)
+    queues = {name: SimpleNamespace(obj={"status": {}}, parent=parent)
+              for name, parent in (("root", None), ("a", "root"))}
+    ssn: Any = SimpleNamespace(space=space, queues=queues)
+    for vecs in ([narrow, wide], [narrow, narrow], [narrow]):
+        out = SessionOutcome()
+        status_module._queue_allocated(ssn, out, {"a": list(vecs), "gone": [wide]})
+        total = sum(space.fit(v) for v in vecs)
+        expected = space.to_resources(total).to_k8s()
+        assert out.queues == {"a": expected, "root": expected}

@@ -86,14 +86,17 @@ class Outcome:
 class _Entry:
     """One job's last discarded visit: its key, the objects the key names by identity, its outcome."""
 
-    __slots__ = ("conf", "key", "nodes", "outcome", "specs")
+    __slots__ = ("conf", "key", "nodes", "outcome", "reps", "specs")
 
-    def __init__(self, conf: object, nodes: list[Any], specs: tuple[Any, ...], key: tuple[Hashable, ...],
+    def __init__(self, conf: object, nodes: list[Any], specs: tuple[Any, ...],
+                 key: tuple[tuple[Hashable, ...], tuple[Hashable, ...]], reps: tuple[int, ...],
                  outcome: Outcome) -> None:
         self.conf = conf
         self.nodes = nodes
         self.specs = specs
         self.key = key
+        self.reps = reps
+        """Positions of the first task of each signature among the tasks taken."""
         self.outcome = outcome
 
 
@@ -129,6 +132,7 @@ class FutileMemo:
         self.entries: dict[str, _Entry] = ssn.shared.get(FUTILE_VISITS) if self.enabled else {}
         self._digest: tuple[int, bytes] = (-1, b"")
         self._specs: list[Any] | None = None
+        self._reps: tuple[int, ...] = ()
         self.replayed = 0
         """Visits replayed in this action (a count for tests and profiles)."""
 
@@ -156,33 +160,37 @@ class FutileMemo:
                     tuple(sorted(attr.quota.deserved.items()))))
         return tuple(parts)
 
-    def _eligible(self, job: JobInfo, taken: Iterable[TaskInfo]) -> bool:
+    def _eligible(self, job: JobInfo, taken: Iterable[TaskInfo]) -> tuple[int, ...] | None:
+        """Whether the visit can be recorded: the positions in ``taken`` of the first task of each
+        signature (all row-local), or None."""
         if job.fit_errors or job.job_fit_errors:
-            return False
+            return None
         seen: set[Hashable] = set()
+        reps: list[int] = []
         ssn = self.ssn
-        for task in taken:
+        for i, task in enumerate(taken):
             spec = task.spec
             if spec.terms or spec.host_ports:
-                return False
+                return None
             if spec.sched_sig not in seen:
                 if not ssn.rows_local(task):
-                    return False
+                    return None
                 seen.add(spec.sched_sig)
-        return True
+                reps.append(i)
+        return tuple(reps)
 
-    def _key(self, job: JobInfo, queue: QueueInfo, taken: tuple[TaskInfo, ...]) -> tuple[Hashable, ...]:
-        ssn = self.ssn
+    def _outer_key(self, queue: QueueInfo) -> tuple[Hashable, ...]:
+        """The key's parts outside the job (checked first: they change most often)."""
+        return (len(self.ssn.space), self._table_digest(), self._queue_key(queue))
+
+    def _job_key(self, job: JobInfo, taken: tuple[TaskInfo, ...]) -> tuple[Hashable, ...]:
         states = tuple((t.status, t.node_name) for t in job.tasks.values())
-        return (len(ssn.space), self._table_digest(), job.uid, job.min_available,
-                tuple(sorted(job.min_task_member.items())), states, tuple(t.uid for t in taken),
-                self._queue_key(queue))
+        return (job.uid, job.min_available, tuple(sorted(job.min_task_member.items())), states,
+                tuple(t.uid for t in taken))
 
     def _same_shape(self, entry: _Entry, job: JobInfo, taken: tuple[TaskInfo, ...]) -> bool:
-        """The entry's configuration, node specs and task specs are these very objects."""
+        """The entry's node specs are these very objects, its task specs the same parses."""
         ssn = self.ssn
-        if entry.conf is not ssn.conf:
-            return False
         if entry.nodes is not self._node_specs():
             if len(entry.nodes) != len(ssn.table) or not all(
                     a is n.spec for a, n in zip(entry.nodes, ssn.table.nodes, strict=True)):
@@ -216,9 +224,14 @@ class FutileMemo:
         entry = self.entries.get(job.uid) if self.enabled else None
         if entry is None:
             return False
+        if entry.conf is not self.ssn.conf or job.fit_errors or job.job_fit_errors \
+                or entry.key[0] != self._outer_key(queue):
+            return False
         taken = tuple(tasks)
-        if not self._same_shape(entry, job, taken) or not self._eligible(job, taken) \
-                or entry.key != self._key(job, queue, taken):
+        if entry.key[1] != self._job_key(job, taken) or not self._same_shape(entry, job, taken):
+            return False
+        # The same parses as recorded (so no terms or host ports); row-locality is the session's.
+        if not all(self.ssn.rows_local(taken[i]) for i in entry.reps):
             return False
         out = entry.outcome
         first: dict[tuple[str, TaskStatus], TaskInfo] = {}
@@ -244,7 +257,11 @@ class FutileMemo:
         if not self.enabled:
             return None
         taken = tuple(tasks)
-        return taken if self._eligible(job, taken) else None
+        reps = self._eligible(job, taken)
+        if reps is None:
+            return None
+        self._reps = reps
+        return taken
 
     def record(self, job: JobInfo, queue: QueueInfo, taken: tuple[TaskInfo, ...] | None,
                placed: list[Placed] | None, left: int) -> None:
@@ -257,7 +274,8 @@ class FutileMemo:
             return
         errors = list(job.fit_errors.items())
         specs = tuple(t.spec for t in job.tasks.values()) + tuple(t.spec for t in taken)
-        self.entries[job.uid] = _Entry(self.ssn.conf, self._node_specs(), specs, self._key(job, queue, taken),
+        self.entries[job.uid] = _Entry(self.ssn.conf, self._node_specs(), specs,
+                                       (self._outer_key(queue), self._job_key(job, taken)), self._reps,
                                        Outcome(list(placed), [(u, _copy(fe)) for u, fe in errors],
                                                len(taken) - left))
 

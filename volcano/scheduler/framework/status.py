@@ -374,13 +374,14 @@ def _queue_allocated(ssn: Session, out: SessionOutcome, per_queue: dict[str, lis
     """``_queue_allocated_reference`` from the allocated vectors of each queue's jobs: summed per
     queue first, then up the tree (int64 sums, the same in any order)."""
     space = ssn.space
-    width = len(space)
     allocated: dict[str, Any] = {name: space.zeros() for name in ssn.queues}
     has_root = "root" in ssn.queues
     for q, vecs in per_queue.items():
         if q not in allocated:
             continue
-        rows = [v if v.shape[0] == width else space.fit(v) for v in vecs]
-        total = rows[0] if len(rows) == 1 else np.stack(rows).sum(axis=0, dtype=np.int64)
-        _add_up(allocated, ssn, q, total, has_root)
+        try:  # vectors of one width (as nearly always): summed as they are, the sum padded
+            total = vecs[0] if len(vecs) == 1 else np.stack(vecs).sum(axis=0, dtype=np.int64)
+        except ValueError:  # some built when the space was narrower: each padded first
+            total = np.stack([space.fit(v) for v in vecs]).sum(axis=0, dtype=np.int64)
+        _add_up(allocated, ssn, q, space.fit(total), has_root)
     _queue_writes(ssn, out, allocated)
