@@ -5,7 +5,8 @@ another scheduler, deleted and coming back, sharing a uid) go straight to the ca
 after each step the snapshot's groups must be the snapshot's tasks grouped by job id in order,
 ``seq`` must follow the tasks' order, the per-job overrides must be ``overrides`` grouped by
 job (while uids are unique), uniqueness of uids must be told right, and a group none of whose members changed must be
-the very same list as in the last snapshot.
+the very same list as in the last snapshot. Events may come several to a snapshot, and a list a
+snapshot handed out must never change after (the cache copies it before its next change).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def _grouped(snap: Snapshot) -> dict[str, list[int]]:
 
 _event = st.tuples(st.sampled_from(["put", "put", "put", "delete", "bind", "release"]), st.integers(0, 7),
                    st.sampled_from(["", "g1", "g2", "g3"]), st.integers(0, 9), st.sampled_from(["", "n1", "n2"]),
-                   st.sampled_from(["volcano", "volcano", "other"]), st.integers(1, 3))
+                   st.sampled_from(["volcano", "volcano", "other"]), st.integers(1, 3), st.booleans())
 
 
 @settings(max_examples=200, deadline=None)
@@ -58,9 +59,10 @@ _event = st.tuples(st.sampled_from(["put", "put", "put", "delete", "bind", "rele
 def test_groups_are_the_tasks_grouped_by_job(events: list[tuple[Any, ...]]) -> None:
     cache = SchedulerCache(_Informers())  # type: ignore[arg-type]
     last: Snapshot | None = None
-    for op, i, group, uid, node, scheduler, cpu in events:
+    before = dict(cache.pods)
+    handed: list[tuple[list[Any], list[int]]] = []
+    for op, i, group, uid, node, scheduler, cpu, skip in events:
         name = f"p{i}"
-        before = dict(cache.pods)
         if op == "delete":
             cache._on_pod("DELETED", _pod(name, group, f"u{uid}", node, scheduler, cpu), None)
         elif op == "bind":
@@ -70,7 +72,13 @@ def test_groups_are_the_tasks_grouped_by_job(events: list[tuple[Any, ...]]) -> N
         else:
             etype = "MODIFIED" if f"ns/{name}" in cache.pods else "ADDED"
             cache._on_pod(etype, _pod(name, group, f"u{uid}", node, scheduler, cpu), None)
+        # A list once handed out never changes, however many events come before the next snapshot.
+        assert all([id(x) for x in members] == ids for members, ids in handed)
+        if skip:  # several events between two snapshots: the cache changes its own copies in place
+            continue
         snap = cache.snapshot()
+        assert snap.members is not None
+        handed.extend((members, [id(x) for x in members]) for members in snap.members.values())
         assert snap.members is not None and snap.overrides_by_job is not None
         assert {k: [id(x) for x in v] for k, v in snap.members.items()} == _grouped(snap)
         seqs = [spec.seq for spec in snap.tasks]
@@ -89,3 +97,4 @@ def test_groups_are_the_tasks_grouped_by_job(events: list[tuple[Any, ...]]) -> N
                 if jid not in changed and jid in last.members:
                     assert members is last.members[jid], jid
         last = snap
+        before = dict(cache.pods)

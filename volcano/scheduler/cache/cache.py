@@ -128,7 +128,9 @@ class SchedulerCache:
         self._shared: dict[Any, Any] = {}
         self._groups: dict[str, list[TaskSpec]] = {}
         """The pods by job id ("" for none), each list in ``pods`` order (``TaskSpec.seq``); a list
-        is replaced, never changed in place, when its members change (``snapshot`` hands them out)."""
+        handed out by ``snapshot`` is never changed after (the next change copies it first)."""
+        self._handed: dict[str, list[TaskSpec]] = {}
+        """The groups the last snapshot handed out (``_writable`` copies those before a change)."""
         self._unique: bool | None = True
         """Whether no two pods share a uid (None: not known since a pod came with a uid; the next
         snapshot works it out)."""
@@ -165,23 +167,47 @@ class SchedulerCache:
         if previous is None:
             task.seq = self._seq
             self._seq += 1
+            self._enter(task)
         else:
             task.seq = previous.seq
-            self._forget(previous)
+            if previous.job_id == task.job_id:
+                self._replace(previous, task)
+            else:
+                self._forget(previous)
+                self._enter(task)
         if previous is None or previous.uid != task.uid:
             self._unique = None
-        self._enter(task)
+
+    def _writable(self, job_id: str) -> list[TaskSpec] | None:
+        """``job_id``'s group, safe to change in place: a list the last snapshot handed out is
+        copied first (once per snapshot; copy on write), so a handed-out list never changes and
+        the cost of a job's pod events stays O(1) amortised (plus one copy per session)."""
+        group = self._groups.get(job_id)
+        if group is not None and self._handed.get(job_id) is group:
+            group = self._groups[job_id] = list(group)
+        return group
+
+    def _at(self, group: list[TaskSpec], task: TaskSpec) -> int:
+        """The index of ``task`` in ``group``, which holds it (sorted by ``seq``, unique per pod)."""
+        return bisect_left(group, task.seq, key=_SEQ)
 
     def _enter(self, task: TaskSpec) -> None:
         """Put ``task`` in its job's group (at its place by ``seq``)."""
-        group = self._groups.get(task.job_id)
+        group = self._writable(task.job_id)
         if group is None:
             self._groups[task.job_id] = [task]
         elif group[-1].seq < task.seq:
-            self._groups[task.job_id] = [*group, task]
+            group.append(task)
         else:
-            at = bisect_left(group, task.seq, key=_SEQ)
-            self._groups[task.job_id] = [*group[:at], task, *group[at:]]
+            group.insert(bisect_left(group, task.seq, key=_SEQ), task)
+
+    def _replace(self, previous: TaskSpec, task: TaskSpec) -> None:
+        """Put ``task`` where ``previous`` (the same pod, the same job, the same ``seq``) was."""
+        if self._unique is False:
+            self._unique = None
+        group = self._writable(task.job_id)
+        assert group is not None
+        group[self._at(group, previous)] = task
 
     def _forget(self, task: TaskSpec | None) -> None:
         """Undo ``_enter`` for a parse that left ``pods`` (None: nothing left). A uid leaving
@@ -190,12 +216,12 @@ class SchedulerCache:
             return
         if self._unique is False:
             self._unique = None
-        group = self._groups[task.job_id]
+        group = self._writable(task.job_id)
+        assert group is not None
         if len(group) == 1:
             del self._groups[task.job_id]
         else:
-            at = next(i for i, member in enumerate(group) if member is task)
-            self._groups[task.job_id] = [*group[:at], *group[at + 1:]]
+            del group[self._at(group, task)]
 
     def _on_node(self, etype: str, obj: Obj, old: Obj | None) -> None:
         self.generation += 1
@@ -268,7 +294,8 @@ class SchedulerCache:
         groups: list[tuple[Mapping[str, Any], int]] = [(pg, self._priority(pg, default))
                                                        for pg in self.podgroups.values()]
         pcs = {name: int(p.get("value") or 0) for name, p in self.priority_classes.items()}
+        self._handed = members = dict(self._groups)
         return Snapshot(self.space, list(self.nodes.values()), groups, list(self.pods.values()),
                         list(self.queues.values()), self.default_queue, pcs, overrides, self._shared,
-                        members=dict(self._groups), overrides_by_job=by_job, unique_uids=self._unique_uids(),
+                        members=members, overrides_by_job=by_job, unique_uids=self._unique_uids(),
                         registered=True)
