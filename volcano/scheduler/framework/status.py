@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from volcano.api import accessors
-from volcano.api.frozen import FrozenDict, FrozenList
+from volcano.api.frozen import FrozenDict
 from volcano.api.resources import Resources
 from volcano.scheduler.framework.model import (
     ALLOCATED_STATUSES,
@@ -355,19 +355,7 @@ def _changed(new: dict[str, Any], old: Mapping[str, Any]) -> bool:
     a, b = new.get("failed"), old.get("failed")
     if a != b and (a or 0) != (b or 0):
         return True
-    nc, oc = new.get("conditions") or (), old.get("conditions") or ()
-    if type(oc) is not FrozenList and type(oc) is not list:
-        return _conditions_differ(nc, oc)
-    if len(nc) != len(oc):
-        return True
-    for a, b in zip(nc, oc):
-        if a != b:
-            if type(b) is not FrozenDict and type(b) is not dict:
-                if _cond_differs(a, b):
-                    return True
-            elif {**a, **_TIMES_CLEARED} != {**b, **_TIMES_CLEARED}:
-                return True
-    return False
+    return _conditions_differ(new.get("conditions"), old.get("conditions"))
 
 
 def _queue_allocated(ssn: Session, out: SessionOutcome, per_queue: dict[str, list[Any]]) -> None:
