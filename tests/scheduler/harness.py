@@ -7,6 +7,7 @@ evictions, pipelined tasks and the status writes.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -74,6 +75,22 @@ def node(name: str, alloc: Mapping[str, str], labels: Mapping[str, str] | None =
     lab = {"kubernetes.io/hostname": name, **(labels or {})}
     return {"kind": "Node", "metadata": {"name": name, "labels": lab}, "spec": dict(spec),
             "status": {"allocatable": a, "capacity": a}}
+
+
+def random_node(rng: random.Random, name: str, *, pod_caps: tuple[int, ...] = (4, 110),
+                zones: tuple[str, ...] = ()) -> Obj:
+    """A Node for property tests: 4, 8 or 16 CPUs, 8 or 32 GiB, a pod cap from ``pod_caps``, 0 or
+    8 GPUs (8 twice as likely), a ``zone`` label from ``zones`` (none when empty), and now and
+    then cordoned or tainted ``dedicated=x:NoSchedule``."""
+    extra: Obj = {}
+    if rng.random() < 0.08:
+        extra["unschedulable"] = True
+    if rng.random() < 0.08:
+        extra["taints"] = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+    alloc = res(rng.choice([4, 8, 16]), rng.choice(["8Gi", "32Gi"]), pods=rng.choice(pod_caps),
+                **{"nvidia__com/gpu": rng.choice([0, 8, 8])})
+    labels = {"zone": rng.choice(zones)} if zones else None
+    return node(name, alloc, labels, **extra)
 
 
 def pod(ns: str, name: str, *, group: str, node_name: str = "", phase: str = "Pending",

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.scheduler.harness import node, pg, pod, queue, res
+from tests.scheduler.harness import node, pg, pod, queue, random_node, res
 from volcano.scheduler.actions import default_actions, futile
 from volcano.scheduler.cache.cache import rebound
 from volcano.scheduler.framework.carry import JobCarry
@@ -68,15 +68,7 @@ class _World:
         self.shared: dict[Any, Any] = {}
         self.node_objs: list[Obj] = []
         for i in range(rng.randint(1, 10)):
-            extra: Obj = {}
-            if rng.random() < 0.08:
-                extra["unschedulable"] = True
-            if rng.random() < 0.08:
-                extra["taints"] = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
-            self.node_objs.append(node(f"n{i:02d}", res(rng.choice([4, 8, 16]), rng.choice(["8Gi", "32Gi"]),
-                                                        pods=rng.choice([4, 110]),
-                                                        **{"nvidia__com/gpu": rng.choice([0, 8, 8])}),
-                                       **extra))
+            self.node_objs.append(random_node(rng, f"n{i:02d}"))
         self.nodes = [NodeSpec(n) for n in self.node_objs]
         self.queues = [QueueInfo(queue("q1", rng.randint(1, 4))), QueueInfo(queue("q2", rng.randint(1, 4)))]
         self.groups: list[Obj] = [pg("running", "ns", "q1", 1, phase="Running")]

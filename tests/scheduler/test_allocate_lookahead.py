@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.scheduler.harness import node, pg, pod, queue, res
+from tests.scheduler.harness import node, pg, pod, queue, random_node, res
 from volcano.scheduler.actions import default_actions
 from volcano.scheduler.framework import select
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
@@ -64,14 +64,7 @@ def _request(rng: random.Random) -> dict[str, str]:
 def _objects(rng: random.Random) -> tuple[list[Obj], list[Obj], list[Obj], list[Obj]]:
     nodes: list[Obj] = []
     for i in range(rng.randint(1, 24)):
-        extra: Obj = {}
-        if rng.random() < 0.08:
-            extra["unschedulable"] = True
-        if rng.random() < 0.08:
-            extra["taints"] = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
-        nodes.append(node(f"n{i:02d}", res(rng.choice([4, 8, 16]), rng.choice(["8Gi", "32Gi"]),
-                                           pods=rng.choice([3, 110]), **{"nvidia__com/gpu": rng.choice([0, 8, 8])}),
-                          {"zone": rng.choice(["a", "b"])}, **extra))
+        nodes.append(random_node(rng, f"n{i:02d}", pod_caps=(3, 110), zones=("a", "b")))
     queues = [queue("q1", rng.randint(1, 4)), queue("q2", rng.randint(1, 4))]
     groups = [pg("running", "ns", "q1", 1, phase="Running")]
     pods: list[Obj] = []
