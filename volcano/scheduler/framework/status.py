@@ -249,6 +249,7 @@ def _queue_writes(ssn: Session, out: SessionOutcome, allocated: dict[str, Any]) 
 _WAITING = frozenset({"Pending", "Inqueue", "Unknown"})
 _TIMES_CLEARED = {"lastTransitionTime": None, "transitionID": None}
 _DICTS = (dict, FrozenDict)
+_COUNTED = ("phase", "running", "succeeded", "failed")
 
 
 def _unschedulable_now(conditions: list[dict[str, Any]], uid: str) -> bool:
@@ -342,19 +343,11 @@ def _new_status(job: JobInfo, uid: str, running: int, succeeded: int, failed: in
 
 def _changed(new: dict[str, Any], old: Mapping[str, Any]) -> bool:
     """``status_changed(new, old)`` for a ``new`` built by ``_new_status`` (its conditions a list of
-    dicts); the comparisons are ``status_changed``'s, unrolled."""
-    a, b = new.get("phase"), old.get("phase")
-    if a != b and (a or 0) != (b or 0):
-        return True
-    a, b = new.get("running"), old.get("running")
-    if a != b and (a or 0) != (b or 0):
-        return True
-    a, b = new.get("succeeded"), old.get("succeeded")
-    if a != b and (a or 0) != (b or 0):
-        return True
-    a, b = new.get("failed"), old.get("failed")
-    if a != b and (a or 0) != (b or 0):
-        return True
+    dicts): the same comparisons, with conditions compared by ``_conditions_differ``."""
+    for key in _COUNTED:
+        a, b = new.get(key), old.get(key)
+        if a != b and (a or 0) != (b or 0):
+            return True
     return _conditions_differ(new.get("conditions"), old.get("conditions"))
 
 
