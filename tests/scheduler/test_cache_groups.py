@@ -5,8 +5,9 @@ another scheduler, deleted and coming back, sharing a uid) go straight to the ca
 after each step the snapshot's groups must be the snapshot's tasks grouped by job id in order,
 ``seq`` must follow the tasks' order, the per-job overrides must be ``overrides`` grouped by
 job (while uids are unique), uniqueness of uids must be told right, and a group no event
-touched since the last snapshot must be the very same list as in that snapshot. Events may come several to a snapshot, and a list a
-snapshot handed out must never change after (the cache copies it before its next change).
+touched since the last snapshot must be the very same list as in that snapshot. Events may come
+several to a snapshot, and a list a snapshot handed out must never change after (the cache copies
+it before its next change).
 """
 
 from __future__ import annotations
