@@ -66,8 +66,9 @@ def test_queue_missing_or_not_open() -> None:
 def test_network_topology_errors_joined() -> None:
     both = {"highestTierAllowed": 1, "highestTierName": "t"}
     pg = _pg("closed", networkTopology=both, subGroupPolicy=[{"name": "sg", "networkTopology": both}])
-    parts = validate_podgroup_create(pg, VIEW).split("; ")
-    assert parts[0].startswith("can only submit PodGroup")
-    assert parts[1] == "must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology " \
-                       "simultaneously."
-    assert parts[2].startswith("in subGroupPolicy 'sg': must not specify")
+    # Upstream's validateNetworkTopology joins its own errors with a space; validatePodGroup joins parts with "; ".
+    assert validate_podgroup_create(pg, VIEW) == (
+        "can only submit PodGroup to queue with state `Open`, queue `closed` status is `Closed`.; "
+        "must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology simultaneously. "
+        "in subGroupPolicy 'sg': must not specify 'highestTierAllowed' and 'highestTierName' in networkTopology "
+        "simultaneously.")

@@ -39,7 +39,9 @@ def test_delete_not_found_and_bad_policy(server: ApiServer) -> None:
     server.create(pod("p"))
     with pytest.raises(ApiError) as err:
         server.delete("Pod", "p", propagation_policy="Sideways")
-    assert err.value.code == 400 and "Sideways" in err.value.message
+    assert (err.value.code, err.value.message) == (
+        422, 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": '
+        'supported values: "Foreground", "Background", "Orphan", "nil"')
 
 
 def test_preconditions(server: ApiServer) -> None:

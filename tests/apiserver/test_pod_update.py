@@ -174,8 +174,11 @@ def test_an_image_may_not_be_emptied_or_padded(server: ApiServer, stored: dict[s
 
 def test_the_mirror_pod_annotation_is_fixed(server: ApiServer, stored: dict[str, Any]) -> None:
     err = _refused(server, lambda o: o["metadata"].__setitem__("annotations", {"kubernetes.io/config.mirror": "x"}))
-    assert err.message == ('Pod "p" is invalid: metadata.annotations[kubernetes.io/config.mirror]: Forbidden: may '
-                           "not add mirror pod annotation")
+    # ValidatePodSpecificAnnotations (a mirror pod names its node) comes first, then the update rule.
+    assert err.message == ('Pod "p" is invalid: [metadata.annotations[kubernetes.io/config.mirror]: Invalid value: '
+                           '"x": must set spec.nodeName if mirror pod annotation is set, '
+                           "metadata.annotations[kubernetes.io/config.mirror]: Forbidden: may not add mirror pod "
+                           "annotation]")
 
 
 @pytest.mark.parametrize(("patch", "patch_type"), [

@@ -55,9 +55,13 @@ def validate_podgroup_create(pg: Mapping[str, Any], view: ClusterView) -> str:
             if state != "Open":
                 errors.append(f"can only submit PodGroup to queue with state `Open`, queue `{queue_name}` "
                               f"status is `{state}`.")
+    # validateNetworkTopology: its own errors joined by a space, then one part of the "; " list.
+    topology: list[str] = []
     if _both_tiers(spec.get("networkTopology")):
-        errors.append(_TIER_BOTH + ".")
+        topology.append(_TIER_BOTH + ".")
     for sub in spec.get("subGroupPolicy") or []:
         if isinstance(sub, Mapping) and _both_tiers(sub.get("networkTopology")):
-            errors.append(f"in subGroupPolicy '{sub.get('name', '')}': {_TIER_BOTH}.")
+            topology.append(f"in subGroupPolicy '{sub.get('name', '')}': {_TIER_BOTH}.")
+    if topology:
+        errors.append(" ".join(topology))
     return "; ".join(errors)

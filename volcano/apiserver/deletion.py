@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from volcano.api.frozen import FrozenDict
 from volcano.api.kinds import KindInfo
 from volcano.apiserver import namespaces
-from volcano.apiserver.errors import conflict
+from volcano.apiserver.errors import ApiError, conflict, status_cause
 from volcano.apiserver.gc import FOREGROUND, ORPHAN
 from volcano.apiserver.meta import resource_name
 from volcano.sim.clock import Clock
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from volcano.apiserver.gc import GarbageCollector
     from volcano.apiserver.store import ObjectStore
 
-__all__ = ["DEFAULT_GRACE_SECONDS", "GENERATION_KINDS", "Deletion", "check_preconditions", "pod_grace_seconds",
-           "tracks_generation"]
+__all__ = ["DEFAULT_GRACE_SECONDS", "GENERATION_KINDS", "PROPAGATION_POLICIES", "Deletion", "check_delete_options",
+           "check_preconditions", "pod_grace_seconds", "tracks_generation"]
 
 DEFAULT_GRACE_SECONDS = 30
 GENERATION_KINDS = frozenset({
@@ -37,6 +37,26 @@ GENERATION_KINDS = frozenset({
 """The built-in kinds whose registry strategy sets ``metadata.generation`` (1 at create, + 1 per spec
 change); ConfigMaps, Secrets, Services, Namespaces, Nodes, Events, Leases, PriorityClasses and
 PersistentVolumeClaims have none."""
+
+
+PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")
+"""The ``propagationPolicy`` values of a ``DeleteOptions``, in the order Kubernetes lists them."""
+
+
+def check_delete_options(policy: str | None, orphan_dependents: bool | None = None) -> None:
+    """apimachinery's ``ValidateDeleteOptions``: ``orphanDependents`` and ``propagationPolicy`` not
+    both set, and a policy Kubernetes knows; every error in one 422 on ``DeleteOptions.meta.k8s.io``."""
+    causes: list[str] = []
+    if orphan_dependents is not None and policy is not None:
+        causes.append(f'propagationPolicy: Invalid value: "{policy}": orphanDependents and deletionPropagation '
+                      "cannot be both set")
+    if policy is not None and policy not in PROPAGATION_POLICIES:
+        causes.append(f'propagationPolicy: Unsupported value: "{policy}": supported values: "Foreground", '
+                      '"Background", "Orphan", "nil"')
+    if causes:
+        text = causes[0] if len(causes) == 1 else "[" + ", ".join(causes) + "]"
+        raise ApiError(422, "Invalid", f'DeleteOptions.meta.k8s.io "" is invalid: {text}',
+                       {"group": "meta.k8s.io", "kind": "DeleteOptions", "causes": [status_cause(c) for c in causes]})
 
 
 def tracks_generation(info: KindInfo) -> bool:

@@ -85,30 +85,72 @@ def normalize_patch_type(info: KindInfo, patch_type: str | None) -> str:
 
 def check_patch_options(patch_type: str, field_manager: str | None, force: bool | None) -> None:
     """Upstream ``ValidatePatchOptions``: ``force`` only with apply; apply needs a ``fieldManager``;
-    a field manager is at most 128 bytes of printable characters."""
+    a field manager is at most 128 bytes of printable characters. Every error is listed in one 422."""
+    causes: list[str] = []
     if patch_type != "apply" and force is not None:
-        raise _patch_options_invalid("force: Forbidden: may not be specified for non-apply patch")
+        causes.append("force: Forbidden: may not be specified for non-apply patch")
     if patch_type == "apply" and not field_manager:
-        raise _patch_options_invalid("fieldManager: Required value: is required for apply patch")
-    check_field_manager(field_manager, _patch_options_invalid)
+        causes.append("fieldManager: Required value: is required for apply patch")
+    causes.extend(field_manager_errors(field_manager))
+    if causes:
+        raise _patch_options_invalid(*causes)
 
 
-def check_field_manager(field_manager: str | None, error: Any) -> None:
-    """Upstream ``ValidateFieldManager`` (``error(cause)`` builds the exception to raise)."""
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+               "\v": "\\v", '"': '\\"', "\\": "\\\\"}
+
+
+def go_quote(text: str) -> str:
+    """Go's ``strconv.Quote`` (``%q``) of ``text``: printable characters as they are, the usual
+    backslash escapes, other bytes below 0x80 as ``\\xNN`` and other characters as ``\\uNNNN``."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif ch.isprintable():
+            out.append(ch)
+        elif code < 0x80:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
+
+
+def field_manager_errors(field_manager: str | None) -> list[str]:
+    """Upstream ``ValidateFieldManager``: one error when longer than 128 bytes, and one per
+    character that is not printable (``invalid character U+0009 (at position 3)``, the position a
+    byte offset as Go ranges over a string)."""
     if not field_manager:
-        return
+        return []
+    errors = []
     if len(field_manager.encode()) > _FIELD_MANAGER_MAX:
-        raise error(f"fieldManager: Too long: may not be more than {_FIELD_MANAGER_MAX} bytes")
-    if not field_manager.isprintable():
-        raise error(f"fieldManager: Invalid value: {json.dumps(field_manager)}: must only contain printable "
-                    "characters")
+        errors.append(f"fieldManager: Too long: may not be more than {_FIELD_MANAGER_MAX} bytes")
+    offset = 0
+    for ch in field_manager:
+        if not ch.isprintable():
+            errors.append(f"fieldManager: Invalid value: {go_quote(field_manager)}: invalid character "
+                          f"U+{ord(ch):04X} (at position {offset})")
+        offset += len(ch.encode())
+    return errors
 
 
-def options_invalid(kind: str) -> Callable[[str], ApiError]:
-    """The 422 builder for ``<kind>.meta.k8s.io`` options (``CreateOptions``, ``UpdateOptions``)."""
-    def error(cause: str) -> ApiError:
-        return ApiError(422, "Invalid", f'{kind}.meta.k8s.io "" is invalid: {cause}',
-                        {"group": "meta.k8s.io", "kind": kind, "causes": [status_cause(cause)]})
+def check_field_manager(field_manager: str | None, error: Callable[..., ApiError]) -> None:
+    """Upstream ``ValidateFieldManager`` (``error(*causes)`` builds the exception to raise)."""
+    causes = field_manager_errors(field_manager)
+    if causes:
+        raise error(*causes)
+
+
+def options_invalid(kind: str) -> Callable[..., ApiError]:
+    """The 422 builder for ``<kind>.meta.k8s.io`` options (``CreateOptions``, ``UpdateOptions``): one
+    cause alone, several as ``[a, b]`` (Kubernetes' error aggregate)."""
+    def error(*causes: str) -> ApiError:
+        text = causes[0] if len(causes) == 1 else "[" + ", ".join(causes) + "]"
+        return ApiError(422, "Invalid", f'{kind}.meta.k8s.io "" is invalid: {text}',
+                        {"group": "meta.k8s.io", "kind": kind, "causes": [status_cause(c) for c in causes]})
     return error
 
 

@@ -46,7 +46,7 @@ from volcano.apiserver import field_labels, namespaces
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
-from volcano.apiserver.deletion import Deletion, check_preconditions, tracks_generation
+from volcano.apiserver.deletion import Deletion, check_delete_options, check_preconditions, tracks_generation
 from volcano.apiserver.errors import (
     CONFLICT_MESSAGE,
     already_exists,
@@ -108,7 +108,6 @@ from volcano.sim.trace import Trace
 __all__ = ["CONFLICT_MESSAGE", "ApiServer"]
 
 
-_POLICIES = ("Background", "Foreground", "Orphan")
 _DEFAULTED = frozenset({"Pod", "PriorityClass.scheduling.k8s.io", "Job.batch.volcano.sh",
                         "PodGroup.scheduling.volcano.sh", "Queue.scheduling.volcano.sh", "ReplicaSet.apps",
                         "Deployment.apps", "StatefulSet.apps", "ReplicationController", "Job.batch"})
@@ -609,9 +608,7 @@ class ApiServer:
                preconditions: Obj | None = None) -> Obj | None:
         """Delete an object (see ``Client.delete``); returns it when it still exists afterwards."""
         info = kind_named(kind)
-        if propagation_policy is not None and propagation_policy not in _POLICIES:
-            raise bad_request(f"propagationPolicy {propagation_policy!r} is invalid: must be one of "
-                              f"{', '.join(_POLICIES)}")
+        check_delete_options(propagation_policy)
         if grace_period_seconds is not None and (not isinstance(grace_period_seconds, int)
                                                  or grace_period_seconds < 0):
             raise bad_request(f"gracePeriodSeconds {grace_period_seconds!r} is invalid: must be a "

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-from volcano.apiserver.errors import ApiError, bad_request
+from volcano.apiserver.deletion import check_delete_options
+from volcano.apiserver.errors import bad_request
 
 __all__ = ["DeleteOptions", "Query", "parse_query"]
 
@@ -76,9 +77,6 @@ class Query:
         raise bad_request(f'dryRun: Unsupported value: "{value}": supported values: "All"')
 
 
-_POLICIES = ("Background", "Foreground", "Orphan")
-
-
 @dataclass(frozen=True, slots=True)
 class DeleteOptions:
     """What a DELETE asks for: grace period, propagation, preconditions, dry run."""
@@ -101,15 +99,9 @@ class DeleteOptions:
         orphan = opts.get("orphanDependents")
         if orphan is None and query.get("orphanDependents") is not None:
             orphan = query.flag("orphanDependents")
+        check_delete_options(policy, orphan)
         if orphan is not None:
-            if policy is not None:
-                raise ApiError(422, "Invalid", "DeleteOptions is invalid: propagationPolicy: Invalid value: "
-                                               f'"{policy}": orphanDependents and deletionPropagation cannot be '
-                                               "both set")
             policy = "Orphan" if orphan else "Background"
-        if policy is not None and policy not in _POLICIES:
-            raise ApiError(422, "Invalid", f'DeleteOptions is invalid: propagationPolicy: Unsupported value: '
-                                           f'"{policy}": supported values: "Foreground", "Background", "Orphan"')
         pre = opts.get("preconditions")
         if pre is not None and not isinstance(pre, dict):
             raise bad_request(f"preconditions must be a JSON object, got {type(pre).__name__}")

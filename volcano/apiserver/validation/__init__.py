@@ -67,7 +67,7 @@ from volcano.apiserver.validation.openapi import (
     status_decode_errors,
     status_definition_name,
 )
-from volcano.apiserver.validation.pod import pod_spec_errors
+from volcano.apiserver.validation.pod import pod_annotation_errors, pod_spec_errors
 from volcano.apiserver.validation.pod_update import pod_update_errors
 from volcano.apiserver.validation.pvc import default_pvc, prepare_pvc, pvc_errors, pvc_update_errors
 from volcano.apiserver.validation.scheduling import priority_class_errors, priority_class_update_errors
@@ -116,7 +116,7 @@ def _pod_rule(obj: Mapping[str, Any]) -> list[FieldError]:
 
 
 _RULES: dict[str, _Rule] = {
-    "Pod": _pod_rule,
+    "Pod": lambda obj: pod_annotation_errors(obj) + _pod_rule(obj),  # ValidatePodSpecificAnnotations first
     "Node": node_errors,
     "Namespace": namespace_errors,
     "ReplicaSet.apps": lambda obj: controller_errors("ReplicaSet", obj),

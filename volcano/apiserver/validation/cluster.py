@@ -15,7 +15,7 @@ from typing import Any
 
 from volcano.api.frozen import FrozenDict
 from volcano.api.quantity import to_milli
-from volcano.apiserver.validation.field import FieldError, Shown, duplicate, invalid, not_supported, required
+from volcano.apiserver.validation.field import DUPLICATE, FieldError, Shown, invalid, not_supported, required
 from volcano.apiserver.validation.names import (
     annotations_errors,
     dns1123_label_errors,
@@ -60,18 +60,19 @@ def node_errors(obj: Mapping[str, Any]) -> list[FieldError]:
         taint = _mapping(taint)
         path = f"spec.taints[{i}]"
         key, value, effect = str(taint.get("key") or ""), str(taint.get("value") or ""), taint.get("effect") or ""
-        if not key:
-            errs.append(required(f"{path}.key"))
-        else:
-            errs.extend(invalid(f"{path}.key", key, e) for e in qualified_name_errors(key))
-        errs.extend(invalid(f"{path}.value", value, e) for e in label_value_errors(value))
+        errs.extend(invalid(f"{path}.key", key, e) for e in qualified_name_errors(key))  # ValidateLabelName
+        value_errors = label_value_errors(value)
+        if value_errors:
+            errs.append(invalid(f"{path}.value", value, ";".join(value_errors)))
         if not effect:
             errs.append(required(f"{path}.effect"))
         elif effect not in _EFFECTS:
             errs.append(not_supported(f"{path}.effect", effect, _EFFECTS))
         if (key, effect) in seen:
-            errs.append(duplicate(path, Shown(f'core.Taint{{Key:"{key}", Value:"{value}", Effect:"{effect}", '
-                                              'TimeAdded:<nil>}')))
+            errs.append(FieldError(DUPLICATE, path, Shown(f'core.Taint{{Key:"{key}", Value:"{value}", '
+                                                          f'Effect:"{effect}", TimeAdded:<nil>}}'),
+                                   "taints must be unique by key and effect pair"))
+            continue
         seen.add((key, effect))
     errs.extend(node_status_errors(obj))
     return errs

@@ -123,7 +123,7 @@ def _qualified_name_errors_uncached(value: str) -> list[str]:
         errs.append("name part must be non-empty")
     elif len(name) > 63:
         errs.append("name part " + _max_len(63))
-    if name and not _QUALIFIED_RE.match(name):
+    if not _QUALIFIED_RE.match(name):  # an empty name part fails the pattern too, as in Go
         errs.append("name part " + _regex_error(
             "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
             "alphanumeric character", _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"))

@@ -30,6 +30,7 @@ from volcano.apiserver.validation.field import (
     required,
 )
 from volcano.apiserver.validation.names import (
+    annotations_errors,
     dns1123_label_errors,
     dns1123_subdomain_errors,
     label_value_errors,
@@ -41,7 +42,9 @@ __all__ = [
     "RESTART_POLICIES",
     "label_selector_errors",
     "node_selector_term_errors",
+    "pod_annotation_errors",
     "pod_spec_errors",
+    "pod_specific_annotation_errors",
     "pod_template_errors",
     "resource_errors",
 ]
@@ -326,6 +329,46 @@ def pod_template_errors(template: Any, path: str = "template") -> list[FieldErro
     """``ValidatePodTemplateSpec``: the template's labels and annotations and its spec (no pod-only checks)."""
     tmpl = _mapping(template)
     meta = _mapping(tmpl.get("metadata"))
-    errs = labels_errors(meta.get("labels"), f"{path}.metadata.labels")
+    # The template's ObjectMeta fields are named straight under the template (``template.labels``).
+    errs = labels_errors(meta.get("labels"), f"{path}.labels")
+    errs.extend(annotations_errors(meta.get("annotations"), f"{path}.annotations"))
+    errs.extend(pod_specific_annotation_errors(meta.get("annotations"), tmpl.get("spec"), f"{path}.annotations"))
     errs.extend(pod_spec_errors(tmpl.get("spec"), f"{path}.spec", for_pod=False))
     return errs
+
+
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+_INT32 = (-(2**31), 2**31 - 1)
+
+
+def _deletion_cost_ok(value: str) -> bool:
+    """``GetDeletionCostFromPodAnnotations``: a canonical base-10 int32 (no ``+``, no leading zero)."""
+    if not value or not (value[0] == "-" or value == "0" or "1" <= value[0] <= "9"):
+        return False
+    digits = value[1:] if value[0] == "-" else value
+    if not digits.isascii() or not digits.isdigit():
+        return False
+    return _INT32[0] <= int(value) <= _INT32[1]
+
+
+def pod_specific_annotation_errors(annotations: Any, spec: Any, path: str) -> list[FieldError]:
+    """``ValidatePodSpecificAnnotations`` (the parts this server reads) of ``annotations`` at ``path``: a
+    mirror pod must name its node; ``controller.kubernetes.io/pod-deletion-cost`` must be a 32-bit integer."""
+    if not isinstance(annotations, Mapping) or not annotations:
+        return []
+    errs: list[FieldError] = []
+    if MIRROR_ANNOTATION in annotations and not (spec.get("nodeName") if isinstance(spec, Mapping) else None):
+        errs.append(invalid(f"{path}[{MIRROR_ANNOTATION}]", str(annotations[MIRROR_ANNOTATION]),
+                            "must set spec.nodeName if mirror pod annotation is set"))
+    cost = annotations.get(_DELETION_COST)
+    if cost is not None and not _deletion_cost_ok(str(cost)):
+        errs.append(invalid(f"{path}[{_DELETION_COST}]", str(cost), "must be a 32bit integer"))
+    return errs
+
+
+def pod_annotation_errors(pod: Mapping[str, Any]) -> list[FieldError]:
+    """``ValidatePodSpecificAnnotations`` of a pod's own annotations (``metadata.annotations[...]``)."""
+    meta = pod.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, Mapping) else None
+    return pod_specific_annotation_errors(annotations, pod.get("spec"), "metadata.annotations")

@@ -178,7 +178,11 @@ def _data_source_errors(spec: Mapping[str, Any]) -> list[FieldError]:
             errs.append(invalid("spec", Shown("spec.dataSource"),
                                 "may not be specified when dataSourceRef.namespace is specified"))
     elif source is not None and ref is not None:
-        same = all(_mapping(source).get(k) == _mapping(ref).get(k) for k in ("apiGroup", "kind", "name"))
+        # isDataSourceEqualDataSourceRef: the apiGroup pointers deeply equal, kind and name as strings
+        # (an absent name is "", as in the Go struct).
+        src, dst = _mapping(source), _mapping(ref)
+        same = src.get("apiGroup") == dst.get("apiGroup") and all(
+            _text(src.get(k)) == _text(dst.get(k)) for k in ("kind", "name"))
         if not same:
             errs.append(invalid("spec", Shown("spec.dataSource"), "must match dataSourceRef"))
     return errs
