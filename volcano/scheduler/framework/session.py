@@ -99,11 +99,11 @@ class Session:
                  metrics: MetricsSink = NO_METRICS, reuse: bool = True, carry: JobCarry | None = None) -> None:
         self.uid = uid
         self.reuse = reuse
-        self.carry = carry
-        """The carry this session's jobs were taken from (None: none; see ``framework.carry``)."""
         """Reuse what earlier sessions parsed from the same immutable objects, and skip work whose
         result is unused (``False``: recompute everything, the reference the property tests compare
         against; the decisions and writes are the same either way)."""
+        self.carry = carry
+        """The carry this session's jobs were taken from (None: none; see ``framework.carry``)."""
         self.now_ms = now_ms
         self.clock: Clock = clock if clock is not None else SimClock()
         """Formats this session's timestamps (a default simulated clock when none is given)."""
