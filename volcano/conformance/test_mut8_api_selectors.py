@@ -103,7 +103,8 @@ def test_empty_topology_key_is_three_errors(cluster: Cluster) -> None:
     soft = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 5, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": ""}}]}}
     _invalid(cluster, _pod("topo-empty", soft), errors)
-    soft["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]["topologyKey"] = "a/b/c"
+    term = soft["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]
+    term["topologyKey"] = "a/b/c"
     _invalid(cluster, _pod("topo-slashes", soft), [
         f'{SOFT}.topologyKey: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '
         "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  "
