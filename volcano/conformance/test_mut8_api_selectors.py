@@ -21,6 +21,7 @@ import pytest
 from volcano.conformance.backends.base import Cluster
 from volcano.conformance.test_admission import denial, plain
 from volcano.conformance.test_cov_api_nodes import LABEL, PATTERN, VALUE
+from volcano.conformance.test_strength_api_details import _status
 from volcano.conformance.test_strength_api_edges import SUBDOMAIN
 
 __all__: list[str] = []
@@ -103,6 +104,14 @@ def test_empty_topology_key_is_three_errors(cluster: Cluster) -> None:
     soft = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 5, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": ""}}]}}
     _invalid(cluster, _pod("topo-empty", soft), errors)
+    assert _status(lambda: cluster.create(_pod("topo-empty", soft))) == (422, "Invalid", {
+        "name": "topo-empty", "kind": "Pod", "causes": [
+            {"reason": "FieldValueRequired", "field": f"{SOFT}.topologyKey",
+             "message": "Required value: can not be empty"},
+            {"reason": "FieldValueInvalid", "field": f"{SOFT}.topologyKey",
+             "message": 'Invalid value: "": name part must be non-empty'},
+            {"reason": "FieldValueInvalid", "field": f"{SOFT}.topologyKey",
+             "message": f'Invalid value: "": {PATTERN}'}]})
     term = soft["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]
     term["topologyKey"] = "a/b/c"
     _invalid(cluster, _pod("topo-slashes", soft), [
