@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from volcano.apiserver import ApiError, ApiServer
-from volcano.apiserver.validation.pod import label_selector_errors
+from volcano.apiserver.validation.pod import label_selector_errors, node_selector_term_errors
 from volcano.sim import RandomStreams, SimClock
 
 PATTERN = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
@@ -111,3 +111,18 @@ def test_pod_affinity_term_errors(term: dict[str, Any], causes: list[tuple[str, 
     assert err.value.details is not None
     assert [(c["reason"], c["field"], c["message"]) for c in err.value.details["causes"]] == causes
     assert (err.value.details["kind"], err.value.details["name"]) == ("Pod", "p")
+
+
+@pytest.mark.parametrize(("requirement", "errors"), [
+    ({"key": "k", "operator": "Gt", "values": ["-5"]}, []),
+    ({"key": "k", "operator": "Lt", "values": ["0"]}, []),
+    ({"key": "k", "operator": "Gt", "values": ["12"]}, []),
+    ({"key": "k", "operator": "Gt", "values": []},
+     ["t.matchExpressions[0].values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"]),
+    ({"key": "k", "operator": "In", "values": ["no way"]}, []),  # node selector values are not label values
+    ({"key": "k", "operator": "Exists"}, []),
+    ({"key": "", "operator": "Exists"}, ['t.matchExpressions[0].key: Invalid value: "": name part must be non-empty',
+                                         f't.matchExpressions[0].key: Invalid value: "": {PATTERN}']),
+])
+def test_node_selector_requirements(requirement: dict[str, Any], errors: list[str]) -> None:
+    assert [str(e) for e in node_selector_term_errors({"matchExpressions": [requirement]}, "t")] == errors

@@ -141,3 +141,18 @@ def test_claim_selector_match_labels(cluster: Cluster) -> None:
     good = {"matchLabels": {"tier": "gold"}, "matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
     made = plain(cluster.create(claim("sel-good", good)))
     assert made["spec"]["selector"] == good
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_node_affinity_takes_negative_numbers(cluster: Cluster) -> None:
+    """``Gt``/``Lt`` node selector requirements of one negative or zero integer are accepted and stored as
+    sent (the value is parsed as an integer, a leading ``-`` included)."""
+    term = {"matchExpressions": [{"key": "example.com/rank", "operator": "Gt", "values": ["-5"]},
+                                 {"key": "example.com/rank", "operator": "Lt", "values": ["0"]}]}
+    affinity = {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]},
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": {"matchExpressions": [
+            {"key": "example.com/rank", "operator": "Lt", "values": ["-10"]}]}}]}}
+    made = plain(cluster.create(_pod("node-negative", affinity)))
+    assert made["spec"]["affinity"] == affinity
