@@ -113,9 +113,9 @@ def test_disruption_budget_annotation_boundaries(cluster: Cluster) -> None:
          f'invalid value <"0"> for {MIN_AVAILABLE}, it must be a positive integer'),
         ({MIN_AVAILABLE: "1", MAX_UNAVAILABLE: "100%"}, f'invalid value <"100%"> for {MAX_UNAVAILABLE}, {PERCENT}'),
     ]
-    for i, (annotations, expected) in enumerate(refused):
+    for i, (given, expected) in enumerate(refused):
         name = f"mut8-bad-{i}"
-        d = denial(lambda a=annotations, n=name: cluster.apply(pod(n, req={"cpu": "10m"}, annotations=a)))
+        d = denial(lambda a=given, n=name: cluster.apply(pod(n, req={"cpu": "10m"}, annotations=a)))
         assert webhook_message(d, POD_WEBHOOK) == expected
         assert cluster.try_get("Pod", name) is None
 
