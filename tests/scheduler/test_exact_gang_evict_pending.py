@@ -22,7 +22,8 @@ def _run(*pending: dict[str, Any], act: bool = True) -> Result:
     nodes = [node(f"n{i}", res(1, "1Gi")) for i in range(3)]
     victims = [pod("ns", f"v{i}-0", group=f"v{i}", node_name=f"n{i}", phase="Running", req=res(1, "1Gi"),
                    labels=PRE_T) for i in range(3)]
-    return run(gang_conf(), **({} if act else {"actions": []}), nodes=nodes, queues=[queue("q", deserved=res(3, "3Gi"))], pcs=HIGH_MID_LOW,
+    extra: dict[str, Any] = {} if act else {"actions": []}
+    return run(gang_conf(), **extra, nodes=nodes, queues=[queue("q", deserved=res(3, "3Gi"))], pcs=HIGH_MID_LOW,
                pods=[*victims, *pending],
                podgroups=[*(pg(f"v{i}", "ns", "q", 1, "Running", pc_name="low") for i in range(3)),
                           pg("p", "ns", "q", 1, "Inqueue", pc_name="high")])
