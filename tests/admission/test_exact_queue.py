@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from volcano.admission.lookup import StaticView
+from volcano.admission.lookup import StaticView, queue_parent
 from volcano.admission.queue import mutate_queue, validate_queue, validate_queue_delete
 
 
@@ -117,3 +117,36 @@ def test_mutate_queue_exactly() -> None:
     mutate_queue(q)
     assert q["metadata"]["annotations"] == {"volcano.sh/hierarchy": "a"}
     assert q["spec"] == {"weight": 1, "reclaimable": True}
+
+
+@pytest.mark.parametrize(("field", "spec", "path"), [
+    ("capability", {"capability": {"cpu": "1e1000000"}}, "capability[cpu]"),
+    ("deserved", {"deserved": {"memory": "1x"}}, "deserved[memory]"),
+    ("guarantee", {"guarantee": {"resource": {"cpu": "one"}}}, "guarantee.resource[cpu]")])
+def test_unparseable_quantity_names_field_and_pattern(field: str, spec: dict[str, Any], path: str) -> None:
+    value = next(iter((spec[field].get("resource") or spec[field]).values()))
+    assert validate_queue(_q("q", **spec), None, _view()) == (
+        f'requestBody.spec.{path}: Invalid value: "{value}": quantities must match the regular expression '
+        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+
+
+def test_negative_quantities_each_reported() -> None:
+    q = _q("q", capability={"cpu": "-1", "memory": "-1Gi"})
+    assert validate_queue(q, None, _view()) == (
+        '[requestBody.spec.capability[cpu]: Invalid value: "-1": must be greater than or equal to 0, '
+        'requestBody.spec.capability[memory]: Invalid value: "-1Gi": must be greater than or equal to 0]')
+
+
+@pytest.mark.parametrize(("queue", "parent"), [
+    ({"metadata": {"name": "root"}}, ""), ({"metadata": {"name": "root"}, "spec": {"parent": "x"}}, ""),
+    ({"metadata": {"name": "q"}}, "root"), ({"metadata": {"name": "q"}, "spec": {"parent": ""}}, "root"),
+    ({"metadata": {"name": "q"}, "spec": {"parent": "p"}}, "p")])
+def test_effective_parent(queue: dict[str, Any], parent: str) -> None:
+    assert queue_parent(queue) == parent
+
+
+def test_root_is_not_its_own_child() -> None:
+    """Deleting root is refused by name; deleting a queue lists only its real children."""
+    view = _view(_q("a"), _q("b", "a"))
+    assert validate_queue_delete("a", view) == "queue a can not be deleted because it has 1 child queues: b"
+    assert validate_queue_delete("b", view) == ""
