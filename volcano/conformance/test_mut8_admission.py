@@ -134,3 +134,32 @@ def test_queue_depth_limit(cluster: Cluster, request: pytest.FixtureRequest) -> 
     d = denial(lambda: cluster.apply(queue_manifest("mut8-d6", {"weight": 1, "parent": "mut8-d5"})))
     assert webhook_message(d, QUEUE_WEBHOOK) == "queue mut8-d6 exceeds the maximum allowed depth of 5"
     assert cluster.try_get("Queue", "mut8-d6") is None
+
+
+@pytest.mark.admission
+def test_partition_errors_concatenate_without_separator(cluster: Cluster) -> None:
+    """A partitioned task whose replicas are not totalPartitions x partitionSize and whose partition
+    gives both tier fields: upstream appends the tier error straight after the arithmetic one."""
+    job = base_job("mut8-part-tiers")
+    job["spec"]["tasks"][0]["partitionPolicy"] = {"totalPartitions": 2, "partitionSize": 1,
+                                                  "networkTopology": dict(TIERS)}
+    assert outcome(cluster, job, JOB_WEBHOOK) == (
+        "'Replicas' are not equal to TotalPartitions*PartitionSize in task: task-1, job: mut8-part-tiers" + BOTH)
+    job["spec"]["tasks"][0]["replicas"] = 2
+    job["spec"]["minAvailable"] = 3
+    assert outcome(cluster, job, JOB_WEBHOOK) == (
+        BOTH + " job 'minAvailable' should not be greater than total replicas in tasks;")
+
+
+@pytest.mark.admission
+def test_job_name_longer_than_a_qualified_name(cluster: Cluster) -> None:
+    """A job name of 64 characters is a valid object name but not a qualified name: its pods' names
+    and its own are refused, the pod fragment first (the job fragment has no ``;``)."""
+    limit = "name part must be no more than 63 characters"
+    ok = "m" * (63 - len("-task-1-0"))
+    created = outcome(cluster, base_job(ok), JOB_WEBHOOK)
+    assert isinstance(created, dict) and created["metadata"]["name"] == ok
+    name = "m" * 64
+    assert outcome(cluster, base_job(name), JOB_WEBHOOK) == (
+        f"create pod with name {name}-task-1-0 validate failed [{limit}];"
+        f"create job with name {name} validate failed [{limit}]")
