@@ -442,3 +442,37 @@ def test_mutate_sums_task_minimums_when_job_minimum_is_zero() -> None:
     mutate_job(job)
     assert job["spec"]["tasks"][0]["minAvailable"] == 0 and job["spec"]["minAvailable"] == 0
     assert job["spec"]["plugins"] == {"env": []}
+
+
+IMMUTABLE = ("job updates may not change fields other than `minAvailable`, `tasks[*].replicas under spec` and "
+             "`PriorityClassName`")
+
+
+@pytest.mark.parametrize(("before", "after", "expected"), [
+    ({}, {"ttlSecondsAfterFinished": 0}, IMMUTABLE),          # nil and &0 differ
+    ({"ttlSecondsAfterFinished": 0}, {"ttlSecondsAfterFinished": 0}, ""),
+    ({"ttlSecondsAfterFinished": 0}, {}, IMMUTABLE),
+    ({}, {"ttlSecondsAfterFinished": None}, ""),
+    ({}, {"networkTopology": {}}, IMMUTABLE),
+    ({"networkTopology": {"mode": "hard"}}, {"networkTopology": {"mode": "hard", "highestTierAllowed": 0}},
+     IMMUTABLE),
+    ({}, {"maxRetry": 0}, ""),                                 # a plain int: 0 is absent
+    ({}, {"plugins": {}}, ""),                                 # an empty map is a nil map
+    ({}, {"policies": []}, ""),
+    ({"policies": [{"event": "PodFailed", "action": "AbortJob"}]},
+     {"policies": [{"event": "PodFailed", "action": "AbortJob", "timeout": "0s"}]}, IMMUTABLE),
+])
+def test_update_compares_pointers_as_go_does(before: dict[str, Any], after: dict[str, Any], expected: str) -> None:
+    old, new = base_job(), base_job()
+    old["spec"].pop("policies")
+    new["spec"].pop("policies")
+    old["spec"].update(before)
+    new["spec"].update(after)
+    assert validate_job_update(old, new) == expected
+
+
+@pytest.mark.parametrize(("key", "value"), [("dependsOn", {}), ("partitionPolicy", {"totalPartitions": 1, "partitionSize": 1})])
+def test_update_setting_a_task_pointer_is_a_change(key: str, value: dict[str, Any]) -> None:
+    old, new = base_job(), base_job()
+    new["spec"]["tasks"][0][key] = value
+    assert validate_job_update(old, new) == IMMUTABLE

@@ -379,13 +379,31 @@ def validate_job_create(job: Mapping[str, Any], view: ClusterView) -> str:
 
 # -- update --------------------------------------------------------------------------------------
 
-def _normalized(value: Any) -> Any:
-    """``value`` with Go zero values dropped, so that absent, null, 0, "" and [] compare equal."""
+_POINTERS: dict[str, frozenset[str]] = {
+    "spec": frozenset({"ttlSecondsAfterFinished", "minSuccess", "networkTopology"}),
+    "tasks": frozenset({"dependsOn", "partitionPolicy"}),
+    "policies": frozenset({"exitCode", "timeout"}),
+    "networkTopology": frozenset({"highestTierAllowed"}),
+}
+"""Fields of the Job's Go types that are pointers, by the field holding them: set to a zero value they
+still differ from absent (``apiequality.Semantic.DeepEqual`` compares nil with ``&0`` as different)."""
+
+
+def _normalized(value: Any, where: str = "") -> Any:
+    """``value`` with Go zero values dropped, so that absent, null, 0, "" and [] compare equal, except a
+    pointer field (``_POINTERS``) that is set: it is kept, marked, whatever its value."""
     if isinstance(value, Mapping):
-        out = {k: _normalized(v) for k, v in value.items()}
-        return {k: v for k, v in out.items() if v not in (None, "", 0, False, [], {})}
+        pointers = _POINTERS.get(where, frozenset())
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            inner = _normalized(v, k)
+            if k in pointers and v is not None:
+                out[k] = ("set", inner)
+            elif inner not in (None, "", 0, False, [], {}):
+                out[k] = inner
+        return out
     if isinstance(value, list | tuple):
-        return [_normalized(v) for v in value]
+        return [_normalized(v, where) for v in value]
     return value
 
 
@@ -432,7 +450,7 @@ def validate_job_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
         for volume in s.get("volumes") or []:
             if isinstance(volume, dict) and volume.get("volumeClaim") is not None:
                 volume.pop("volumeClaimName", None)
-    if _normalized(a) != _normalized(b):
+    if _normalized(a, "spec") != _normalized(b, "spec"):
         return ("job updates may not change fields other than `minAvailable`, `tasks[*].replicas under spec` "
                 "and `PriorityClassName`")
     return ""
