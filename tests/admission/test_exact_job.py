@@ -471,7 +471,8 @@ def test_update_compares_pointers_as_go_does(before: dict[str, Any], after: dict
     assert validate_job_update(old, new) == expected
 
 
-@pytest.mark.parametrize(("key", "value"), [("dependsOn", {}), ("partitionPolicy", {"totalPartitions": 1, "partitionSize": 1})])
+@pytest.mark.parametrize(("key", "value"), [
+    ("dependsOn", {}), ("partitionPolicy", {"totalPartitions": 1, "partitionSize": 1})])
 def test_update_setting_a_task_pointer_is_a_change(key: str, value: dict[str, Any]) -> None:
     old, new = base_job(), base_job()
     new["spec"]["tasks"][0][key] = value
