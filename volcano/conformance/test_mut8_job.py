@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import Task, job
+from volcano.conformance.lib.builders import Task, job, job_command
 
 __all__: list[str] = []
 
@@ -43,3 +43,21 @@ def test_two_claims_mount_as_two_distinctly_named_volumes(cluster: Cluster) -> N
             assert mounts == [(pod_names[0], "/a"), (pod_names[1], "/b")]
         names += pod_names
     assert len(set(names)) == 2, names
+
+
+def test_a_command_is_announced_in_two_normal_events(cluster: Cluster) -> None:
+    """A ``Command`` (AbortJob) is consumed with a Normal ``CommandIssued`` Event on the Job, then the action
+    runs with a Normal ``ExecuteAction`` Event (upstream's text ends in a space)."""
+    name = "mut8-cmd"
+    cluster.apply(job(name, [Task(name="task", rep=1, req={"cpu": "10m"})]))
+    cluster.wait_until(lambda: bool(cluster.job_pods(name)), 120, f"a pod of {name}")
+    cluster.apply(job_command(cluster.get("Job", name), "AbortJob"))
+
+    def seen() -> set[tuple[str, str, str]]:
+        return {(str(e.get("type")), str(e.get("reason")), str(e.get("message")))
+                for e in cluster.events(kind="Job", name=name)}
+
+    wanted = {("Normal", "CommandIssued",
+               "Start to execute command AbortJob, and clean it up to make sure executed not more than once."),
+              ("Normal", "ExecuteAction", "Start to execute action AbortJob ")}
+    cluster.wait_until(lambda: wanted <= seen(), 60, f"command events on {name}")
