@@ -147,7 +147,7 @@ def test_queue_sums_pad_vectors_built_when_the_space_was_narrower() -> None:
     wide = np.array([500, 0, 1000, 2000], dtype=np.int64)
     queues = {name: SimpleNamespace(obj={"status": {}}, parent=parent)
               for name, parent in (("root", None), ("a", "root"))}
-    ssn: Any = SimpleNamespace(space=space, queues=queues)
+    ssn: Any = SimpleNamespace(space=space, queues=queues, carry=None)
     for vecs in ([narrow, wide], [narrow, narrow], [narrow]):
         out = SessionOutcome()
         status_module._queue_allocated(ssn, out, {"a": list(vecs), "gone": [wide]})

@@ -43,6 +43,7 @@ from volcano.scheduler.framework.model import (
 )
 from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.state import StateKey
 
 __all__ = ["Event", "SessionOutcome", "Statuses", "close_memos", "close_session", "job_status", "pod_group_phase",
            "session_outcome", "status_changed", "updated_conditions"]
@@ -315,13 +316,30 @@ def _queue_allocated_reference(ssn: Session, out: SessionOutcome) -> None:
     _queue_writes(ssn, out, allocated)
 
 
-def _queue_writes(ssn: Session, out: SessionOutcome, allocated: dict[str, Any]) -> None:
-    """The ``status.allocated`` write of each queue whose ``allocated`` sum differs from its own."""
+def _queue_writes(ssn: Session, out: SessionOutcome, allocated: dict[str, Any],
+                  kept: dict[str, tuple[Any, Any, Any]] | None = None) -> None:
+    """The ``status.allocated`` write of each queue whose ``allocated`` sum differs from its own.
+    With ``kept`` (the carry's, ``QUEUES_UNWRITTEN``): a queue found to need no write is noted
+    with the resource space, its ``status.allocated`` (an immutable informer mapping) and the sum,
+    and needs none while all three are the same (the verdict reads nothing else)."""
+    space = ssn.space
     for name, vec in sorted(allocated.items()):
-        res = ssn.space.to_resources(vec)
-        current = accessors.status(ssn.queues[name].obj).get("allocated") or {}
+        current = accessors.status(ssn.queues[name].obj).get("allocated") or _NO_ALLOCATED
+        if kept is not None:
+            hit = kept.get(name)
+            if hit is not None and hit[0] is space and hit[1] is current and np.array_equal(hit[2], vec):
+                continue
+        res = space.to_resources(vec)
         if Resources.from_k8s(current, field="status.allocated") != res:
             out.queues[name] = res.to_k8s()
+        elif kept is not None and type(current) is FrozenDict:
+            kept[name] = (space, current, vec.copy())
+
+
+_NO_ALLOCATED = FrozenDict()
+QUEUES_UNWRITTEN: StateKey[dict[str, tuple[Any, Any, Any]]] = StateKey("status.queues_unwritten", dict)
+"""The queues the last closes found needing no ``status.allocated`` write (``_queue_writes``),
+kept in ``JobCarry.state``."""
 
 
 # -- the one-pass derivation (``Session.reuse``) ------------------------------------------------
@@ -478,4 +496,4 @@ def _queue_allocated(ssn: Session, out: SessionOutcome, per_queue: dict[str, lis
         except ValueError:  # some built when the space was narrower: each padded first
             total = np.stack([space.fit(v) for v in vecs]).sum(axis=0, dtype=np.int64)
         _add_up(allocated, ssn, q, space.fit(total), has_root)
-    _queue_writes(ssn, out, allocated)
+    _queue_writes(ssn, out, allocated, ssn.carry.state.get(QUEUES_UNWRITTEN) if ssn.carry is not None else None)
