@@ -492,7 +492,7 @@ def _queue_allocated(ssn: Session, out: SessionOutcome, per_queue: dict[str, lis
         if q not in allocated:
             continue
         try:  # vectors of one width (as nearly always): summed as they are, the sum padded
-            total = vecs[0] if len(vecs) == 1 else np.stack(vecs).sum(axis=0, dtype=np.int64)
+            total = vecs[0] if len(vecs) == 1 else np.array(vecs).sum(axis=0, dtype=np.int64)
         except ValueError:  # some built when the space was narrower: each padded first
             total = np.stack([space.fit(v) for v in vecs]).sum(axis=0, dtype=np.int64)
         _add_up(allocated, ssn, q, space.fit(total), has_root)
