@@ -65,7 +65,7 @@ def _capacity_conf() -> str:
 CONFS: dict[str, str | None] = {"default": None, "preempt": PREEMPT_CONF, "capacity": _capacity_conf()}
 
 _JOB_SLOTS = [s for s in JobInfo.__slots__ if s not in ("memo", "_moves", "tasks", "status_counts", "_role_status",
-                                                       "_role_be_pending", "allocated", "fit_errors")]
+                                                       "_role_be_pending", "allocated", "fit_errors", "closed")]
 
 
 def _counter(c: Any) -> list[tuple[Any, int]]:

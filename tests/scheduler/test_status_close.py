@@ -29,6 +29,7 @@ from volcano.replay import ReplayConfig, SyntheticSpec, replay, synthetic_trace
 from volcano.scheduler.framework import status as status_module
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.status import SessionOutcome, session_outcome, status_changed
+from volcano.scheduler.plugins import gang as gang_module
 from volcano.testbed import FakeCluster
 
 
@@ -37,6 +38,7 @@ class Seen:
     """What the compared sessions held (so that the comparison is not vacuous)."""
 
     sessions: int = 0
+    reused: int = 0
     statuses: int = 0
     podgroups: int = 0
     events: int = 0
@@ -45,7 +47,7 @@ class Seen:
 
 
 def _view(out: SessionOutcome) -> tuple[Any, ...]:
-    return (json.dumps(out.statuses, default=str),  # key order included
+    return (json.dumps(dict(out.statuses), default=str),  # key order included
             [(id(job), json.dumps(st, default=str)) for job, st in out.podgroups],
             list(out.events),
             [(id(task), json.dumps(cond), nominated) for task, cond, nominated in out.pod_conditions],
@@ -62,14 +64,33 @@ def reference_outcome(ssn: Session) -> SessionOutcome:
     return out
 
 
+def assert_gang_conditions(ssn: Session) -> None:
+    """Each job's condition of this session (its ``transitionID`` the session's uid) is the one
+    the gang plugin's verdict on the job, worked out afresh, sets: a memo reused by the gang
+    plugin's close gave what its reading of the job gives."""
+    if "gang" not in ssn.plugins:
+        return
+    for job in ssn.jobs.values():
+        mine = [(c["type"], c["reason"], c["message"]) for c in job.conditions if c.get("transitionID") == ssn.uid]
+        verdict = gang_module._verdict(ssn, job) if job.tasks else None
+        if verdict is None:
+            assert mine == [], job.uid
+        elif verdict[0] == "Scheduled":
+            assert mine == [("Scheduled", "tasks in gang are ready to be scheduled", "")], job.uid
+        else:
+            assert mine == [("Unschedulable", "NotEnoughResources", verdict[2])], job.uid
+
+
 def _checking_close(seen: Seen) -> Callable[[Session], SessionOutcome]:
     def close(ssn: Session) -> SessionOutcome:
         ssn.close()
         out = session_outcome(ssn)
         if ssn.reuse:
+            assert_gang_conditions(ssn)
             ref = reference_outcome(ssn)
             assert _view(out) == _view(ref)
             seen.sessions += 1
+            seen.reused += getattr(out.statuses, "reused", 0)
             seen.statuses += len(out.statuses)
             seen.podgroups += len(out.podgroups)
             seen.events += len(out.events)
@@ -101,7 +122,7 @@ def test_a_replay_closes_the_same_both_ways() -> None:
         mp.setattr(scheduler_module, "close_session", _checking_close(seen))
         replay(trace, config)
     assert seen.sessions > 50
-    assert min(seen.statuses, seen.podgroups, seen.events, seen.pod_conditions, seen.queues) > 0, seen
+    assert min(seen.reused, seen.statuses, seen.podgroups, seen.events, seen.pod_conditions, seen.queues) > 0, seen
 
 
 @settings(max_examples=400, deadline=None)
@@ -126,7 +147,7 @@ def test_queue_sums_pad_vectors_built_when_the_space_was_narrower() -> None:
     wide = np.array([500, 0, 1000, 2000], dtype=np.int64)
     queues = {name: SimpleNamespace(obj={"status": {}}, parent=parent)
               for name, parent in (("root", None), ("a", "root"))}
-    ssn: Any = SimpleNamespace(space=space, queues=queues)
+    ssn: Any = SimpleNamespace(space=space, queues=queues, carry=None)
     for vecs in ([narrow, wide], [narrow, narrow], [narrow]):
         out = SessionOutcome()
         status_module._queue_allocated(ssn, out, {"a": list(vecs), "gone": [wide]})
