@@ -63,12 +63,12 @@ def shared_status(info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict | 
 def _shared_items(info: KindInfo, key: str, prior: FrozenList, value: list[Any]) -> FrozenList | None:
     """The frozen list property ``key`` stores for the list ``value`` over the stored ``prior``: the
     items that are ``prior``'s own kept, the others copied, checked and frozen; None when an item is
-    not proven to decode (``status_items_decode``) or no item is ``prior``'s own (nothing to share)."""
+    not proven to decode (``status_items_decode``)."""
     own = {id(item) for item in prior}  # ``prior`` holds its items: their ids stay theirs meanwhile
     fresh: dict[int, Any] = {}
     for i, item in enumerate(value):
         if id(item) not in own:
             fresh[i] = thaw(item)
-    if len(fresh) == len(value) or not status_items_decode(info, key, list(fresh.values())):
+    if not status_items_decode(info, key, list(fresh.values())):
         return None
     return FrozenList([freeze(fresh[i]) if i in fresh else item for i, item in enumerate(value)])
