@@ -40,6 +40,7 @@ from volcano.conformance.lib.builders import pod, pod_group, priority_class, que
 from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF_TEXT
 from volcano.scheduler.framework.job import JobInfo
 from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.snapshot import object_key
 from volcano.scheduler.framework.task import TaskInfo
 from volcano.testbed import FakeCluster
 
@@ -160,11 +161,14 @@ def assert_same_groups(snapshot: Any) -> None:
     seqs = [spec.seq for spec in snapshot.tasks]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs) and all(x >= 0 for x in seqs)
     assert snapshot.unique_uids == (len({spec.uid for spec in snapshot.tasks}) == len(snapshot.tasks))
-    delta = snapshot.delta  # the PodGroups by cache key, in snapshot order; those created since are its tail
-    assert delta is not None and list(delta.entries.values()) == snapshot.podgroups
-    keys = list(delta.entries)
+    delta = snapshot.delta  # the changed PodGroups by cache key, as in the snapshot; those created since are its tail
+    assert delta is not None
+    keys = [object_key(pg) for pg, _ in snapshot.podgroups]
+    assert len(set(keys)) == len(keys)
     assert keys[len(keys) - len(delta.entered):] == list(delta.entered)
-    assert set(delta.entered) <= set(delta.podgroups)
+    assert set(delta.entered) <= set(delta.entries) <= set(delta.podgroups)
+    assert {k: (id(pg), prio) for k, (pg, prio) in delta.entries.items()} == \
+        {k: (id(pg), prio) for k, (pg, prio) in zip(keys, snapshot.podgroups) if k in delta.podgroups}
 
 
 def _checking_session(checked: Checked) -> Callable[..., Session]:

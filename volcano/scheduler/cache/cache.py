@@ -31,17 +31,14 @@ from volcano.informers import InformerFactory
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec, TaskStatus, task_status_of
 from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.session import Snapshot
-from volcano.scheduler.framework.snapshot import CacheDelta
+from volcano.scheduler.framework.snapshot import CacheDelta, object_key
 
 __all__ = ["SchedulerCache"]
 
 Obj = dict[str, Any]
 
 
-def _key(obj: Obj) -> str:
-    meta = obj.get("metadata") or {}
-    ns = meta.get("namespace")
-    return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
+_key = object_key
 
 
 _SEQ = attrgetter("seq")
@@ -125,7 +122,6 @@ class SchedulerCache:
         self.space = ResourceSpace()
         self.pods: dict[str, TaskSpec] = {}
         self.nodes: dict[str, NodeSpec] = {}
-        self.podgroups: dict[str, Obj] = {}
         self.queues: dict[str, QueueInfo] = {}
         self.priority_classes: dict[str, Obj] = {}
         self.binding: dict[str, str] = {}
@@ -143,7 +139,7 @@ class SchedulerCache:
         snapshot works it out)."""
         self._seq = 0
         self._entries: dict[str, tuple[Obj, int]] = {}
-        """``podgroups`` (same keys, same order) with each one's job priority, kept current."""
+        """The PodGroups by key, in the order they came, each with its job priority, kept current."""
         self._default_pc: Obj | None = None
         """The global default PriorityClass (``_global_default``), worked out when a class changes."""
         self._epoch = 0
@@ -263,13 +259,11 @@ class SchedulerCache:
         key = _key(obj)
         self._pg_dirty[key] = None
         if etype == "DELETED":
-            self.podgroups.pop(key, None)
             self._entries.pop(key, None)
             self._pg_entered.pop(key, None)
             return
-        if key not in self.podgroups:
+        if key not in self._entries:
             self._pg_entered[key] = None
-        self.podgroups[key] = obj
         self._entries[key] = (obj, self._priority(obj, self._default_pc))
 
     def _on_queue(self, etype: str, obj: Obj, old: Obj | None) -> None:
@@ -292,6 +286,11 @@ class SchedulerCache:
             if now != priority:
                 entries[key] = (pg, now)
                 self._pg_dirty[key] = None
+
+    @property
+    def podgroups(self) -> dict[str, Obj]:
+        """The PodGroups by key, in the order they came (a copy)."""
+        return {key: pg for key, (pg, _) in self._entries.items()}
 
     def job_priority(self, podgroup: Obj) -> int:
         """The value of the PodGroup's PriorityClass, else the global default's, else 0."""
@@ -347,7 +346,9 @@ class SchedulerCache:
             if job_id not in by_job:
                 jobs[job_id] = None
         self._epoch += 1
-        delta = CacheDelta(self, self._epoch, self._pg_dirty, self._pg_entered, jobs, dict(self._entries))
+        entries = self._entries
+        changed = {key: entries[key] for key in self._pg_dirty if key in entries}
+        delta = CacheDelta(self, self._epoch, self._pg_dirty, self._pg_entered, jobs, changed)
         self._pg_dirty, self._pg_entered, self._job_dirty = {}, {}, {}
         self._last_by_job = by_job
         return delta

@@ -167,7 +167,7 @@ def carry_tasks(ssn: Session, snapshot: Snapshot, carry: JobCarry) -> None:
             job = carry.take(pg, parsed, priority, snapshot.default_queue, space, specs, over, vec_of)
             ssn.jobs[job.uid] = job
         carry.end()
-        carry.note(ssn.jobs, len(snapshot.podgroups), whole and not ssn.unusable, snapshot.delta, shape)
+        carry.note(snapshot.podgroups, whole and not ssn.unusable, snapshot.delta, shape)
     if carried_rows:
         open_rows(ssn, snapshot, members, carry)
         return

@@ -39,7 +39,7 @@ from typing import Any
 from volcano.informers.poison import DATA_ERRORS
 from volcano.scheduler.framework.job import JobInfo, PodGroupParse, parse_podgroup
 from volcano.scheduler.framework.resources import ResourceSpace, Vec
-from volcano.scheduler.framework.snapshot import CacheDelta
+from volcano.scheduler.framework.snapshot import CacheDelta, key_uid, object_key
 from volcano.scheduler.framework.state import State
 from volcano.scheduler.framework.task import TaskInfo, TaskSpec, TaskStatus
 
@@ -55,16 +55,15 @@ _NO_SPECS: list[TaskSpec] = []
 class Kept:
     """One carried job and the inputs it was built from."""
 
-    __slots__ = ("conditions", "default_queue", "job", "overrides", "parsed", "podgroup", "priority", "specs",
-                 "width")
+    __slots__ = ("default_queue", "job", "key", "overrides", "parsed", "podgroup", "priority", "specs", "width")
 
     def __init__(self, job: JobInfo, podgroup: Mapping[str, Any], priority: int, default_queue: str, width: int,
                  specs: list[TaskSpec], overrides: dict[str, Override], parsed: PodGroupParse) -> None:
         self.job = job
         self.parsed = parsed
         """The PodGroup's parse the job was built from."""
-        self.conditions: list[Mapping[str, Any]] = list(parsed.conditions)
-        """``parsed.conditions`` as a list (equal to the job's as built)."""
+        self.key: str | None = None
+        """The cache key of the PodGroup (set when the carry can follow a delta; ``JobCarry.note``)."""
         self.podgroup = podgroup
         self.priority = priority
         self.default_queue = default_queue
@@ -105,10 +104,6 @@ class JobCarry:
         """Sessions whose jobs followed the cache's changes (``follow``)."""
         self.visited = 0
         """Jobs ``follow`` took (``take``) rather than put back unseen."""
-        self._jobs: dict[str, JobInfo] = {}
-        """The last session's jobs mapping, as it handed it out (never the session's own dict)."""
-        self._keys: dict[str, str] = {}
-        """The cache key of the PodGroup of each of those jobs (by job uid; only with ``_whole``)."""
         self._whole = False
         """Whether the last session's jobs were every PodGroup of its snapshot, in order."""
         self._seen: tuple[object, int, str, int, tuple[str, ...]] | None = None
@@ -128,8 +123,6 @@ class JobCarry:
 
     def _forget_shape(self) -> None:
         """The next session cannot follow a delta (it takes or builds every job)."""
-        self._jobs = {}
-        self._keys = {}
         self._whole = False
         self._seen = None
 
@@ -183,16 +176,17 @@ class JobCarry:
         return job
 
 
-    def note(self, jobs: dict[str, JobInfo], podgroups: int, whole: bool, delta: CacheDelta | None,
+    def note(self, podgroups: list[tuple[Mapping[str, Any], int]], whole: bool, delta: CacheDelta | None,
              shape: tuple[str, int, tuple[str, ...]]) -> None:
-        """After a session took or built every job: remember its ``jobs`` (in the order of the
-        ``podgroups`` of its snapshot; ``whole``: every one of them became a job, none unusable)
-        and what the next session must match to follow a delta (``follow``)."""
-        if delta is None or not whole or len(jobs) != podgroups or len(delta.entries) != podgroups:
+        """After a session took or built every job (``end`` done): remember, when every one of
+        its snapshot's ``podgroups`` became a job in order (``whole``: none unusable, none of an
+        unknown queue), each job's cache key and what the next session must match to follow a
+        delta (``follow``)."""
+        if delta is None or not whole or len(self._last) != len(podgroups):
             self._forget_shape()
             return
-        self._jobs = dict(jobs)
-        self._keys = dict(zip(jobs, delta.entries))  # the jobs are the PodGroups, in order, one each
+        for kept, (pg, _) in zip(self._last.values(), podgroups):
+            kept.key = object_key(pg)
         self._whole = True
         self._seen = (delta.source, delta.epoch, *shape)
 
@@ -209,75 +203,77 @@ class JobCarry:
                 or seen[1] + 1 != delta.epoch or seen[2:] != shape:
             return None
         default_queue, _, queues = shape
-        entries = delta.entries
-        uid_of = {key: uid for uid, key in self._keys.items()} if delta.podgroups else {}
-        changed: dict[str, PodGroupParse] = {}
-        for key in delta.podgroups:
-            entry = entries.get(key)
-            if entry is None:
-                continue
-            try:
-                parsed = parse_podgroup(entry[0], default_queue)
-            except DATA_ERRORS:
-                return None
-            known = uid_of.get(key)
-            if parsed.queue not in queues or (known is not None and known != parsed.uid) \
-                    or (known is None and (parsed.uid in self._jobs or key not in delta.entered)):
-                return None
-            changed[key] = parsed
+        last = self._last
+        changed = self._changed(delta, default_queue, queues)
+        if changed is None:
+            return None
         self.begin()
-        self._next = nxt = dict(self._last)
-        jobs = dict(self._jobs)
-        keys = dict(self._keys)
+        self._next = nxt = dict(last)
+        entered = delta.entered
         for key in delta.podgroups:
-            uid = uid_of.get(key)
-            if uid is None:
+            kept = last.get(key_uid(key))
+            if kept is None or kept.key != key:
                 continue
-            if key not in entries:  # deleted
-                self.dropped.append(nxt.pop(uid))
-                del jobs[uid], keys[uid]
-            elif key in delta.entered:  # deleted and created again: it goes to the end
-                del nxt[uid], jobs[uid], keys[uid]
+            if key not in changed:  # deleted
+                self.dropped.append(nxt.pop(kept.job.uid))
+            elif key in entered:  # deleted and created again: it goes to the end
+                del nxt[kept.job.uid]
         visited: set[str] = set()
-        for key, parsed in changed.items():  # replaced in place
-            if key not in delta.entered:
-                uid = parsed.uid
-                jobs[uid] = self._take_entry(entries[key], parsed, default_queue, space, members, by_job, vec_of)
-                visited.add(uid)
-        for key in delta.entered:  # appended in the cache's order
-            parsed = changed[key]
-            uid = parsed.uid
-            jobs[uid] = self._take_entry(entries[key], parsed, default_queue, space, members, by_job, vec_of)
-            keys[uid] = key
-            visited.add(uid)
+        for key, (entry, parsed) in changed.items():  # replaced in place
+            if key not in entered:
+                self._take_entry(key, entry, parsed, default_queue, space, members, by_job, vec_of)
+                visited.add(parsed.uid)
+        for key in entered:  # appended in the cache's order
+            entry, parsed = changed[key]
+            self._take_entry(key, entry, parsed, default_queue, space, members, by_job, vec_of)
+            visited.add(parsed.uid)
         for uid in delta.jobs:
-            if uid in jobs and uid not in visited:
-                kept = nxt[uid]
-                jobs[uid] = self._take_entry(entries[keys[uid]], kept.parsed, default_queue, space, members, by_job,
-                                             vec_of)
+            kept = nxt.get(uid)
+            if kept is not None and uid not in visited:
+                self._take_entry(kept.key, (kept.podgroup, kept.priority), kept.parsed, default_queue, space,
+                                 members, by_job, vec_of)
                 visited.add(uid)
         for uid, kept in nxt.items():
             if uid not in visited:
                 job = kept.job
-                if job.conditions != kept.conditions:
-                    job.conditions = [dict(c) for c in kept.parsed.conditions]
+                job.conditions = list(map(dict, kept.parsed.conditions))
                 self.restored += job.moved
                 _refresh(job, kept.parsed, space, kept.overrides)
         self.carried += len(nxt) - len(visited)
         self.visited += len(visited)
         self.followed += 1
         self._last, self._next = nxt, {}
-        self._jobs, self._keys = jobs, keys
         self._seen = (delta.source, delta.epoch, *shape)
-        return dict(jobs)
+        return {uid: kept.job for uid, kept in nxt.items()}
 
-    def _take_entry(self, entry: tuple[Mapping[str, Any], int], parsed: PodGroupParse, default_queue: str,
-                    space: ResourceSpace, members: Mapping[str, list[TaskSpec]],
-                    by_job: Mapping[str, dict[str, Override]], vec_of: Callable[[TaskSpec], Vec]) -> JobInfo:
-        """``take`` for the PodGroup ``entry`` (object, priority) with its members and overrides."""
+    def _changed(self, delta: CacheDelta, default_queue: str, queues: tuple[str, ...]
+                 ) -> dict[str, tuple[tuple[Mapping[str, Any], int], PodGroupParse]] | None:
+        """The PodGroups of ``delta`` still present, by key, with their entry and parse; None when
+        one cannot become a job in its place (unreadable, unknown queue, or not the job of the
+        same key last session while not created since)."""
+        changed: dict[str, tuple[tuple[Mapping[str, Any], int], PodGroupParse]] = {}
+        last = self._last
+        for key, entry in delta.entries.items():
+            try:
+                parsed = parse_podgroup(entry[0], default_queue)
+            except DATA_ERRORS:
+                return None
+            kept = last.get(parsed.uid)
+            if parsed.queue not in queues or parsed.uid != key_uid(key) \
+                    or (kept is not None and kept.key != key) or (kept is None and key not in delta.entered):
+                return None
+            changed[key] = (entry, parsed)
+        return changed
+
+    def _take_entry(self, key: str | None, entry: tuple[Mapping[str, Any], int], parsed: PodGroupParse,
+                    default_queue: str, space: ResourceSpace, members: Mapping[str, list[TaskSpec]],
+                    by_job: Mapping[str, dict[str, Override]], vec_of: Callable[[TaskSpec], Vec]) -> None:
+        """``take`` for the PodGroup ``entry`` (object, priority) of cache ``key``, with its members
+        and overrides (the job and its key are in ``_next``)."""
         uid = parsed.uid
-        return self.take(entry[0], parsed, entry[1], default_queue, space, members.get(uid, _NO_SPECS),
-                         by_job.get(uid) or _NO_OVERRIDES, vec_of)
+        self.take(entry[0], parsed, entry[1], default_queue, space, members.get(uid, _NO_SPECS),
+                  by_job.get(uid) or _NO_OVERRIDES, vec_of)
+        self._next[uid].key = key
 
 
 def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> None:

@@ -11,7 +11,19 @@ from volcano.scheduler.framework.queue import QueueInfo
 from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.task import TaskSpec, TaskStatus
 
-__all__ = ["CacheDelta", "Snapshot"]
+__all__ = ["CacheDelta", "Snapshot", "key_uid", "object_key"]
+
+
+def object_key(obj: Mapping[str, Any]) -> str:
+    """The scheduler cache's key of an object: ``namespace/name``, or ``name`` without a namespace."""
+    meta = obj.get("metadata") or {}
+    ns = meta.get("namespace")
+    return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
+
+
+def key_uid(key: str) -> str:
+    """The job uid (``namespace/name``, namespace ``default`` when none) of a PodGroup's cache key."""
+    return key if "/" in key else f"default/{key}"
 
 
 class CacheDelta:
@@ -34,7 +46,8 @@ class CacheDelta:
         self.jobs = jobs
         """Job ids (``TaskSpec.job_id``) whose member pods or overrides changed."""
         self.entries = entries
-        """Every PodGroup with its job priority, by cache key, in ``Snapshot.podgroups`` order."""
+        """The PodGroups of ``podgroups`` still present, by cache key, with their job priority (the
+        very entries of ``Snapshot.podgroups``)."""
 
 
 @dataclass
