@@ -11,6 +11,12 @@ effect, as Volcano's cache ignores stale pod updates during a bind.
 ``generation`` counts every change of what a snapshot is made of (each informer
 delivery, each bind or eviction remembered): a scheduler whose last cycle did
 nothing and sees the same generation knows its next cycle would do nothing too.
+
+Each snapshot also tells what changed since the one before it (``Snapshot.delta``,
+a ``CacheDelta``): the PodGroups replaced, created or deleted, or whose job priority
+moved (by cache key), those created since (in cache order: a suffix of it), and the
+job ids whose member pods or overrides changed. A session carrying its jobs from the
+last snapshot's session visits only those (``framework.build``).
 """
 
 from __future__ import annotations
@@ -25,16 +31,14 @@ from volcano.informers import InformerFactory
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec, TaskStatus, task_status_of
 from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.session import Snapshot
+from volcano.scheduler.framework.snapshot import CacheDelta, object_key
 
 __all__ = ["SchedulerCache"]
 
 Obj = dict[str, Any]
 
 
-def _key(obj: Obj) -> str:
-    meta = obj.get("metadata") or {}
-    ns = meta.get("namespace")
-    return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
+_key = object_key
 
 
 _SEQ = attrgetter("seq")
@@ -118,7 +122,6 @@ class SchedulerCache:
         self.space = ResourceSpace()
         self.pods: dict[str, TaskSpec] = {}
         self.nodes: dict[str, NodeSpec] = {}
-        self.podgroups: dict[str, Obj] = {}
         self.queues: dict[str, QueueInfo] = {}
         self.priority_classes: dict[str, Obj] = {}
         self.binding: dict[str, str] = {}
@@ -135,6 +138,20 @@ class SchedulerCache:
         """Whether no two pods share a uid (None: not known since a pod came with a uid; the next
         snapshot works it out)."""
         self._seq = 0
+        self._entries: dict[str, tuple[Obj, int]] = {}
+        """The PodGroups by key, in the order they came, each with its job priority, kept current."""
+        self._default_pc: Obj | None = None
+        """The global default PriorityClass (``_global_default``), worked out when a class changes."""
+        self._epoch = 0
+        """Snapshots taken (the next one's ``CacheDelta.epoch``)."""
+        self._pg_dirty: dict[str, None] = {}
+        """PodGroup keys replaced, created or deleted, or whose priority moved, since the last snapshot."""
+        self._pg_entered: dict[str, None] = {}
+        """PodGroup keys created since the last snapshot (in ``podgroups`` order: its tail)."""
+        self._job_dirty: dict[str, None] = {}
+        """Job ids whose member pods changed since the last snapshot."""
+        self._last_by_job: Mapping[str, dict[str, tuple[TaskStatus, str]]] = {}
+        """The last snapshot's overrides by job (a job whose overrides differ is dirty)."""
         self.informers = informers
         informers.informer("Pod").add_handler(self._on_pod)
         informers.informer("Node").add_handler(self._on_node)
@@ -143,7 +160,7 @@ class SchedulerCache:
         informers.informer("PriorityClass").add_handler(self._on_pc)
 
     def _on_pod(self, etype: str, obj: Obj, old: Obj | None) -> None:
-        self.generation += 1
+        self.generation += 1  # every group a pod enters or leaves is marked (``_enter``, ``_forget``, ``_replace``)
         key = _key(obj)
         spec = obj.get("spec") or {}
         if etype == "DELETED":
@@ -193,6 +210,7 @@ class SchedulerCache:
 
     def _enter(self, task: TaskSpec) -> None:
         """Put ``task`` in its job's group (at its place by ``seq``)."""
+        self._job_dirty[task.job_id] = None
         group = self._writable(task.job_id)
         if group is None:
             self._groups[task.job_id] = [task]
@@ -205,6 +223,7 @@ class SchedulerCache:
         """Put ``task`` where ``previous`` (the same pod, the same job, the same ``seq``) was."""
         if self._unique is False:
             self._unique = None
+        self._job_dirty[task.job_id] = None
         group = self._writable(task.job_id)
         assert group is not None
         group[self._at(group, previous)] = task
@@ -216,6 +235,7 @@ class SchedulerCache:
             return
         if self._unique is False:
             self._unique = None
+        self._job_dirty[task.job_id] = None
         group = self._writable(task.job_id)
         assert group is not None
         if len(group) == 1:
@@ -236,10 +256,15 @@ class SchedulerCache:
 
     def _on_podgroup(self, etype: str, obj: Obj, old: Obj | None) -> None:
         self.generation += 1
+        key = _key(obj)
+        self._pg_dirty[key] = None
         if etype == "DELETED":
-            self.podgroups.pop(_key(obj), None)
-        else:
-            self.podgroups[_key(obj)] = obj
+            self._entries.pop(key, None)
+            self._pg_entered.pop(key, None)
+            return
+        if key not in self._entries:
+            self._pg_entered[key] = None
+        self._entries[key] = (obj, self._priority(obj, self._default_pc))
 
     def _on_queue(self, etype: str, obj: Obj, old: Obj | None) -> None:
         self.generation += 1
@@ -254,6 +279,18 @@ class SchedulerCache:
             self.priority_classes.pop(_key(obj), None)
         else:
             self.priority_classes[_key(obj)] = obj
+        self._default_pc = default = self._global_default()
+        entries = self._entries
+        for key, (pg, priority) in entries.items():  # a value replaced keeps its place
+            now = self._priority(pg, default)
+            if now != priority:
+                entries[key] = (pg, now)
+                self._pg_dirty[key] = None
+
+    @property
+    def podgroups(self) -> dict[str, Obj]:
+        """The PodGroups by key, in the order they came (a copy)."""
+        return {key: pg for key, (pg, _) in self._entries.items()}
 
     def job_priority(self, podgroup: Obj) -> int:
         """The value of the PodGroup's PriorityClass, else the global default's, else 0."""
@@ -290,12 +327,28 @@ class SchedulerCache:
             if spec is not None and spec.node_name:
                 overrides[spec.uid] = by_job.setdefault(spec.job_id, {})[spec.uid] = \
                     (TaskStatus.Releasing, spec.node_name)
-        default = self._global_default()
-        groups: list[tuple[Mapping[str, Any], int]] = [(pg, self._priority(pg, default))
-                                                       for pg in self.podgroups.values()]
+        groups: list[tuple[Mapping[str, Any], int]] = list(self._entries.values())
         pcs = {name: int(p.get("value") or 0) for name, p in self.priority_classes.items()}
         self._handed = members = dict(self._groups)
         return Snapshot(self.space, list(self.nodes.values()), groups, list(self.pods.values()),
                         list(self.queues.values()), self.default_queue, pcs, overrides, self._shared,
                         members=members, overrides_by_job=by_job, unique_uids=self._unique_uids(),
-                        registered=True)
+                        registered=True, delta=self._delta(by_job))
+
+    def _delta(self, by_job: dict[str, dict[str, tuple[TaskStatus, str]]]) -> CacheDelta:
+        """What changed since the last snapshot (see the module docstring); starts the next count."""
+        jobs = self._job_dirty
+        last = self._last_by_job
+        for job_id, over in by_job.items():
+            if last.get(job_id) != over:
+                jobs[job_id] = None
+        for job_id in last:
+            if job_id not in by_job:
+                jobs[job_id] = None
+        self._epoch += 1
+        entries = self._entries
+        changed = {key: entries[key] for key in self._pg_dirty if key in entries}
+        delta = CacheDelta(self, self._epoch, self._pg_dirty, self._pg_entered, jobs, changed)
+        self._pg_dirty, self._pg_entered, self._job_dirty = {}, {}, {}
+        self._last_by_job = by_job
+        return delta
