@@ -36,21 +36,26 @@ def allocate_for_tasks(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: dequ
         return None
     taken = memo.begin(job, tasks)
     placed: list[Placed] = []
-    stmt = _visit(ssn, job, queue, tasks, look, placed if taken is not None else None)
-    memo.record(job, queue, taken, placed if stmt is None else None, len(tasks))
+    asked: list[bool] = []
+    stmt = _visit(ssn, job, queue, tasks, look, placed if taken is not None else None, asked)
+    memo.record(job, queue, taken, placed if stmt is None else None, len(tasks), asked)
     return stmt
 
 
 def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo], look: Lookahead | None,
-           placed: list[Placed] | None = None) -> Statement | None:
-    """``allocate_for_tasks`` itself; a discarded visit lists its placements in ``placed``."""
+           placed: list[Placed] | None = None, asked: list[bool] | None = None) -> Statement | None:
+    """``allocate_for_tasks`` itself; a discarded visit lists its placements in ``placed``;
+    ``asked`` gets the ALLOCATABLE answers, one per task taken, in order."""
     stmt = Statement(ssn)
     table = ssn.table
     if look is None:
         look = Lookahead(ssn)
     while tasks:
         task = tasks.popleft()
-        if not ssn.allocatable(queue, task):
+        allowed = ssn.allocatable(queue, task)
+        if asked is not None:
+            asked.append(allowed)
+        if not allowed:
             continue
         if task.spec.gated:
             continue
