@@ -21,7 +21,8 @@ visit that provably reads the same replays the outcome instead of placing again:
   (identity), status and node in task order, and the tasks the visit takes in
   the order it takes them;
 * the ALLOCATABLE answers, in the order asked (one per task taken). Of the
-  plugins below only proportion answers it, from the queue's state, its
+  plugins below only proportion can answer it (when its option enables the
+  point; otherwise every answer is yes), from the queue's state, its
   deserved share and its allocation, which grows by each placed task's request
   as the visit places it. The answers are equal when the queue's state,
   deserved share and non-zero allocation are (the fast check); otherwise they
@@ -55,7 +56,7 @@ or when a visit of the job does not end discarded.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,7 @@ import numpy.typing as npt
 
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskSpec, TaskStatus
 from volcano.scheduler.framework.node import NodeTable
+from volcano.scheduler.framework.points import ALLOCATABLE
 from volcano.scheduler.framework.quota import queue_allocatable
 from volcano.scheduler.framework.select import row_failures
 from volcano.scheduler.framework.session import Session
@@ -166,6 +168,37 @@ def _write_rows(table: NodeTable, rows: npt.NDArray[np.intp], values: npt.NDArra
         at += width
 
 
+class Quota:
+    """ALLOCATABLE for the tasks of one visit of a job of ``queue``, as the built-in plugins answer
+    it (only proportion can, when it registered the point: queue Open, and allocation plus request
+    within the deserved share on the requested dimensions; ``proportion`` None: nobody did),
+    where the visit's placements reach the plugins' event handlers only later (a quiet
+    ``Statement``): ``placed`` adds a placed task's request to the allocation with the
+    arithmetic, and in the order, of proportion's own handler."""
+
+    __slots__ = ("allocated", "deserved", "fixed")
+
+    def __init__(self, proportion: ProportionPlugin | None, queue: QueueInfo) -> None:
+        attr = proportion.attrs.get(queue.name) if proportion is not None else None
+        self.fixed: bool | None = True if proportion is None else (
+            False if queue.state != "Open" or attr is None else None)
+        self.allocated: dict[str, Any] = dict(attr.allocated) if attr is not None else {}
+        self.deserved: Mapping[str, Any] = attr.quota.deserved if attr is not None else {}
+
+    def allowed(self, task: TaskInfo) -> bool:
+        """The ALLOCATABLE answer for ``task`` now."""
+        if self.fixed is not None:
+            return self.fixed
+        return queue_allocatable(self.allocated, task.spec.requests, self.deserved)
+
+    def placed(self, task: TaskInfo) -> None:
+        """``task`` was placed (the allocation the next answers read grows by its request)."""
+        if self.fixed is None:
+            allocated = self.allocated
+            for name, value in task.spec.requests.items():
+                allocated[name] = allocated.get(name, 0) + value
+
+
 class FutileMemo:
     """The memo of one allocate action (see the module docstring)."""
 
@@ -178,7 +211,12 @@ class FutileMemo:
         self._table: tuple[int, npt.NDArray[np.int64]] = (-1, np.zeros((0, 0), dtype=np.int64))
         self._specs: list[Any] | None = None
         self._reps: tuple[int, ...] = ()
-        self._proportion = next((p for p in ssn.plugins.values() if type(p) is ProportionPlugin), None)
+        # Of the plugins above only proportion can answer ALLOCATABLE (when its option enables it).
+        self._proportion = next((p for p in ssn.plugins.values() if type(p) is ProportionPlugin), None) \
+            if ssn.has(ALLOCATABLE) else None
+        if ssn.has(ALLOCATABLE) and self._proportion is None:
+            self.enabled = False
+            self.entries = {}
         self.replayed = 0
         """Visits replayed in this action (a count for tests and profiles)."""
 
@@ -205,22 +243,19 @@ class FutileMemo:
         """The ALLOCATABLE answers for the first ``n`` tasks of ``taken`` when ``placed`` are placed
         as they are asked, from the queue as it is now (proportion's test and its event handler's
         sums, in the same order)."""
-        if self._proportion is None:
-            return (True,) * n
-        attr = self._proportion.attrs.get(queue.name)
-        if queue.state != "Open" or attr is None:
-            return (False,) * n
-        allocated = dict(attr.allocated)
-        deserved = attr.quota.deserved
+        quota = self.quota(queue)
         uids = {uid for uid, _, _ in placed}
         out: list[bool] = []
         for task in taken[:n]:
-            requests = task.spec.requests
-            out.append(queue_allocatable(allocated, requests, deserved))
+            out.append(quota.allowed(task))
             if task.uid in uids:
-                for name, value in requests.items():
-                    allocated[name] = allocated.get(name, 0) + value
+                quota.placed(task)
         return tuple(out)
+
+    def quota(self, queue: QueueInfo) -> Quota:
+        """ALLOCATABLE for a quiet visit of a job of ``queue`` (only valid where the memo is
+        enabled: the session's plugins are the built-in ones above)."""
+        return Quota(self._proportion, queue)
 
     def _eligible(self, job: JobInfo, taken: Iterable[TaskInfo]) -> tuple[int, ...] | None:
         """Whether the visit can be recorded: the positions in ``taken`` of the first task of each
