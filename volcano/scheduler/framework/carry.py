@@ -233,12 +233,20 @@ class JobCarry:
                 self._take_entry(kept.key, (kept.podgroup, kept.priority), kept.parsed, default_queue, space,
                                  members, by_job, vec_of)
                 visited.add(uid)
-        for uid, kept in nxt.items():
-            if uid not in visited:
-                job = kept.job
-                job.conditions = list(map(dict, kept.parsed.conditions))
-                self.restored += job.moved
-                _refresh(job, kept.parsed, space, kept.overrides)
+        restored = 0
+        for uid, kept in nxt.items():  # ``_refresh`` inlined: this loop runs over every job
+            if uid in visited:
+                continue
+            job, p = kept.job, kept.parsed
+            job.conditions = list(map(dict, p.conditions))
+            job.phase = p.phase
+            if job.fit_errors:
+                job.fit_errors = {}
+            job.job_fit_errors = ""
+            if job.moved or job.min_task_member != p.min_task_member:
+                restored += job.moved
+                _refresh(job, p, space, kept.overrides)
+        self.restored += restored
         self.carried += len(nxt) - len(visited)
         self.visited += len(visited)
         self.followed += 1
