@@ -141,8 +141,9 @@ class SchedulerCache:
         """Whether no two pods share a uid (None: not known since a pod came with a uid; the next
         snapshot works it out)."""
         self._seq = 0
-        self._entries: dict[str, tuple[Obj, int]] = {}
-        """The PodGroups by key, in the order they came, each with its job priority, kept current."""
+        self.podgroups: dict[str, Obj] = {}
+        self._priorities: dict[str, int] = {}
+        """The job priority of each PodGroup whose priority is not 0 (by key), kept current."""
         self._default_pc: Obj | None = None
         """The global default PriorityClass (``_global_default``), worked out when a class changes."""
         self._epoch = 0
@@ -215,7 +216,7 @@ class SchedulerCache:
 
     def _check_cap(self) -> None:
         """Give up telling the changes once they are more than ``_DELTA_CAP`` allows."""
-        if len(self._job_dirty) + len(self._pg_dirty) > _DELTA_CAP + len(self._entries) // 4:
+        if len(self._job_dirty) + len(self._pg_dirty) > _DELTA_CAP + len(self.podgroups) // 4:
             self._overflow = True
             self._pg_dirty, self._pg_entered, self._job_dirty = {}, {}, {}
 
@@ -283,12 +284,14 @@ class SchedulerCache:
         key = _key(obj)
         self._mark_podgroup(key)
         if etype == "DELETED":
-            self._entries.pop(key, None)
+            self.podgroups.pop(key, None)
+            self._priorities.pop(key, None)
             self._pg_entered.pop(key, None)
             return
-        if key not in self._entries and not self._overflow:
+        if key not in self.podgroups and not self._overflow:
             self._pg_entered[key] = None
-        self._entries[key] = (obj, self._priority(obj, self._default_pc))
+        self.podgroups[key] = obj
+        self._set_priority(key, self._priority(obj, self._default_pc))
 
     def _on_queue(self, etype: str, obj: Obj, old: Obj | None) -> None:
         self.generation += 1
@@ -304,17 +307,19 @@ class SchedulerCache:
         else:
             self.priority_classes[_key(obj)] = obj
         self._default_pc = default = self._global_default()
-        entries = self._entries
-        for key, (pg, priority) in entries.items():  # a value replaced keeps its place
+        known = self._priorities
+        for key, pg in self.podgroups.items():
             now = self._priority(pg, default)
-            if now != priority:
-                entries[key] = (pg, now)
+            if now != known.get(key, 0):
+                self._set_priority(key, now)
                 self._mark_podgroup(key)
 
-    @property
-    def podgroups(self) -> dict[str, Obj]:
-        """The PodGroups by key, in the order they came (a copy)."""
-        return {key: pg for key, (pg, _) in self._entries.items()}
+    def _set_priority(self, key: str, priority: int) -> None:
+        """Keep ``priority`` as the job priority of PodGroup ``key`` (0: none kept)."""
+        if priority:
+            self._priorities[key] = priority
+        else:
+            self._priorities.pop(key, None)
 
     def job_priority(self, podgroup: Obj) -> int:
         """The value of the PodGroup's PriorityClass, else the global default's, else 0."""
@@ -351,7 +356,9 @@ class SchedulerCache:
             if spec is not None and spec.node_name:
                 overrides[spec.uid] = by_job.setdefault(spec.job_id, {})[spec.uid] = \
                     (TaskStatus.Releasing, spec.node_name)
-        groups: list[tuple[Mapping[str, Any], int]] = list(self._entries.values())
+        get = self._priorities.get
+        groups: list[tuple[Mapping[str, Any], int]] = [(pg, get(key, 0)) for key, pg in self.podgroups.items()] \
+            if self._priorities else [(pg, 0) for pg in self.podgroups.values()]
         pcs = {name: int(p.get("value") or 0) for name, p in self.priority_classes.items()}
         self._handed = members = dict(self._groups)
         return Snapshot(self.space, list(self.nodes.values()), groups, list(self.pods.values()),
@@ -374,8 +381,8 @@ class SchedulerCache:
         for job_id in last:
             if job_id not in by_job:
                 jobs[job_id] = None
-        entries = self._entries
-        changed = {key: entries[key] for key in self._pg_dirty if key in entries}
+        podgroups, get = self.podgroups, self._priorities.get
+        changed = {key: (podgroups[key], get(key, 0)) for key in self._pg_dirty if key in podgroups}
         delta = CacheDelta(self, self._epoch, self._pg_dirty, self._pg_entered, jobs, changed)
         self._pg_dirty, self._pg_entered, self._job_dirty = {}, {}, {}
         self._last_by_job = by_job
