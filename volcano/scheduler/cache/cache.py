@@ -39,6 +39,9 @@ Obj = dict[str, Any]
 
 
 _key = object_key
+_DELTA_CAP = 256
+"""Changes between two snapshots beyond which (plus a quarter of the PodGroups) a snapshot tells
+none: the next session takes every job, and a burst of arrivals keeps no dirty sets."""
 
 
 _SEQ = attrgetter("seq")
@@ -138,8 +141,9 @@ class SchedulerCache:
         """Whether no two pods share a uid (None: not known since a pod came with a uid; the next
         snapshot works it out)."""
         self._seq = 0
-        self._entries: dict[str, tuple[Obj, int]] = {}
-        """The PodGroups by key, in the order they came, each with its job priority, kept current."""
+        self.podgroups: dict[str, Obj] = {}
+        self._priorities: dict[str, int] = {}
+        """The job priority of each PodGroup whose priority is not 0 (by key), kept current."""
         self._default_pc: Obj | None = None
         """The global default PriorityClass (``_global_default``), worked out when a class changes."""
         self._epoch = 0
@@ -150,6 +154,9 @@ class SchedulerCache:
         """PodGroup keys created since the last snapshot (in ``podgroups`` order: its tail)."""
         self._job_dirty: dict[str, None] = {}
         """Job ids whose member pods changed since the last snapshot."""
+        self._overflow = False
+        """Whether more changed since the last snapshot than ``_DELTA_CAP`` allows: the next snapshot
+        tells nothing (``delta`` None) and the dirty sets are not kept (no memory for a burst)."""
         self._last_by_job: Mapping[str, dict[str, tuple[TaskStatus, str]]] = {}
         """The last snapshot's overrides by job (a job whose overrides differ is dirty)."""
         self.informers = informers
@@ -195,6 +202,24 @@ class SchedulerCache:
         if previous is None or previous.uid != task.uid:
             self._unique = None
 
+    def _mark_job(self, job_id: str) -> None:
+        """Note that job ``job_id``'s member pods changed (see ``_overflow``)."""
+        if not self._overflow:
+            self._job_dirty[job_id] = None
+            self._check_cap()
+
+    def _mark_podgroup(self, key: str) -> None:
+        """Note that the PodGroup of ``key`` changed, came, left or moved in priority (see ``_overflow``)."""
+        if not self._overflow:
+            self._pg_dirty[key] = None
+            self._check_cap()
+
+    def _check_cap(self) -> None:
+        """Give up telling the changes once they are more than ``_DELTA_CAP`` allows."""
+        if len(self._job_dirty) + len(self._pg_dirty) > _DELTA_CAP + len(self.podgroups) // 4:
+            self._overflow = True
+            self._pg_dirty, self._pg_entered, self._job_dirty = {}, {}, {}
+
     def _writable(self, job_id: str) -> list[TaskSpec] | None:
         """``job_id``'s group, safe to change in place: a list the last snapshot handed out is
         copied first (once per snapshot; copy on write), so a handed-out list never changes and
@@ -210,7 +235,7 @@ class SchedulerCache:
 
     def _enter(self, task: TaskSpec) -> None:
         """Put ``task`` in its job's group (at its place by ``seq``)."""
-        self._job_dirty[task.job_id] = None
+        self._mark_job(task.job_id)
         group = self._writable(task.job_id)
         if group is None:
             self._groups[task.job_id] = [task]
@@ -223,7 +248,7 @@ class SchedulerCache:
         """Put ``task`` where ``previous`` (the same pod, the same job, the same ``seq``) was."""
         if self._unique is False:
             self._unique = None
-        self._job_dirty[task.job_id] = None
+        self._mark_job(task.job_id)
         group = self._writable(task.job_id)
         assert group is not None
         group[self._at(group, previous)] = task
@@ -235,7 +260,7 @@ class SchedulerCache:
             return
         if self._unique is False:
             self._unique = None
-        self._job_dirty[task.job_id] = None
+        self._mark_job(task.job_id)
         group = self._writable(task.job_id)
         assert group is not None
         if len(group) == 1:
@@ -257,14 +282,16 @@ class SchedulerCache:
     def _on_podgroup(self, etype: str, obj: Obj, old: Obj | None) -> None:
         self.generation += 1
         key = _key(obj)
-        self._pg_dirty[key] = None
+        self._mark_podgroup(key)
         if etype == "DELETED":
-            self._entries.pop(key, None)
+            self.podgroups.pop(key, None)
+            self._priorities.pop(key, None)
             self._pg_entered.pop(key, None)
             return
-        if key not in self._entries:
+        if key not in self.podgroups and not self._overflow:
             self._pg_entered[key] = None
-        self._entries[key] = (obj, self._priority(obj, self._default_pc))
+        self.podgroups[key] = obj
+        self._set_priority(key, self._priority(obj, self._default_pc))
 
     def _on_queue(self, etype: str, obj: Obj, old: Obj | None) -> None:
         self.generation += 1
@@ -280,17 +307,19 @@ class SchedulerCache:
         else:
             self.priority_classes[_key(obj)] = obj
         self._default_pc = default = self._global_default()
-        entries = self._entries
-        for key, (pg, priority) in entries.items():  # a value replaced keeps its place
+        known = self._priorities
+        for key, pg in self.podgroups.items():
             now = self._priority(pg, default)
-            if now != priority:
-                entries[key] = (pg, now)
-                self._pg_dirty[key] = None
+            if now != known.get(key, 0):
+                self._set_priority(key, now)
+                self._mark_podgroup(key)
 
-    @property
-    def podgroups(self) -> dict[str, Obj]:
-        """The PodGroups by key, in the order they came (a copy)."""
-        return {key: pg for key, (pg, _) in self._entries.items()}
+    def _set_priority(self, key: str, priority: int) -> None:
+        """Keep ``priority`` as the job priority of PodGroup ``key`` (0: none kept)."""
+        if priority:
+            self._priorities[key] = priority
+        else:
+            self._priorities.pop(key, None)
 
     def job_priority(self, podgroup: Obj) -> int:
         """The value of the PodGroup's PriorityClass, else the global default's, else 0."""
@@ -327,7 +356,9 @@ class SchedulerCache:
             if spec is not None and spec.node_name:
                 overrides[spec.uid] = by_job.setdefault(spec.job_id, {})[spec.uid] = \
                     (TaskStatus.Releasing, spec.node_name)
-        groups: list[tuple[Mapping[str, Any], int]] = list(self._entries.values())
+        get = self._priorities.get
+        groups: list[tuple[Mapping[str, Any], int]] = [(pg, get(key, 0)) for key, pg in self.podgroups.items()] \
+            if self._priorities else [(pg, 0) for pg in self.podgroups.values()]
         pcs = {name: int(p.get("value") or 0) for name, p in self.priority_classes.items()}
         self._handed = members = dict(self._groups)
         return Snapshot(self.space, list(self.nodes.values()), groups, list(self.pods.values()),
@@ -335,8 +366,13 @@ class SchedulerCache:
                         members=members, overrides_by_job=by_job, unique_uids=self._unique_uids(),
                         registered=True, delta=self._delta(by_job))
 
-    def _delta(self, by_job: dict[str, dict[str, tuple[TaskStatus, str]]]) -> CacheDelta:
+    def _delta(self, by_job: dict[str, dict[str, tuple[TaskStatus, str]]]) -> CacheDelta | None:
         """What changed since the last snapshot (see the module docstring); starts the next count."""
+        self._epoch += 1  # a snapshot telling nothing counts too: the next one's delta is not from before it
+        if self._overflow:
+            self._overflow = False
+            self._last_by_job = by_job
+            return None
         jobs = self._job_dirty
         last = self._last_by_job
         for job_id, over in by_job.items():
@@ -345,9 +381,8 @@ class SchedulerCache:
         for job_id in last:
             if job_id not in by_job:
                 jobs[job_id] = None
-        self._epoch += 1
-        entries = self._entries
-        changed = {key: entries[key] for key in self._pg_dirty if key in entries}
+        podgroups, get = self.podgroups, self._priorities.get
+        changed = {key: (podgroups[key], get(key, 0)) for key in self._pg_dirty if key in podgroups}
         delta = CacheDelta(self, self._epoch, self._pg_dirty, self._pg_entered, jobs, changed)
         self._pg_dirty, self._pg_entered, self._job_dirty = {}, {}, {}
         self._last_by_job = by_job

@@ -63,7 +63,8 @@ class Kept:
         self.parsed = parsed
         """The PodGroup's parse the job was built from."""
         self.key: str | None = None
-        """The cache key of the PodGroup (set when the carry can follow a delta; ``JobCarry.note``)."""
+        """The cache key of the PodGroup when it is not the job's uid (set when the carry can follow
+        a delta; ``JobCarry.note``; None: the uid, so that no string is kept per job)."""
         self.podgroup = podgroup
         self.priority = priority
         self.default_queue = default_queue
@@ -185,8 +186,9 @@ class JobCarry:
         if delta is None or not whole or len(self._last) != len(podgroups):
             self._forget_shape()
             return
-        for kept, (pg, _) in zip(self._last.values(), podgroups):
-            kept.key = object_key(pg)
+        for (uid, kept), (pg, _) in zip(self._last.items(), podgroups):
+            key = object_key(pg)
+            kept.key = None if key == uid else key
         self._whole = True
         self._seen = (delta.source, delta.epoch, *shape)
 
@@ -211,13 +213,14 @@ class JobCarry:
         self._next = nxt = dict(last)
         entered = delta.entered
         for key in delta.podgroups:
-            kept = last.get(key_uid(key))
-            if kept is None or kept.key != key:
+            uid = key_uid(key)
+            kept = last.get(uid)
+            if kept is None or (kept.key or uid) != key:
                 continue
             if key not in changed:  # deleted
-                self.dropped.append(nxt.pop(kept.job.uid))
+                self.dropped.append(nxt.pop(uid))
             elif key in entered:  # deleted and created again: it goes to the end
-                del nxt[kept.job.uid]
+                del nxt[uid]
         visited: set[str] = set()
         for key, (entry, parsed) in changed.items():  # replaced in place
             if key not in entered:
@@ -233,12 +236,20 @@ class JobCarry:
                 self._take_entry(kept.key, (kept.podgroup, kept.priority), kept.parsed, default_queue, space,
                                  members, by_job, vec_of)
                 visited.add(uid)
-        for uid, kept in nxt.items():
-            if uid not in visited:
-                job = kept.job
-                job.conditions = list(map(dict, kept.parsed.conditions))
-                self.restored += job.moved
-                _refresh(job, kept.parsed, space, kept.overrides)
+        restored = 0
+        for uid, kept in nxt.items():  # ``_refresh`` inlined: this loop runs over every job
+            if uid in visited:
+                continue
+            job, p = kept.job, kept.parsed
+            job.conditions = list(map(dict, p.conditions))
+            job.phase = p.phase
+            if job.fit_errors:
+                job.fit_errors = {}
+            job.job_fit_errors = ""
+            if job.moved or job.min_task_member != p.min_task_member:
+                restored += job.moved
+                _refresh(job, p, space, kept.overrides)
+        self.restored += restored
         self.carried += len(nxt) - len(visited)
         self.visited += len(visited)
         self.followed += 1
@@ -258,9 +269,10 @@ class JobCarry:
                 parsed = parse_podgroup(entry[0], default_queue)
             except DATA_ERRORS:
                 return None
-            kept = last.get(parsed.uid)
-            if parsed.queue not in queues or parsed.uid != key_uid(key) \
-                    or (kept is not None and kept.key != key) or (kept is None and key not in delta.entered):
+            uid = parsed.uid
+            kept = last.get(uid)
+            if parsed.queue not in queues or uid != key_uid(key) \
+                    or (kept is not None and (kept.key or uid) != key) or (kept is None and key not in delta.entered):
                 return None
             changed[key] = (entry, parsed)
         return changed
@@ -273,7 +285,7 @@ class JobCarry:
         uid = parsed.uid
         self.take(entry[0], parsed, entry[1], default_queue, space, members.get(uid, _NO_SPECS),
                   by_job.get(uid) or _NO_OVERRIDES, vec_of)
-        self._next[uid].key = key
+        self._next[uid].key = None if key is None or key == uid else key
 
 
 def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> None:
