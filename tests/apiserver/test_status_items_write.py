@@ -121,5 +121,6 @@ def test_items_are_proven_only_for_an_array_of_one_flat_item_type() -> None:
     assert not status_items_decode(pod, "conditions", [None])  # decodes, but not proven here
     assert not status_items_decode(pod, "conditions", [{"type": "Ready", "status": "True", "x": [1]}])
     assert not status_items_decode(pod, "phase", [{"type": "Ready"}])
+    assert status_items_decode(pod, "conditions", ()) and not status_items_decode(pod, "phase", ())
     assert not status_items_decode(server_module.kind_of({"apiVersion": "v1", "kind": "ConfigMap"}),
                                    "conditions", [{"type": "Ready", "status": "True"}])

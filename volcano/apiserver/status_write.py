@@ -46,7 +46,8 @@ def shared_status(info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict | 
             prior = before.get(key, _ABSENT)
             if prior is value:
                 continue
-            if type(prior) is FrozenList and (type(value) is list or type(value) is FrozenList):
+            if type(prior) is FrozenList and (type(value) is list or type(value) is FrozenList) \
+                    and status_items_decode(info, key, ()):  # an array of flat items: item by item
                 items = _shared_items(info, key, prior, value)
                 if items is not None:
                     lists[key] = items

@@ -35,7 +35,7 @@ API server runs them::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from volcano.api.frozen import FrozenDict, FrozenList, thaw
@@ -319,14 +319,14 @@ def status_parts_decode(info: KindInfo, parts: Mapping[str, Any]) -> bool:
     return checks is not None and _parts_decode(def_name, checks, parts)
 
 
-def status_items_decode(info: KindInfo, prop: str, items: list[Any]) -> bool:
+def status_items_decode(info: KindInfo, prop: str, items: Sequence[Any]) -> bool:
     """Whether every value of ``items`` (plain values) provably decodes as an item of the array
     property ``prop`` of the kind's status type, within depth where the status is written
     (``status.<prop>[i]``). The property's schema must be only an array ``type`` and an ``items``
     reference (``item_definition``), so that the array decodes exactly when each item does; each
     item must be a mapping of scalar values checked property by property (``_parts_decode``).
     False means "not proven": the caller decodes the whole status, which alone reports errors
-    and normalises values."""
+    and normalises values. With no ``items``: whether the property is such an array at all."""
     def_name = status_definition_name(info)
     if def_name is None or part_validators(def_name) is None:  # the status type checks across properties
         return False
