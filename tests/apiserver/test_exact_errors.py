@@ -124,3 +124,31 @@ def test_a_mutating_hook_alone_runs_on_update() -> None:
     assert seen == ["UPDATE"]
     assert out["metadata"]["labels"] == {"mutated": "yes"}
     assert server.get("Pod", "p", "default")["metadata"]["labels"] == {"mutated": "yes"}
+
+
+@pytest.mark.parametrize("obj", [
+    {"apiVersion": "v1", "kind": "ConfigMap"},
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": None, "data": {"a": "b"}},
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}},
+])
+def test_create_without_metadata_is_a_missing_name(obj: dict[str, Any]) -> None:
+    """Absent or null metadata decodes to an empty ObjectMeta: 422 for the missing name, not a 400."""
+    server = ApiServer(SimClock(), RandomStreams(0))
+    with pytest.raises(ApiError) as err:
+        server.create(obj)
+    assert (err.value.code, err.value.reason, err.value.message) == (
+        422, "Invalid", 'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required')
+    assert err.value.details == {"name": "", "kind": "ConfigMap", "causes": [
+        {"reason": "FieldValueRequired", "message": "Required value: name or generateName is required",
+         "field": "metadata.name"}]}
+    assert server.list("ConfigMap", "default")["items"] == []
+
+
+@pytest.mark.parametrize(("metadata", "json_type"), [("x", "string"), ([], "array"), (5, "number"), (True, "bool")])
+def test_create_with_metadata_of_another_type_is_a_decode_error(metadata: Any, json_type: str) -> None:
+    server = ApiServer(SimClock(), RandomStreams(0))
+    with pytest.raises(ApiError) as err:
+        server.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata})
+    assert (err.value.code, err.value.reason, err.value.message) == (
+        400, "BadRequest", f'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal '
+                           f"{json_type} into Go struct field ConfigMap.metadata of type v1.ObjectMeta")

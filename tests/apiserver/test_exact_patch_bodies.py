@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from volcano.apiserver import ApiError, ApiServer
-from volcano.apiserver.gojson import go_str
+from volcano.apiserver.gojson import go_json, go_str
 from volcano.apiserver.patching import utf8_problem
 from volcano.sim import RandomStreams, SimClock
 
@@ -92,3 +92,23 @@ def test_go_str_of_floats(value: float, text: str) -> None:
     assert go_str(value) == text
     assert go_str({"v": value}) == f"map[v:{text}]"
     assert go_str([value, None, True]) == f"[{text} <nil> true]"
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    ({"b": 1, "a": [True, None, 1.5, "x"]}, '{"a":[true,null,1.5,"x"],"b":1}'),
+    ({"html": "<a href='x'>&</a>"}, '{"html":"\\u003ca href=\'x\'\\u003e\\u0026\\u003c/a\\u003e"}'),
+    ("line\u2028para\u2029", '"line\\u2028para\\u2029"'),
+    ("é😀", '"é😀"'),
+    ({}, "{}"),
+    ([], "[]"),
+])
+def test_go_json(value: object, text: str) -> None:
+    assert go_json(value) == text
+
+
+def test_go_json_of_a_value_too_deep_raises() -> None:
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(RecursionError):
+        go_json(deep)

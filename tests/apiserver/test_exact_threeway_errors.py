@@ -11,6 +11,7 @@ import pytest
 from volcano.apiserver.patchmeta import schema_for
 from volcano.apiserver.smp import SMPError
 from volcano.apiserver.smp_diff import create_three_way_merge_patch, create_two_way_merge_patch
+from volcano.apiserver.threeway import create_three_way_json_merge_patch
 
 
 def _pod(*containers: Any, **spec: Any) -> dict[str, Any]:
@@ -51,3 +52,23 @@ def test_with_an_original_a_dropped_field_is_deleted() -> None:
     original = _pod({"name": "a", "image": "x"}, hostname="h")
     modified = _pod({"name": "a", "image": "x"})
     assert create_three_way_merge_patch(original, modified, live, schema_for("Pod")) == {"spec": {"hostname": None}}
+
+
+def _cr(spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "n"}, "spec": spec}
+
+
+@pytest.mark.parametrize(("original", "modified", "current", "patch"), [
+    # the list changed since the last apply and on the server: sent once, whole
+    ({"l": [1, 2], "m": {"a": 1}}, {"l": [1, 3], "m": {"a": 2}}, {"l": [1, 4], "m": {"a": 3}, "x": 1},
+     {"spec": {"l": [1, 3], "m": {"a": 2}}}),
+    (None, {"l": [1, 3]}, {"l": [1, 4], "x": 1}, {"spec": {"l": [1, 3]}}),
+    ({"l": [1, 2], "gone": 5}, {"l": [1, 2, 3]}, {"l": [1, 2], "gone": 5}, {"spec": {"gone": None, "l": [1, 2, 3]}}),
+    ({"l": [{"a": 1}]}, {"l": [{"a": 2}]}, {"l": [{"a": 1}]}, {"spec": {"l": [{"a": 2}]}}),
+    ({"l": [1]}, {"l": [1]}, {"l": [1]}, {}),
+])
+def test_three_way_json_merge_patch_of_lists(original: Any, modified: dict[str, Any], current: dict[str, Any],
+                                             patch: dict[str, Any]) -> None:
+    out = create_three_way_json_merge_patch(None if original is None else _cr(original), _cr(modified),
+                                            _cr(current))
+    assert out == patch

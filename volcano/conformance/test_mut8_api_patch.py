@@ -69,3 +69,17 @@ def test_retain_keys_switches_a_volume_source(cluster: Cluster) -> None:
         patch_type="strategic"))
     assert patched["spec"]["template"]["spec"]["volumes"] == [{"name": "v", "emptyDir": {"medium": "Memory"}}]
     assert patched["metadata"]["generation"] == 2
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+@pytest.mark.parametrize("patch_type", ["strategic", "merge"])
+def test_nulls_inside_a_new_map_are_dropped(cluster: Cluster, patch_type: str) -> None:
+    """A patch adding a map the object does not have yet (``affinity``), with nulls at two depths: every
+    null is dropped (``discardNullValuesFromPatch``; RFC 7386 prunes them), the rest is stored."""
+    cluster.create(_deployment())
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": None}, "podAffinity": None}
+    patched = plain(cluster.patch("Deployment", "mut8-retain",
+                                  {"spec": {"template": {"spec": {"affinity": affinity}}}}, patch_type=patch_type))
+    assert patched["spec"]["template"]["spec"]["affinity"] == {"nodeAffinity": {}}
+    assert patched["metadata"]["generation"] == 2
