@@ -194,7 +194,9 @@ def _toleration_errors(tolerations: Any, path: str) -> list[FieldError]:
 
 def _set_requirement_errors(req: Mapping[str, Any], path: str, *, numeric: bool) -> list[FieldError]:
     """A set-based requirement's operator, values and key: ``In``/``NotIn`` need values, ``Exists``/
-    ``DoesNotExist`` forbid them, and (node selectors only, ``numeric``) ``Gt``/``Lt`` take one integer."""
+    ``DoesNotExist`` forbid them, and (node selectors only, ``numeric``) ``Gt``/``Lt`` take one value. That
+    value is not checked to be an integer: Kubernetes 1.32's ``ValidateNodeSelectorRequirement`` only counts
+    the values (a requirement whose value does not parse matches no node when scheduling)."""
     errs: list[FieldError] = []
     operator, values = req.get("operator"), _items(req.get("values"))
     if operator in ("In", "NotIn"):
@@ -207,8 +209,6 @@ def _set_requirement_errors(req: Mapping[str, Any], path: str, *, numeric: bool)
     elif numeric and operator in ("Gt", "Lt"):
         if len(values) != 1:
             errs.append(required(f"{path}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'"))
-        elif not str(values[0]).lstrip("-").isdigit():
-            errs.append(invalid(f"{path}.values[0]", values[0], "must be an integer"))
     else:
         errs.append(invalid(f"{path}.operator", operator, "not a valid selector operator"))
     key = req.get("key") or ""
