@@ -126,3 +126,18 @@ def test_pod_affinity_term_errors(term: dict[str, Any], causes: list[tuple[str, 
 ])
 def test_node_selector_requirements(requirement: dict[str, Any], errors: list[str]) -> None:
     assert [str(e) for e in node_selector_term_errors({"matchExpressions": [requirement]}, "t")] == errors
+
+
+@pytest.mark.parametrize(("operator", "values", "expected"), [
+    ("Gt", ["x"], []),
+    ("Lt", ["1.5"], []),
+    ("Gt", ["-3"], []),
+    ("Gt", [], ["p.values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"]),
+    ("Lt", ["1", "2"], ["p.values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"]),
+])
+def test_node_selector_gt_lt_counts_values_only(operator: str, values: list[str], expected: list[str]) -> None:
+    """kube-apiserver 1.32's ValidateNodeSelectorRequirement counts a Gt/Lt requirement's values (one) and
+    does not parse it as an integer."""
+    term = {"matchExpressions": [{"key": "a", "operator": operator, "values": values}]}
+    errs = node_selector_term_errors(term, "t")
+    assert [str(e).replace("t.matchExpressions[0].", "p.") for e in errs] == expected
