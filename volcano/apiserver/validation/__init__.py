@@ -379,9 +379,12 @@ def depth_error(info: KindInfo, name: str) -> ApiError:
 
 
 def _decode_error(info: KindInfo, name: str, err: DecodeError) -> ApiError:
+    """The 400 a body that does not decode as ``info``'s type gets: kube-apiserver's
+    ``transformDecodeError`` makes it with ``NewBadRequest``, so the Status has a message and no
+    ``details`` (``name`` is unused: the message names the field instead)."""
+    del name
     message = f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: {err.message}'
-    cause = {"reason": "FieldValueInvalid", "field": err.field, "message": err.message}
-    return ApiError(400, "BadRequest", message, {"kind": info.kind, "name": name, "causes": [cause]})
+    return ApiError(400, "BadRequest", message)
 
 
 def apply_defaults(info: KindInfo, obj: dict[str, Any]) -> None:
