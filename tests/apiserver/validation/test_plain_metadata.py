@@ -58,8 +58,8 @@ def _outcome(kind: str, obj: dict[str, Any], full: bool) -> Any:
     info = resolve_kind(kind)
     if full:
         err = decode_errors(info, obj)
-        return None if err is None else f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: ' \
-            f"{err.message}"
+        head = f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '
+        return None if err is None else head + err.message
     try:
         decode(info, obj)
     except ApiError as exc:
