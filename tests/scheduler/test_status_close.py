@@ -184,3 +184,30 @@ def test_a_reused_close_sees_an_unschedulable_condition_of_this_session_uid() ->
         cluster.clock.run(cluster.clock.now_ms + 1000)
     assert reused > 0 and seen.reused == reused  # the job was passed over before, not in that session
     assert cluster.get("PodGroup", "g")["status"]["phase"] == "Unknown"
+
+
+def test_memos_are_kept_only_under_close_hooks_that_keep_them() -> None:
+    """The base hook (none) and gang's keep the close memo; a hook of any other class, a gang
+    subclass's own included, turns the memo off for the session."""
+    from volcano.scheduler.framework.plugin import Arguments, Plugin
+    from volcano.scheduler.plugins.gang import GangPlugin
+
+    class Quiet(Plugin):
+        name = "quiet"
+
+    class Noisy(Plugin):
+        name = "noisy"
+
+        def close(self, ssn: Session) -> None:
+            """Would change jobs."""
+
+    class MyGang(GangPlugin):
+        def close(self, ssn: Session) -> None:
+            """Gang's, and more."""
+
+    def keeps(*classes: type[Plugin]) -> bool:
+        ssn: Any = SimpleNamespace(plugins={c.__name__: c(Arguments({})) for c in classes})
+        return status_module._hooks_keep_memos(ssn, {})
+
+    assert keeps(GangPlugin, Quiet) and keeps()
+    assert not keeps(GangPlugin, Noisy) and not keeps(MyGang)
