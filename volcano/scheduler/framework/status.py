@@ -229,19 +229,28 @@ def close_memos(ssn: Session) -> CloseMemos | None:
     """The shared ``CloseMemo`` values of ``ssn``'s carry (None without ``reuse`` or a carry:
     its jobs are built anew, none keeps a memo; None too when a plugin's close hook may change
     jobs in ways the memo does not follow, ``_hooks_keep_memos``)."""
-    if not ssn.reuse or ssn.carry is None or not _hooks_keep_memos(ssn):
+    if not ssn.reuse or ssn.carry is None or not _hooks_keep_memos(ssn, ssn.carry.state.get(_HOOKS)):
         return None
     return ssn.carry.state.get(CLOSE_MEMOS)
 
 
-def _hooks_keep_memos(ssn: Session) -> bool:
+def _hooks_keep_memos(ssn: Session, known: dict[tuple[type, ...], bool]) -> bool:
     """Every close hook of ``ssn``'s plugins is the base class's (which does nothing) or one whose
-    class declares ``close_keeps_memo`` (the gang plugin's)."""
-    for plugin in ssn.plugins.values():
-        owner = next(c for c in type(plugin).__mro__ if "close" in vars(c))
-        if owner is not Plugin and not vars(owner).get("close_keeps_memo", False):
-            return False
-    return True
+    class declares ``close_keeps_memo`` (the gang plugin's); ``known``: the answers by plugin
+    classes (a function of the classes alone)."""
+    classes = tuple(type(plugin) for plugin in ssn.plugins.values())
+    answer = known.get(classes)
+    if answer is None:
+        answer = known[classes] = all(_keeps_memo(cls) for cls in classes)
+    return answer
+
+
+def _keeps_memo(cls: type) -> bool:
+    owner = next(c for c in cls.__mro__ if "close" in vars(c))
+    return owner is Plugin or bool(vars(owner).get("close_keeps_memo", False))
+
+
+_HOOKS: StateKey[dict[tuple[type, ...], bool]] = StateKey("status.hooks_keep_memos", dict)
 
 
 def close_session(ssn: Session) -> SessionOutcome:
