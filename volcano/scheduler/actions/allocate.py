@@ -79,7 +79,9 @@ def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
             if job.need_continue_allocating():
                 continue
             break
-        best, no_fit = look.select(task)
+        # A quiet visit's tasks are row-local: their signatures' were when it began (``memo.begin``),
+        # and its placements (no terms, events held back) change no plugin's view.
+        best, no_fit = look.select(task, quota is not None)
         if no_fit is not None:
             job.fit_errors[task.uid] = no_fit
             if job.need_continue_allocating():

@@ -361,7 +361,8 @@ class FutileMemo:
         # The same parses as recorded (so no terms or host ports); row-locality is the session's.
         if not all(ssn.rows_local(taken[i]) for i in entry.reps):
             return False
-        if not self._same_queue(entry, queue, taken) or not self._same_table(entry, taken):
+        # The table first: it moves more often, and a moved row that passes ends the check early.
+        if not self._same_table(entry, taken) or not self._same_queue(entry, queue, taken):
             return False
         out = entry.outcome
         first: dict[tuple[str, TaskStatus], TaskInfo] = {}

@@ -269,10 +269,10 @@ class Lookahead:
         self._deltas: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = (nothing, nothing)
         """What one placement of the run's vector adds to ``_row_state``: (Allocated, Pipelined)."""
 
-    def _applies(self, task: TaskInfo) -> bool:
+    def _applies(self, task: TaskInfo, local: bool) -> bool:
         spec = task.spec
         return (self.enabled and not spec.host_ports and not spec.nominated_node and len(self.ssn.table) > 0
-                and self.ssn.rows_local(task))
+                and (local or self.ssn.rows_local(task)))
 
     def _start(self, task: TaskInfo) -> None:
         """Level 0 from ``select_node``'s synced per-signature state (copied)."""
@@ -388,9 +388,10 @@ class Lookahead:
             heapq.heappop(heap)
         return None
 
-    def select(self, task: TaskInfo) -> tuple[int | None, FitErrors | None]:
-        """What ``select_node(ssn, task)`` answers (see the class docstring)."""
-        if not self._applies(task):
+    def select(self, task: TaskInfo, local: bool = False) -> tuple[int | None, FitErrors | None]:
+        """What ``select_node(ssn, task)`` answers (see the class docstring). ``local``: the caller
+        knows that ``ssn.rows_local(task)`` holds (it is not asked again)."""
+        if not self._applies(task, local):
             self._sig = None
             return select_node(self.ssn, task)
         if self._sig != task.spec.sched_sig or self._vec != task.vec.tobytes() or not self._advance(task):
