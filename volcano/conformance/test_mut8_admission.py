@@ -226,3 +226,22 @@ def test_pod_takes_the_preemption_policy_of_its_class(cluster: Cluster, request:
     assert (made["spec"]["priority"], made["spec"]["preemptionPolicy"]) == (7, "Never")
     plain_pod = plain(cluster.apply(pod("mut8-plain-pod", req={"cpu": "10m"}))[0])
     assert plain_pod["spec"].get("preemptionPolicy") == "PreemptLowerPriority"
+
+
+@pytest.mark.admission
+def test_moving_a_queue_checks_its_capability_against_the_new_ancestor(cluster: Cluster,
+                                                                      request: pytest.FixtureRequest) -> None:
+    """Changing only ``spec.parent`` still runs the hierarchical resource checks: a queue capped at 4 CPUs
+    may not move under a parent capped at 2."""
+    own_queue(request, cluster, "mut8-small")
+    cluster.apply(queue_manifest("mut8-small", {"weight": 1, "capability": {"cpu": "2"}}))
+    own_queue(request, cluster, "mut8-mover")
+    cluster.apply(queue_manifest("mut8-mover", {"weight": 1, "capability": {"cpu": "4"}}))
+
+    def move(obj: Obj) -> None:
+        obj["spec"]["parent"] = "mut8-small"
+
+    d = denial(lambda: update(cluster, "Queue", "mut8-mover", move))
+    assert webhook_message(d, QUEUE_WEBHOOK) == (
+        "queue mut8-mover capability[cpu]=4 exceeds its ancestor's capability=2")
+    assert cluster.get("Queue", "mut8-mover")["spec"].get("parent", "root") in ("", "root")
