@@ -245,3 +245,13 @@ def test_moving_a_queue_checks_its_capability_against_the_new_ancestor(cluster: 
     assert webhook_message(d, QUEUE_WEBHOOK) == (
         "queue mut8-mover capability[cpu]=4 exceeds its ancestor's capability=2")
     assert cluster.get("Queue", "mut8-mover")["spec"].get("parent", "root") in ("", "root")
+
+
+@pytest.mark.admission
+def test_string_for_a_list_is_refused_by_decoding(cluster: Cluster) -> None:
+    """``dependsOn.name`` is a list of task names: a plain string does not unmarshal into the Go type, and
+    the first webhook called (the mutating one) denies the Job with the decoder's message."""
+    job = base_job("mut8-depends")
+    job["spec"]["tasks"][0]["dependsOn"] = {"name": "other"}
+    assert outcome(cluster, job, "mutatejob.volcano.sh") == (
+        "json: cannot unmarshal string into Go struct field DependsOn.spec.tasks.dependsOn.name of type []string")
