@@ -477,3 +477,12 @@ def test_update_setting_a_task_pointer_is_a_change(key: str, value: dict[str, An
     old, new = base_job(), base_job()
     new["spec"]["tasks"][0][key] = value
     assert validate_job_update(old, new) == IMMUTABLE
+
+
+def test_update_of_a_task_without_replicas() -> None:
+    old, new = base_job(), base_job()
+    for job in (old, new):
+        job["spec"]["tasks"].append({"name": "idle", "template": job["spec"]["tasks"][0]["template"]})
+    new["spec"]["minAvailable"] = 0
+    new["spec"]["tasks"][1]["minAvailable"] = 0
+    assert validate_job_update(old, new) == ""

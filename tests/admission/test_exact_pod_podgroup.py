@@ -117,3 +117,20 @@ def test_mutate_podgroup_without_queue_leaves_it_absent() -> None:
     pg = _pg(..., "ns")
     mutate_podgroup(pg, VIEW)
     assert pg["spec"] == {"minMember": 1}
+
+
+def test_webhook_denial_shape() -> None:
+    from volcano.admission.errors import resource_of, webhook_denied
+    from volcano.api.kinds import resolve_kind
+
+    job = resolve_kind("Job")
+    err = webhook_denied(job, "j", "validatejob.volcano.sh", "bad")
+    assert (err.code, err.reason, err.message) == (
+        403, "Forbidden", 'jobs.batch.volcano.sh "j" is forbidden: admission webhook "validatejob.volcano.sh" '
+                          "denied the request: bad")
+    assert err.details == {"group": "batch.volcano.sh", "kind": "jobs", "name": "j"}
+    silent = webhook_denied(resolve_kind("Pod"), "", "validatepod.volcano.sh", "")
+    assert silent.message == ('pods "Unknown" is forbidden: admission webhook "validatepod.volcano.sh" denied the '
+                              "request without explanation")
+    assert silent.details == {"group": "", "kind": "pods", "name": "Unknown"}
+    assert resource_of(resolve_kind("Pod")) == "pods"

@@ -150,3 +150,12 @@ def test_root_is_not_its_own_child() -> None:
     view = _view(_q("a"), _q("b", "a"))
     assert validate_queue_delete("a", view) == "queue a can not be deleted because it has 1 child queues: b"
     assert validate_queue_delete("b", view) == ""
+
+
+def test_parent_change_alone_runs_the_resource_checks() -> None:
+    small = _q("small", capability={"cpu": "2"})
+    old = _q("mover", capability={"cpu": "4"})
+    new = _q("mover", "small", capability={"cpu": "4"})
+    assert validate_queue(new, old, _view(small, old)) == (
+        "queue mover capability[cpu]=4 exceeds its ancestor's capability=2")
+    assert validate_queue(_q("mover", weight=2, capability={"cpu": "4"}), old, _view(small, old)) == ""

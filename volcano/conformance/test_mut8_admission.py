@@ -163,3 +163,95 @@ def test_job_name_longer_than_a_qualified_name(cluster: Cluster) -> None:
     assert outcome(cluster, base_job(name), JOB_WEBHOOK) == (
         f"create pod with name {name}-task-1-0 validate failed [{limit}];"
         f"create job with name {name} validate failed [{limit}]")
+
+
+@pytest.mark.admission
+def test_two_policy_errors_are_listed_together(cluster: Cluster) -> None:
+    """go-multierror's text for two errors: the first bad policy (exit code 0) stops the loop, then the
+    ``*`` rule is added; the valid lists follow (their order is Go's map order, so only the start is fixed)."""
+    job = base_job("mut8-multi")
+    job["spec"]["policies"] = [{"event": "*", "action": "AbortJob"}, {"event": "PodFailed", "action": "AbortJob"},
+                               {"exitCode": 0, "action": "AbortJob"}]
+    got = outcome(cluster, job, JOB_WEBHOOK)
+    assert isinstance(got, str) and got.startswith(
+        "2 errors occurred:\n\t* 0 is not a valid error code\n\t* if there's * here, no other policy should be "
+        "here\n\n valid events are ["), got
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("cpu", "admitted"), [("1", True), ("500m", False)])
+def test_topology_policy_reads_limits_when_requests_are_absent(cluster: Cluster, cpu: str, admitted: bool) -> None:
+    """A container giving only limits: the webhook checks the limit's CPU for a whole number."""
+    name = f"mut8-numa-{cpu}"
+    job = base_job(name)
+    task = job["spec"]["tasks"][0]
+    task["topologyPolicy"] = "best-effort"
+    task["template"]["spec"]["containers"][0]["resources"] = {"limits": {"cpu": cpu}}
+    got = outcome(cluster, job, JOB_WEBHOOK)
+    if admitted:
+        assert isinstance(got, dict) and got["spec"]["tasks"][0]["topologyPolicy"] == "best-effort"
+    else:
+        assert got == "the cpu request isn't an integer in spec.task[0] container[0]."
+
+
+@pytest.mark.admission
+def test_update_of_a_job_with_a_task_of_no_replicas(cluster: Cluster) -> None:
+    """A task that leaves ``replicas`` out has none; raising the job's minAvailable within the total is an
+    allowed update (replicas and minAvailable are ignored by the immutability check)."""
+    job = base_job("mut8-noreps")
+    job["spec"]["tasks"].append({"name": "idle", "template": job["spec"]["tasks"][0]["template"]})
+    created = outcome(cluster, job, JOB_WEBHOOK)
+    assert isinstance(created, dict) and created["spec"]["tasks"][1].get("replicas", 0) == 0
+
+    def lower(obj: Obj) -> None:
+        obj["spec"]["minAvailable"] = 0
+
+    def back(obj: Obj) -> None:
+        obj["spec"]["minAvailable"] = 1
+
+    update(cluster, "Job", "mut8-noreps", lower)
+    assert cluster.get("Job", "mut8-noreps")["spec"].get("minAvailable", 0) == 0
+    update(cluster, "Job", "mut8-noreps", back)
+    assert cluster.get("Job", "mut8-noreps")["spec"]["minAvailable"] == 1
+
+
+@pytest.mark.admission
+def test_pod_takes_the_preemption_policy_of_its_class(cluster: Cluster, request: pytest.FixtureRequest) -> None:
+    """Kubernetes' Priority admission copies the class's value and preemptionPolicy into the pod."""
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "mut8-never"},
+          "value": 7, "preemptionPolicy": "Never"}
+    cluster.apply(pc)
+    request.addfinalizer(lambda: cluster.delete("PriorityClass", "mut8-never"))
+    made = plain(cluster.apply(pod("mut8-never-pod", req={"cpu": "10m"}, priority_class="mut8-never"))[0])
+    assert (made["spec"]["priority"], made["spec"]["preemptionPolicy"]) == (7, "Never")
+    plain_pod = plain(cluster.apply(pod("mut8-plain-pod", req={"cpu": "10m"}))[0])
+    assert plain_pod["spec"].get("preemptionPolicy") == "PreemptLowerPriority"
+
+
+@pytest.mark.admission
+def test_moving_a_queue_checks_its_capability_against_the_new_ancestor(cluster: Cluster,
+                                                                      request: pytest.FixtureRequest) -> None:
+    """Changing only ``spec.parent`` still runs the hierarchical resource checks: a queue capped at 4 CPUs
+    may not move under a parent capped at 2."""
+    own_queue(request, cluster, "mut8-small")
+    cluster.apply(queue_manifest("mut8-small", {"weight": 1, "capability": {"cpu": "2"}}))
+    own_queue(request, cluster, "mut8-mover")
+    cluster.apply(queue_manifest("mut8-mover", {"weight": 1, "capability": {"cpu": "4"}}))
+
+    def move(obj: Obj) -> None:
+        obj["spec"]["parent"] = "mut8-small"
+
+    d = denial(lambda: update(cluster, "Queue", "mut8-mover", move))
+    assert webhook_message(d, QUEUE_WEBHOOK) == (
+        "queue mut8-mover capability[cpu]=4 exceeds its ancestor's capability=2")
+    assert cluster.get("Queue", "mut8-mover")["spec"].get("parent", "root") in ("", "root")
+
+
+@pytest.mark.admission
+def test_string_for_a_list_is_refused_by_decoding(cluster: Cluster) -> None:
+    """``dependsOn.name`` is a list of task names: a plain string does not unmarshal into the Go type, and
+    the first webhook called (the mutating one) denies the Job with the decoder's message."""
+    job = base_job("mut8-depends")
+    job["spec"]["tasks"][0]["dependsOn"] = {"name": "other"}
+    assert outcome(cluster, job, "mutatejob.volcano.sh") == (
+        "json: cannot unmarshal string into Go struct field DependsOn.spec.tasks.dependsOn.name of type []string")

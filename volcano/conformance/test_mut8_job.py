@@ -25,11 +25,11 @@ def test_two_claims_mount_as_two_distinctly_named_volumes(cluster: Cluster) -> N
     for claim in ("mut8-a", "mut8-b"):
         cluster.apply({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": claim},
                        "spec": PVC_SPEC})
-    spec = job(name, [Task(name="task", rep=1, req={"cpu": "10m"})])
+    spec = job(name, [Task(name="task", rep=2, req={"cpu": "10m"})])
     spec["spec"]["volumes"] = [{"mountPath": "/a", "volumeClaimName": "mut8-a"},
                                {"mountPath": "/b", "volumeClaimName": "mut8-b"}]
     cluster.apply(spec)
-    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 1, 120, f"pods of {name} created")
+    cluster.wait_until(lambda: len(cluster.job_pods(name)) == 2, 120, f"pods of {name} created")
     names: list[str] = []
     for pod in cluster.job_pods(name):
         volumes = [v for v in pod["spec"].get("volumes") or [] if v.get("persistentVolumeClaim")]
@@ -42,7 +42,7 @@ def test_two_claims_mount_as_two_distinctly_named_volumes(cluster: Cluster) -> N
                       if m["name"] in pod_names]
             assert mounts == [(pod_names[0], "/a"), (pod_names[1], "/b")]
         names += pod_names
-    assert len(set(names)) == 2, names
+    assert len(set(names)) == 4, names  # drawn afresh for every volume of every pod
 
 
 def test_a_command_is_announced_in_two_normal_events(cluster: Cluster) -> None:
