@@ -41,6 +41,26 @@ __all__ = [
 ]
 
 
+
+_SHARED: dict[tuple[str, bytes], npt.NDArray[Any]] = {}
+"""Read-only arrays by content (dtype and bytes): tasks with equal requests share one
+request vector and one ``dims`` array instead of a pair each (memory per pod)."""
+_SHARED_MAX = 4096
+"""Past this many distinct arrays new ones are kept by their task alone (bounded table)."""
+
+
+def _shared(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``array`` made read-only, or the equal read-only array already shared (never mutate it)."""
+    key = (array.dtype.str, array.tobytes())
+    found = _SHARED.get(key)
+    if found is not None and found.shape == array.shape:
+        return found
+    array.setflags(write=False)
+    if found is None and len(_SHARED) < _SHARED_MAX:
+        _SHARED[key] = array
+    return array
+
+
 class TaskStatus(IntEnum):
     """A task's status in the scheduler (Volcano's bit-flag values)."""
 
@@ -243,8 +263,7 @@ class TaskSpec:
     def vec(self, space: ResourceSpace) -> Vec:
         """The request vector in ``space`` (cached; never mutate it)."""
         if self._vec is None or self._vec_key != len(space):
-            self._vec = space.vector(self.requests)
-            self._vec.setflags(write=False)
+            self._vec = _shared(space.vector(self.requests))
             self._vec_key = len(space)
             self._dims = None
         return self._vec
@@ -257,8 +276,7 @@ class TaskSpec:
             if self._vec is None:
                 raise RuntimeError(f"task {self.key}: dims() before vec(space)")
             extra = np.flatnonzero(self._vec[3:]) + 3  # sorted, past the three fixed columns: the union
-            self._dims = np.concatenate((np.array([0, 1, 2], dtype=np.intp), extra.astype(np.intp)))
-            self._dims.setflags(write=False)
+            self._dims = _shared(np.concatenate((np.array([0, 1, 2], dtype=np.intp), extra.astype(np.intp))))
         return self._dims
 
 
