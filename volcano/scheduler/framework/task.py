@@ -10,6 +10,7 @@ transaction context. Statuses and their derivation from a pod follow Volcano
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
@@ -212,7 +213,8 @@ class TaskSpec:
         self.key = f"{self.namespace}/{self.name}"
         self.uid: str = meta.get("uid") or f"{self.namespace}-{self.name}"
         group = annotations.get(GROUP_NAME)
-        self.job_id = f"{self.namespace}/{group}" if group else ""
+        # Interned: the kubelet and the queue controller keep the same PodGroup key (memory per pod).
+        self.job_id = sys.intern(f"{self.namespace}/{group}") if group else ""
         self.role: str = annotations.get(TASK_SPEC) or labels.get(TASK_SPEC) or ""
         self.labels: Mapping[str, str] = labels
         req = checked(pod_requests(pod), field="spec.containers[*].resources.requests")
