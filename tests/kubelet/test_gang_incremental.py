@@ -53,3 +53,25 @@ def test_settle_reports_a_flip_only_when_the_answer_changes() -> None:
     gangs.leave("ns/g", "a")
     gangs.leave("ns/g", "b")
     assert "ns/g" not in gangs and gangs.sorted_members("ns/g") == []
+
+
+def test_a_one_member_group_is_kept_without_a_set_and_answers_the_same() -> None:
+    min_member = {"ns/g": 1}
+    gangs = GangTable(min_member.get)
+    gangs.join("ns/g", "ns/a")
+    assert gangs.members["ns/g"] == "ns/a"  # the key itself, not a set of one
+    assert gangs.is_member("ns/g", "ns/a") and not gangs.is_member("ns/g", "a")  # no substring match
+    assert gangs.sorted_members("ns/g") == ["ns/a"]
+    assert gangs.settle("ns/g") and not gangs.ok("ns/g")
+    gangs.start("ns/g", "ns/a")
+    gangs.start("ns/g", "ns/a")  # twice: still one running member
+    assert gangs.settle("ns/g") and gangs.ok("ns/g")
+    gangs.join("ns/g", "ns/b")  # a second member makes it a set
+    assert gangs.sorted_members("ns/g") == ["ns/a", "ns/b"] and gangs.is_member("ns/g", "ns/b")
+    gangs.stop("ns/g", "ns/b")  # never running: nothing changes
+    assert gangs.ok("ns/g")
+    gangs.stop("ns/g", "ns/a")
+    assert not gangs.ok("ns/g") and "ns/g" not in gangs.running
+    gangs.leave("ns/g", "ns/a")
+    gangs.leave("ns/g", "ns/b")
+    assert "ns/g" not in gangs and not gangs.is_member("ns/g", "ns/a")

@@ -94,3 +94,16 @@ def test_any_order_of_new_names_gives_one_width(items: list[tuple[str, str]]) ->
     for i, (what, name) in enumerate(items):
         if what == "pending" and name not in held:
             assert (f"ns/p{i}" in r.binds) == (name in offered)
+
+
+def test_equal_requests_share_one_read_only_vector_and_dims() -> None:
+    space = ResourceSpace()
+    a = TaskSpec(pod("ns", "a", req=res(1, "1Gi"), group="pg1"))
+    b = TaskSpec(pod("ns", "b", req=res(1, "1Gi"), group="pg2"))
+    c = TaskSpec(pod("ns", "c", req=res(2, "1Gi"), group="pg3"))
+    assert a.vec(space) is b.vec(space) and a.dims() is b.dims()  # shared: memory per pod
+    assert c.vec(space) is not a.vec(space) and list(c.vec(space)) != list(a.vec(space))
+    assert not a.vec(space).flags.writeable and not a.dims().flags.writeable
+    space.register_all({"example.com/fpga": 1})  # the space grows: a wider vector, zero-padded
+    wide = a.vec(space)
+    assert len(wide) == len(space) and list(wide[:-1]) == list(b.vec(space)[:-1]) and wide[-1] == 0

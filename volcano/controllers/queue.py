@@ -43,6 +43,7 @@ included) nor touches the PodGroups or jobs of a closed queue.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -157,6 +158,8 @@ class QueueController(Controller[tuple[str, str]]):
         self._podgroups: dict[str, set[str]] = {}
         self._pg_phase: dict[str, tuple[str, str]] = {}
         """PodGroup key -> (queue, phase), as the last event showed it."""
+        self._places: dict[tuple[str, str], tuple[str, str]] = {}
+        """Each (queue, phase) tuple once, shared by the ``_pg_phase`` entries."""
         self._phase_counts: dict[str, dict[str, int]] = {}
         """Queue -> phase -> PodGroups: kept per event, so a sync costs O(1) however many PodGroups."""
         self._pg_counts: dict[str, dict[str, int]] = {}
@@ -184,7 +187,8 @@ class QueueController(Controller[tuple[str, str]]):
 
     def _on_podgroup(self, event: str, pg: Obj, old: Obj | None) -> None:
         queue = str((pg.get("spec") or {}).get("queue") or "")
-        key = f"{accessors.meta(pg).get('namespace', '')}/{accessors.meta(pg).get('name', '')}"
+        # Interned: the kubelet keeps the same PodGroup key (one string per PodGroup, not two).
+        key = sys.intern(f"{accessors.meta(pg).get('namespace', '')}/{accessors.meta(pg).get('name', '')}")
         if event == "DELETED":
             self._podgroups.get(queue, set()).discard(key)
             self._count_phase(key, None, "")
@@ -207,7 +211,9 @@ class QueueController(Controller[tuple[str, str]]):
             else:
                 counts.pop(before[1], None)
         if queue is not None:
-            self._pg_phase[key] = (queue, phase)
+            place = (queue, phase)
+            # One tuple per distinct (queue, phase), shared by the PodGroups there (memory per pod).
+            self._pg_phase[key] = self._places.setdefault(place, place)
             counts = self._phase_counts.setdefault(queue, {})
             counts[phase] = counts.get(phase, 0) + 1
 

@@ -19,6 +19,7 @@ feeds the stages from its handlers and owns the node-level operations.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from volcano.api import accessors
@@ -103,7 +104,8 @@ class PodStages:
         st.spec = spec
         st.requests = requests
         st.restart_policy = (obj.get("spec") or {}).get("restartPolicy") or "Always"
-        st.group = f"{st.namespace}/{spec.group}" if spec.group else None
+        # Interned: the queue controller keeps the same PodGroup key (one string per PodGroup).
+        st.group = sys.intern(f"{st.namespace}/{spec.group}") if spec.group else None
         st.stage = PodStage.STARTING
         node.pods[key] = st
         node.used = node.used + requests
@@ -213,7 +215,7 @@ class PodStages:
                 st = self._pods.get(key)
                 if st is not None:
                     self._sync_progress(st)
-        elif changed is not None and changed.key in self._gangs.members.get(gkey, ()):
+        elif changed is not None and self._gangs.is_member(gkey, changed.key):
             self._sync_progress(changed)
 
     def _work_done(self, st: PodState) -> None:

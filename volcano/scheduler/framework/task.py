@@ -10,6 +10,7 @@ transaction context. Statuses and their derivation from a pod follow Volcano
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,26 @@ __all__ = [
     "parse_bool",
     "task_status_of",
 ]
+
+
+
+_SHARED: dict[tuple[str, bytes], npt.NDArray[Any]] = {}
+"""Read-only arrays by content (dtype and bytes): tasks with equal requests share one
+request vector and one ``dims`` array instead of a pair each (memory per pod)."""
+_SHARED_MAX = 4096
+"""Past this many distinct arrays new ones are kept by their task alone (bounded table)."""
+
+
+def _shared(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``array`` made read-only, or the equal read-only array already shared (never mutate it)."""
+    key = (array.dtype.str, array.tobytes())
+    found = _SHARED.get(key)
+    if found is not None and found.shape == array.shape:
+        return found
+    array.setflags(write=False)
+    if found is None and len(_SHARED) < _SHARED_MAX:
+        _SHARED[key] = array
+    return array
 
 
 class TaskStatus(IntEnum):
@@ -192,7 +213,8 @@ class TaskSpec:
         self.key = f"{self.namespace}/{self.name}"
         self.uid: str = meta.get("uid") or f"{self.namespace}-{self.name}"
         group = annotations.get(GROUP_NAME)
-        self.job_id = f"{self.namespace}/{group}" if group else ""
+        # Interned: the kubelet and the queue controller keep the same PodGroup key (memory per pod).
+        self.job_id = sys.intern(f"{self.namespace}/{group}") if group else ""
         self.role: str = annotations.get(TASK_SPEC) or labels.get(TASK_SPEC) or ""
         self.labels: Mapping[str, str] = labels
         req = checked(pod_requests(pod), field="spec.containers[*].resources.requests")
@@ -243,8 +265,7 @@ class TaskSpec:
     def vec(self, space: ResourceSpace) -> Vec:
         """The request vector in ``space`` (cached; never mutate it)."""
         if self._vec is None or self._vec_key != len(space):
-            self._vec = space.vector(self.requests)
-            self._vec.setflags(write=False)
+            self._vec = _shared(space.vector(self.requests))
             self._vec_key = len(space)
             self._dims = None
         return self._vec
@@ -257,8 +278,7 @@ class TaskSpec:
             if self._vec is None:
                 raise RuntimeError(f"task {self.key}: dims() before vec(space)")
             extra = np.flatnonzero(self._vec[3:]) + 3  # sorted, past the three fixed columns: the union
-            self._dims = np.concatenate((np.array([0, 1, 2], dtype=np.intp), extra.astype(np.intp)))
-            self._dims.setflags(write=False)
+            self._dims = _shared(np.concatenate((np.array([0, 1, 2], dtype=np.intp), extra.astype(np.intp))))
         return self._dims
 
 
