@@ -51,7 +51,7 @@ from volcano.scheduler.framework.metrics import MetricsSink
 from volcano.scheduler.framework.model import TaskInfo
 from volcano.scheduler.framework.plugin import Arguments, PluginRegistry
 from volcano.scheduler.framework.session import Session
-from volcano.scheduler.framework.status import Event, SessionOutcome, close_session, updated_conditions
+from volcano.scheduler.framework.status import Event, SessionOutcome, close_session, set_condition, updated_conditions
 from volcano.scheduler.metrics import SchedulerMetrics
 from volcano.scheduler.plugins import default_registry
 from volcano.sim.clock import Clock, Priority, TimerHandle
@@ -182,19 +182,7 @@ def shared_conditions(conditions: Sequence[Mapping[str, Any]], cond: Mapping[str
     """``updated_conditions(conditions, cond, now)`` (an equal list) whose conditions other than the
     one set are ``conditions``' own objects, not copies: a status write of it over the stored pod
     copies and checks only the condition it sets (``volcano.apiserver.status_write``)."""
-    out: list[Mapping[str, Any]] = list(conditions)
-    kind = cond["type"]
-    for i, old in enumerate(out):
-        if old.get("type") == kind:
-            new = dict(cond)
-            if old.get("status") != cond["status"]:
-                new["lastTransitionTime"] = now
-            elif "lastTransitionTime" in old:
-                new["lastTransitionTime"] = old["lastTransitionTime"]
-            out[i] = new
-            return out
-    out.append({**cond, "lastTransitionTime": now})
-    return out
+    return set_condition(list(conditions), cond, now)
 
 
 class Scheduler:

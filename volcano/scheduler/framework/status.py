@@ -46,7 +46,7 @@ from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.state import StateKey
 
 __all__ = ["Event", "SessionOutcome", "Statuses", "close_memos", "close_session", "job_status", "pod_group_phase",
-           "session_outcome", "status_changed", "updated_conditions"]
+           "session_outcome", "set_condition", "status_changed", "updated_conditions"]
 
 S = TaskStatus
 _UNPLACED = (S.Allocated, S.Pending, S.Pipelined)
@@ -199,9 +199,15 @@ def updated_conditions(conditions: list[Mapping[str, Any]], cond: Mapping[str, A
     """``conditions`` with ``cond`` set, as Kubernetes' ``UpdatePodCondition`` sets it: the first
     condition of ``cond``'s type is replaced where it stands (a new type is appended), and its
     ``lastTransitionTime`` is kept while the status does not change (``now`` otherwise)."""
-    out = [dict(c) for c in conditions]
+    return set_condition([dict(c) for c in conditions], cond, now)  # type: ignore[return-value]
+
+
+def set_condition(out: list[Mapping[str, Any]], cond: Mapping[str, Any], now: str) -> list[Mapping[str, Any]]:
+    """Set ``cond`` in the list ``out`` in place as ``updated_conditions`` describes (the condition
+    set is a new dict; the others are left as they are) and return ``out``."""
+    kind = cond["type"]
     for i, old in enumerate(out):
-        if old.get("type") == cond["type"]:
+        if old.get("type") == kind:
             new = dict(cond)
             if old.get("status") != cond["status"]:
                 new["lastTransitionTime"] = now
