@@ -22,7 +22,7 @@ test compares the two outcomes at every session of random clusters.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -94,16 +94,7 @@ class Statuses(Mapping[str, dict[str, Any]]):
                 if type(value) is tuple:
                     memo, conditions = value
                     phase, running, succeeded, failed = memo.out
-                    status: dict[str, Any] = {"phase": phase}
-                    if running:
-                        status["running"] = running
-                    if succeeded:
-                        status["succeeded"] = succeeded
-                    if failed:
-                        status["failed"] = failed
-                    if conditions:
-                        status["conditions"] = [dict(c) for c in conditions]
-                    items[uid] = status  # a value replaced: the order stands
+                    items[uid] = _status_dict(phase, running, succeeded, failed, conditions)  # the order stands
             self._made = True
         return items
 
@@ -475,6 +466,12 @@ def _new_status(job: JobInfo, uid: str, running: int, succeeded: int, failed: in
             phase = "Completed" if scheduled == failed + succeeded else "Running"
         else:
             phase = "Inqueue" if job.phase == "Inqueue" else "Pending"
+    return _status_dict(phase, running, succeeded, failed, conditions)
+
+
+def _status_dict(phase: str, running: int, succeeded: int, failed: int,
+                 conditions: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
+    """A PodGroup ``status``: the phase, the counts that are not zero and copies of the conditions."""
     new: dict[str, Any] = {"phase": phase}
     if running:
         new["running"] = running
