@@ -129,7 +129,7 @@ def test_hierarchy_sub_path_conflict() -> None:
 def test_parent_rules() -> None:
     assert validate_queue(_q("p", parent="p"), None, _view()) == "queue p cannot use itself as parent"
     assert validate_queue(_q("c", parent="nope"), None, _view()) == \
-        'failed to get parent queue of queue c: queue.scheduling.volcano.sh "nope" not found'
+        'failed to get parent queue nope of queue c: queue.scheduling.volcano.sh "nope" not found'
     busy = _q("busy", allocated_pods=3)
     assert validate_queue(_q("c", parent="busy"), None, _view(busy)) == \
         "queue busy cannot be the parent queue of queue c because it has allocated Pods: 3"

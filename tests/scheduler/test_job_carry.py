@@ -2,15 +2,18 @@
 
 Random clusters (gangs arriving with random sizes, requests, priorities and
 queues; single pods of the default scheduler; pods finishing, failing and being deleted; nodes added and removed;
-queues created and reweighted; priority classes; best-effort gangs; pods with pod
-affinity or anti-affinity terms) are run cycle by cycle with
+queues created and reweighted; priority classes, a global default one coming and going;
+best-effort gangs; pods with pod affinity or anti-affinity terms; PodGroups changed in
+place, and deleted and created again with their pods staying, within one cycle or across
+cycles) are run cycle by cycle with
 the default configuration, with preempt and reclaim, and with capacity in proportion's
 place. Two properties:
 
 * model: at every session the scheduler opens, the carried model (jobs in
   order, every job field and counter, every task's fields and order, the node
   table's columns, change list and per-node task order) equals a model built
-  from scratch from the same snapshot;
+  from scratch from the same snapshot, whether the carry followed the cache's
+  delta (``JobCarry.follow``: only changed jobs taken) or took every job;
 * streams: every watch event of every kind (Pods, PodGroups, Events, Queues,
   Nodes, ...), the decision trace and the scheduler's metrics are identical
   with ``reuse`` on and off.
@@ -29,6 +32,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import volcano.scheduler.cache.cache as cache_module
 import volcano.scheduler.scheduler as scheduler_module
 from tests.scheduler.harness import derived_conf_text
 from tests.sim.scenarios import _metrics
@@ -37,6 +41,7 @@ from volcano.conformance.lib.builders import pod, pod_group, priority_class, que
 from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF_TEXT
 from volcano.scheduler.framework.job import JobInfo
 from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.snapshot import object_key
 from volcano.scheduler.framework.task import TaskInfo
 from volcano.testbed import FakeCluster
 
@@ -65,7 +70,7 @@ def _capacity_conf() -> str:
 CONFS: dict[str, str | None] = {"default": None, "preempt": PREEMPT_CONF, "capacity": _capacity_conf()}
 
 _JOB_SLOTS = [s for s in JobInfo.__slots__ if s not in ("memo", "_moves", "tasks", "status_counts", "_role_status",
-                                                       "_role_be_pending", "allocated", "fit_errors")]
+                                                       "_role_be_pending", "allocated", "fit_errors", "closed")]
 
 
 def _counter(c: Any) -> list[tuple[Any, int]]:
@@ -138,6 +143,8 @@ class Checked:
     restored: list[int] = field(default_factory=list)
     rows_updated: int = 0
     rows_built: int = 0
+    followed: int = 0
+    visited: int = 0
 
 
 def assert_same_groups(snapshot: Any) -> None:
@@ -155,6 +162,15 @@ def assert_same_groups(snapshot: Any) -> None:
     seqs = [spec.seq for spec in snapshot.tasks]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs) and all(x >= 0 for x in seqs)
     assert snapshot.unique_uids == (len({spec.uid for spec in snapshot.tasks}) == len(snapshot.tasks))
+    delta = snapshot.delta  # the changed PodGroups by cache key, as in the snapshot; those created since are its tail
+    if delta is None:  # more changed than the cache tells (``_DELTA_CAP``)
+        return
+    keys = [object_key(pg) for pg, _ in snapshot.podgroups]
+    assert len(set(keys)) == len(keys)
+    assert keys[len(keys) - len(delta.entered):] == list(delta.entered)
+    assert set(delta.entered) <= set(delta.entries) <= set(delta.podgroups)
+    assert {k: (id(pg), prio) for k, (pg, prio) in delta.entries.items()} == \
+        {k: (id(pg), prio) for k, (pg, prio) in zip(keys, snapshot.podgroups) if k in delta.podgroups}
 
 
 def _checking_session(checked: Checked) -> Callable[..., Session]:
@@ -164,8 +180,8 @@ def _checking_session(checked: Checked) -> Callable[..., Session]:
 
     def make(snapshot: Any, conf: Any, registry: Any, **kwargs: Any) -> Session:
         carry = kwargs.get("carry")
-        before = (carry.carried, carry.built, carry.rows_updated, carry.rows_built) if carry is not None \
-            else (0, 0, 0, 0)
+        before = (carry.carried, carry.built, carry.rows_updated, carry.rows_built, carry.followed, carry.visited) \
+            if carry is not None else (0, 0, 0, 0, 0, 0)
         assert_same_groups(snapshot)
         ssn = real(snapshot, conf, registry, **kwargs)
         if kwargs.get("reuse", True) and carry is not None:
@@ -177,6 +193,8 @@ def _checking_session(checked: Checked) -> Callable[..., Session]:
             checked.built += carry.built - before[1]
             checked.rows_updated += carry.rows_updated - before[2]
             checked.rows_built += carry.rows_built - before[3]
+            checked.followed += carry.followed - before[4]
+            checked.visited += carry.visited - before[5]
         return ssn
 
     return make
@@ -201,6 +219,9 @@ _op = st.one_of(
     st.tuples(st.just("affine"), st.booleans(), st.sampled_from([None, "30s"])),
     st.tuples(st.just("drop_group"), st.integers(0, 1000)),
     st.tuples(st.just("late_group"), st.integers(1, 3)),
+    st.tuples(st.just("touch_group"), st.integers(0, 1000), st.integers(1, 4)),
+    st.tuples(st.just("recreate_group"), st.integers(0, 1000), st.sampled_from([0, 0, 1000])),
+    st.tuples(st.just("default_class"), st.sampled_from([None, 5, 2000])),
 )
 scenarios = st.tuples(st.integers(1, 4), st.lists(_op, min_size=3, max_size=18), st.sampled_from(sorted(CONFS)))
 
@@ -273,6 +294,24 @@ def _do(cluster: FakeCluster, i: int, op: tuple[Any, ...], groups: list[str]) ->
         cluster.apply([pod(f"{name}-{k}", group=name, req={"cpu": "1"}, duration="30s") for k in range(op[1])])
         cluster.clock.run(cluster.clock.now_ms + 1000)
         cluster.apply(pod_group(name, min_member=op[1]))
+    elif kind in ("touch_group", "recreate_group") and groups:  # changed in place / deleted and created again
+        name = groups[op[1] % len(groups)]
+        found = [pg for pg in cluster.list("PodGroup") if pg["metadata"]["name"] == name]
+        if found:
+            spec = found[0]["spec"]
+            again = pod_group(name, min_member=op[2] if kind == "touch_group" else spec["minMember"],
+                              queue=spec.get("queue") or "default", priority_class=spec.get("priorityClassName"))
+            if kind == "recreate_group":
+                cluster.delete("PodGroup", name)
+                if op[2]:
+                    cluster.clock.run(cluster.clock.now_ms + op[2])
+            cluster.apply(again)
+    elif kind == "default_class":  # a global default class comes (with its value) or goes: priorities move
+        if op[1] is None:
+            if any(pc["metadata"]["name"] == "dflt" for pc in cluster.list("PriorityClass")):
+                cluster.delete("PriorityClass", "dflt")
+        else:
+            cluster.apply(priority_class("dflt", op[1], global_default=True))
     elif kind == "affine":  # pod (anti-)affinity terms: the node table's term bounds move
         term = {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "kubernetes.io/hostname"}
         affinity = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}} if op[1] else \
@@ -297,12 +336,14 @@ def _run(nodes: int, ops: list[tuple[Any, ...]], conf: str, reuse: bool) -> tupl
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenarios)
-def test_a_carried_model_equals_a_built_one(scenario: tuple[int, list[Any], str]) -> None:
+@given(scenarios, st.sampled_from([256, 256, 1]))
+def test_a_carried_model_equals_a_built_one(scenario: tuple[int, list[Any], str], cap: int) -> None:
+    """(``cap``: the cache's delta cap; at 1 most bursts overflow, and the carry takes every job.)"""
     nodes, ops, conf = scenario
     checked = Checked()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(scheduler_module, "Session", _checking_session(checked))
+        mp.setattr(cache_module, "_DELTA_CAP", cap)
         cluster = FakeCluster(seed=1, scheduler_conf=CONFS[conf])
         _play(cluster, nodes, ops)
     assert checked.sessions > 0
@@ -341,6 +382,7 @@ def test_jobs_are_carried_and_restored_in_a_busy_cluster() -> None:
     assert checked.carried > checked.built > 0
     assert carry.restored > 0
     assert checked.rows_updated > checked.rows_built > 0
+    assert checked.followed > 0 and checked.visited < checked.carried  # most sessions look at changed jobs only
 
 
 def test_the_default_scheduler_scans_only_while_a_pod_needs_it() -> None:
@@ -361,3 +403,27 @@ def test_the_default_scheduler_scans_only_while_a_pod_needs_it() -> None:
     cluster.delete("Pod", "big")
     cluster.run(1)
     assert not ds._attention
+
+
+def test_podgroups_changed_created_and_created_again_in_one_cycle_keep_the_cache_order() -> None:
+    """Within one cycle: PodGroup a changed in place, c created, then a deleted and created again
+    (its pods staying): the cache holds b, c, a, and the followed jobs are in that order (a
+    replaced value would keep a's first place; appending in the order keys were first touched
+    would put a before c). Every session matched a built one."""
+    checked = Checked()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scheduler_module, "Session", _checking_session(checked))
+        cluster = FakeCluster(seed=1)
+        cluster.add_nodes(2, cpu="4", memory="16Gi")
+        for name in ("a", "b"):
+            cluster.apply([pod_group(name, min_member=1), pod(f"{name}-0", group=name, req={"cpu": "1"})])
+        cluster.clock.run(cluster.clock.now_ms + 5000)
+        followed = checked.followed
+        cluster.apply(pod_group("a", min_member=2))
+        cluster.apply([pod_group("c", min_member=1), pod("c-0", group="c", req={"cpu": "1"})])
+        cluster.delete("PodGroup", "a")
+        cluster.apply(pod_group("a", min_member=1))
+        cluster.clock.run(cluster.clock.now_ms + 5000)
+        jobs = list(cluster.scheduler.last_session.jobs)
+    assert jobs == ["default/b", "default/c", "default/a"]
+    assert checked.followed > followed

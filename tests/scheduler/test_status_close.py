@@ -25,10 +25,12 @@ from hypothesis import strategies as st
 import volcano.scheduler.scheduler as scheduler_module
 from tests.scheduler.test_job_carry import PREEMPT_CONF, _play, scenarios
 from tests.scheduler.test_status_changed import _STATUS
+from volcano.conformance.lib.builders import pod, pod_group, queue
 from volcano.replay import ReplayConfig, SyntheticSpec, replay, synthetic_trace
 from volcano.scheduler.framework import status as status_module
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.status import SessionOutcome, session_outcome, status_changed
+from volcano.scheduler.plugins import gang as gang_module
 from volcano.testbed import FakeCluster
 
 
@@ -37,6 +39,7 @@ class Seen:
     """What the compared sessions held (so that the comparison is not vacuous)."""
 
     sessions: int = 0
+    reused: int = 0
     statuses: int = 0
     podgroups: int = 0
     events: int = 0
@@ -45,7 +48,7 @@ class Seen:
 
 
 def _view(out: SessionOutcome) -> tuple[Any, ...]:
-    return (json.dumps(out.statuses, default=str),  # key order included
+    return (json.dumps(dict(out.statuses), default=str),  # key order included
             [(id(job), json.dumps(st, default=str)) for job, st in out.podgroups],
             list(out.events),
             [(id(task), json.dumps(cond), nominated) for task, cond, nominated in out.pod_conditions],
@@ -62,14 +65,35 @@ def reference_outcome(ssn: Session) -> SessionOutcome:
     return out
 
 
+def assert_gang_conditions(ssn: Session) -> None:
+    """Each job's condition of this session (its ``transitionID`` and time the session's) is the one
+    the gang plugin's verdict on the job, worked out afresh, sets: a memo reused by the gang
+    plugin's close gave what its reading of the job gives."""
+    if "gang" not in ssn.plugins:
+        return
+    now = ssn.timestamp()
+    for job in ssn.jobs.values():
+        mine = [(c["type"], c["reason"], c["message"]) for c in job.conditions
+                if c.get("transitionID") == ssn.uid and c.get("lastTransitionTime") == now]
+        verdict = gang_module._verdict(ssn, job) if job.tasks else None
+        if verdict is None:
+            assert mine == [], job.uid
+        elif verdict[0] == "Scheduled":
+            assert mine == [("Scheduled", "tasks in gang are ready to be scheduled", "")], job.uid
+        else:
+            assert mine == [("Unschedulable", "NotEnoughResources", verdict[2])], job.uid
+
+
 def _checking_close(seen: Seen) -> Callable[[Session], SessionOutcome]:
     def close(ssn: Session) -> SessionOutcome:
         ssn.close()
         out = session_outcome(ssn)
         if ssn.reuse:
+            assert_gang_conditions(ssn)
             ref = reference_outcome(ssn)
             assert _view(out) == _view(ref)
             seen.sessions += 1
+            seen.reused += getattr(out.statuses, "reused", 0)
             seen.statuses += len(out.statuses)
             seen.podgroups += len(out.podgroups)
             seen.events += len(out.events)
@@ -101,7 +125,7 @@ def test_a_replay_closes_the_same_both_ways() -> None:
         mp.setattr(scheduler_module, "close_session", _checking_close(seen))
         replay(trace, config)
     assert seen.sessions > 50
-    assert min(seen.statuses, seen.podgroups, seen.events, seen.pod_conditions, seen.queues) > 0, seen
+    assert min(seen.reused, seen.statuses, seen.podgroups, seen.events, seen.pod_conditions, seen.queues) > 0, seen
 
 
 @settings(max_examples=400, deadline=None)
@@ -126,10 +150,64 @@ def test_queue_sums_pad_vectors_built_when_the_space_was_narrower() -> None:
     wide = np.array([500, 0, 1000, 2000], dtype=np.int64)
     queues = {name: SimpleNamespace(obj={"status": {}}, parent=parent)
               for name, parent in (("root", None), ("a", "root"))}
-    ssn: Any = SimpleNamespace(space=space, queues=queues)
+    ssn: Any = SimpleNamespace(space=space, queues=queues, carry=None)
     for vecs in ([narrow, wide], [narrow, narrow], [narrow]):
         out = SessionOutcome()
         status_module._queue_allocated(ssn, out, {"a": list(vecs), "gone": [wide]})
         total = sum(space.fit(v) for v in vecs)
         expected = space.to_resources(total).to_k8s()
         assert out.queues == {"a": expected, "root": expected}
+
+
+def test_a_reused_close_sees_an_unschedulable_condition_of_this_session_uid() -> None:
+    """A running gang whose PodGroup still carries the Unschedulable condition of an earlier
+    session: when a session's uid comes round to that condition's ``transitionID`` again (a
+    restarted scheduler counts its sessions from one), the phase is Unknown, memo or not."""
+    seen = Seen()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scheduler_module, "close_session", _checking_close(seen))
+        cluster = FakeCluster(seed=1)
+        cluster.add_nodes(1, cpu="4", memory="16Gi")
+        cluster.apply([pod_group("g", min_member=2), *(pod(f"g-{k}", group="g", req={"cpu": "3"}) for k in range(2))])
+        cluster.clock.run(cluster.clock.now_ms + 5000)
+        cluster.add_nodes(1, prefix="extra-", cpu="4", memory="16Gi")
+        for i in range(5):  # a new queue a second: the scheduler runs a session each time
+            cluster.apply(queue(f"q{i}", weight=1))
+            cluster.clock.run(cluster.clock.now_ms + 1000)
+        status = cluster.get("PodGroup", "g")["status"]
+        assert status["phase"] == "Running"
+        old = next(c["transitionID"] for c in status["conditions"]
+                   if c["type"] == "Unschedulable" and c["status"] == "True")
+        reused = seen.reused
+        cluster.scheduler.cycles = int(old.rsplit("-", 1)[1]) - 1
+        cluster.apply(queue("last", weight=1))
+        cluster.clock.run(cluster.clock.now_ms + 1000)
+    assert reused > 0 and seen.reused == reused  # the job was passed over before, not in that session
+    assert cluster.get("PodGroup", "g")["status"]["phase"] == "Unknown"
+
+
+def test_memos_are_kept_only_under_close_hooks_that_keep_them() -> None:
+    """The base hook (none) and gang's keep the close memo; a hook of any other class, a gang
+    subclass's own included, turns the memo off for the session."""
+    from volcano.scheduler.framework.plugin import Arguments, Plugin
+    from volcano.scheduler.plugins.gang import GangPlugin
+
+    class Quiet(Plugin):
+        name = "quiet"
+
+    class Noisy(Plugin):
+        name = "noisy"
+
+        def close(self, ssn: Session) -> None:
+            """Would change jobs."""
+
+    class MyGang(GangPlugin):
+        def close(self, ssn: Session) -> None:
+            """Gang's, and more."""
+
+    def keeps(*classes: type[Plugin]) -> bool:
+        ssn: Any = SimpleNamespace(plugins={c.__name__: c(Arguments({})) for c in classes})
+        return status_module._hooks_keep_memos(ssn, {})
+
+    assert keeps(GangPlugin, Quiet) and keeps()
+    assert not keeps(GangPlugin, Noisy) and not keeps(MyGang)

@@ -227,26 +227,29 @@ def _task_errors(task: Mapping[str, Any], index: int, job_name: str) -> str:
     return msg
 
 
-def _partition_errors(task: Mapping[str, Any], job_name: str, *, update: bool = False) -> str:
+def _partition_errors(task: Mapping[str, Any], job_name: str) -> str:
+    """Upstream's ``validatePartitionPolicy``: the first arithmetic error of the task's partition policy
+    (no leading space, no ``;``), then, whatever that was, the partition's networkTopology check appended
+    with no separator."""
     pp = task.get("partitionPolicy")
     if not isinstance(pp, Mapping):
         return ""
-    name = task.get("name", "")
-    where = f"in task: {name}" if update else f"in task: {name}, job: {job_name}"
+    where = f"in task: {task.get('name', '')}, job: {job_name}"
     total, size = _int(pp.get("totalPartitions")), _int(pp.get("partitionSize"))
-    if total <= 0:
-        return f" 'TotalPartitions' must be greater than 0 {where};"
-    if size <= 0:
-        return f" 'PartitionSize' must be greater than 0 {where};"
-    if _int(task.get("replicas")) != total * size:
-        return f" 'Replicas' are not equal to TotalPartitions*PartitionSize {where};"
     min_parts = _int(pp.get("minPartitions"))
-    if task.get("minAvailable") is not None and min_parts > 0 and min_parts * size != _int(task["minAvailable"]):
-        return f" 'MinAvailable' is not equal to MinPartitions*PartitionSize {where};"
+    msg = ""
+    if total <= 0:
+        msg = f"'TotalPartitions' must be greater than 0 {where}"
+    elif size <= 0:
+        msg = f"'PartitionSize' must be greater than 0 {where}"
+    elif _int(task.get("replicas")) != total * size:
+        msg = f"'Replicas' are not equal to TotalPartitions*PartitionSize {where}"
+    elif task.get("minAvailable") is not None and min_parts > 0 and min_parts * size != _int(task["minAvailable"]):
+        msg = f"'MinAvailable' is not equal to MinPartitions*PartitionSize {where}"
     nt = pp.get("networkTopology")
     if isinstance(nt, Mapping) and nt.get("highestTierAllowed") is not None and nt.get("highestTierName"):
-        return f" {_TIER_BOTH};"
-    return ""
+        msg += _TIER_BOTH
+    return msg
 
 
 def _volume_error(volumes: Any) -> str:
@@ -328,7 +331,7 @@ def validate_job_create(job: Mapping[str, Any], view: ClusterView) -> str:
     msg = ""
     nt = spec.get("networkTopology")
     if isinstance(nt, Mapping) and nt.get("highestTierAllowed") is not None and nt.get("highestTierName"):
-        msg += f" {_TIER_BOTH};"
+        msg += _TIER_BOTH  # upstream writes this one bare: no leading space, no ";"
     names: set[str] = set()
     total = 0
     depends = False
@@ -376,13 +379,31 @@ def validate_job_create(job: Mapping[str, Any], view: ClusterView) -> str:
 
 # -- update --------------------------------------------------------------------------------------
 
-def _normalized(value: Any) -> Any:
-    """``value`` with Go zero values dropped, so that absent, null, 0, "" and [] compare equal."""
+_POINTERS: dict[str, frozenset[str]] = {
+    "spec": frozenset({"ttlSecondsAfterFinished", "minSuccess", "networkTopology"}),
+    "tasks": frozenset({"dependsOn", "partitionPolicy"}),
+    "policies": frozenset({"exitCode", "timeout"}),
+    "networkTopology": frozenset({"highestTierAllowed"}),
+}
+"""Fields of the Job's Go types that are pointers, by the field holding them: set to a zero value they
+still differ from absent (``apiequality.Semantic.DeepEqual`` compares nil with ``&0`` as different)."""
+
+
+def _normalized(value: Any, where: str = "") -> Any:
+    """``value`` with Go zero values dropped, so that absent, null, 0, "" and [] compare equal, except a
+    pointer field (``_POINTERS``) that is set: it is kept, marked, whatever its value."""
     if isinstance(value, Mapping):
-        out = {k: _normalized(v) for k, v in value.items()}
-        return {k: v for k, v in out.items() if v not in (None, "", 0, False, [], {})}
+        pointers = _POINTERS.get(where, frozenset())
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            inner = _normalized(v, k)
+            if k in pointers and v is not None:
+                out[k] = ("set", inner)
+            elif inner not in (None, "", 0, False, [], {}):
+                out[k] = inner
+        return out
     if isinstance(value, list | tuple):
-        return [_normalized(v) for v in value]
+        return [_normalized(v, where) for v in value]
     return value
 
 
@@ -404,9 +425,9 @@ def validate_job_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
                 return f"'minAvailable' must be >= 0 in task: {tname}"
             if _int(task["minAvailable"]) > replicas:
                 return f"'minAvailable' must be <= 'replicas' in task: {tname}"
-        perr = _partition_errors(task, "", update=True)
+        perr = _partition_errors(task, str((new.get("metadata") or {}).get("name") or ""))
         if perr:
-            return perr.strip().rstrip(";")
+            return perr
         total += replicas
     min_available = _int(spec.get("minAvailable"))
     if min_available > total:
@@ -429,7 +450,7 @@ def validate_job_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
         for volume in s.get("volumes") or []:
             if isinstance(volume, dict) and volume.get("volumeClaim") is not None:
                 volume.pop("volumeClaimName", None)
-    if _normalized(a) != _normalized(b):
+    if _normalized(a, "spec") != _normalized(b, "spec"):
         return ("job updates may not change fields other than `minAvailable`, `tasks[*].replicas under spec` "
                 "and `PriorityClassName`")
     return ""

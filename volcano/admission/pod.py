@@ -43,6 +43,8 @@ def _int_or_percentage_error(key: str, value: str) -> str:
     if not _INT_RE.match(digits):
         return f"invalid value {_atoi_error(digits)} for {key}"
     number = int(digits)
+    if not -(2**63) <= number < 2**63:  # strconv.Atoi parses into a 64-bit int
+        return f"invalid value strconv.Atoi: parsing {go_value(digits)}: value out of range for {key}"
     if number <= 0 or number >= 100:
         return (f"invalid value <{go_value(value)}> for {key}, it must be a valid percentage which between "
                 "1% ~ 99%")

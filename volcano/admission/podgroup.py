@@ -5,7 +5,7 @@
   namespace's ``scheduling.volcano.sh/queue-name`` annotation.
 * ``validate_podgroup_create(pg, view)`` (``validatepodgroup.volcano.sh``,
   CREATE): the queue must exist and be Open; ``highestTierAllowed`` and
-  ``highestTierName`` are exclusive (also inside each subGroupPolicy).
+  ``highestTierName`` are exclusive (also inside a subGroupPolicy: the first offending one is named).
   Several errors are joined by ``"; "``.
 """
 
@@ -62,6 +62,7 @@ def validate_podgroup_create(pg: Mapping[str, Any], view: ClusterView) -> str:
     for sub in spec.get("subGroupPolicy") or []:
         if isinstance(sub, Mapping) and _both_tiers(sub.get("networkTopology")):
             topology.append(f"in subGroupPolicy '{sub.get('name', '')}': {_TIER_BOTH}.")
+            break  # upstream reports the first such subGroupPolicy only
     if topology:
         errors.append(" ".join(topology))
     return "; ".join(errors)

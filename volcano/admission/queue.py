@@ -145,36 +145,38 @@ def _hierarchy_errors(queue: Mapping[str, Any], view: ClusterView) -> list[str]:
 
 
 def _allocated_pods(queue: Mapping[str, Any]) -> int:
+    """``status.allocated.pods`` as Go's ``Quantity.Value()`` reads it (rounded up; 0 when absent or bad)."""
     value = ((queue.get("status") or {}).get("allocated") or {}).get("pods")
     try:
-        return to_milli(value) // 1000 if value is not None else 0
+        milli = to_milli(value) if value is not None else 0
     except (QuantityError, TypeError, ValueError):
         return 0
+    return -(-milli // 1000)
 
 
 def _parent_errors(queue: Mapping[str, Any], view: ClusterView) -> list[str]:
+    """Upstream's ``validateHierarchicalQueue``: not itself, the depth walk (``validateQueueDepth``: the
+    depth is counted before each ancestor is read, so a missing ancestor is named by it), and a parent
+    without children must have no allocated pods."""
     name, parent = _name(queue), str((queue.get("spec") or {}).get("parent") or "")
     if not parent or parent == "root":
         return []
     if parent == name:
         return [f"queue {name} cannot use itself as parent"]
-    chain, current = 1, parent
-    seen = {name}
+    depth, current = 1, parent
     while current and current != "root":
+        depth += 1
+        if depth > MAX_QUEUE_DEPTH:
+            return [f"queue {name} exceeds the maximum allowed depth of {MAX_QUEUE_DEPTH}"]
         found = view.queue(current)
         if found is None:
-            return [f'failed to get parent queue of queue {name}: queue.scheduling.volcano.sh "{current}" not found']
-        if current in seen:
-            break
-        seen.add(current)
-        chain += 1
-        current = queue_parent(found)
-    if chain > MAX_QUEUE_DEPTH:
-        return [f"queue {name} exceeds the maximum allowed depth of {MAX_QUEUE_DEPTH}"]
+            return [f'failed to get parent queue {current} of queue {name}: queue.scheduling.volcano.sh '
+                    f'"{current}" not found']
+        current = str((found.get("spec") or {}).get("parent") or "")
     parent_queue = view.queue(parent)
     has_children = any(queue_parent(q) == parent and _name(q) != name for q in view.queues())
     pods = _allocated_pods(parent_queue) if parent_queue is not None else 0
-    if not has_children and pods > 0:
+    if not has_children and pods != 0:
         return [f"queue {parent} cannot be the parent queue of queue {name} because it has allocated Pods: {pods}"]
     return []
 
@@ -273,7 +275,7 @@ def validate_queue_delete(name: str, view: ClusterView, *, check_allocated_pods:
     queue = view.queue(name)
     if queue is None:
         return f'queues.scheduling.volcano.sh "{name}" not found'
-    if check_allocated_pods and _allocated_pods(queue) > 0:
+    if check_allocated_pods and _allocated_pods(queue) != 0:
         return f"queue {name} cannot be deleted because it has allocated Pods: {_allocated_pods(queue)}"
     children = sorted(_name(q) for q in view.queues() if queue_parent(q) == name and _name(q) != name)
     if children:

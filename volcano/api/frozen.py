@@ -86,17 +86,21 @@ class FrozenList(list[Any]):
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
+_SHARED = _SCALARS | {FrozenDict, FrozenList}
+"""What ``freeze`` keeps as it is: it returns these values themselves."""
+
+
 def freeze(value: Any) -> Any:
     """A deep, read-only copy of a JSON-like value (already-frozen parts are shared).
 
-    This is the store's write path, so it is written for speed: scalars are
-    shared without a call, frozen containers are shared whole.
+    This is the store's write path, so it is written for speed: scalars and
+    frozen containers are shared whole, without a call.
     """
     t = type(value)
     if t is dict:
-        return FrozenDict({k: (v if type(v) in _SCALARS else freeze(v)) for k, v in value.items()})
+        return FrozenDict({k: (v if type(v) in _SHARED else freeze(v)) for k, v in value.items()})
     if t is list:
-        return FrozenList([v if type(v) in _SCALARS else freeze(v) for v in value])
+        return FrozenList([v if type(v) in _SHARED else freeze(v) for v in value])
     if t is FrozenDict or t is FrozenList or t in _SCALARS:
         return value
     if isinstance(value, dict):

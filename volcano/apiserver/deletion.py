@@ -141,10 +141,19 @@ class Deletion:
         current = meta.get("deletionGracePeriodSeconds") or 0
         if info.key != "Pod" or grace is None or grace >= current:
             return old
+        # (``rest.BeforeDelete``) the deadline moves back by the difference, from the first request's
+        # time, not from now; a deadline already passed becomes now, with a grace period of 1 second
+        # unless 0 was asked (another actor still makes the final delete).
+        now_ms = self._clock.now_ms
+        first_ms = self._clock.parse_timestamp(meta["deletionTimestamp"])
+        deadline_ms = now_ms if first_ms is None else first_ms - int(current) * 1000 + grace * 1000
+        if deadline_ms < now_ms:
+            deadline_ms = now_ms
+            grace = min(grace, 1)
         new: dict[str, Any] = dict(old)
         new_meta = new["metadata"] = dict(meta)
         new_meta["deletionGracePeriodSeconds"] = grace
-        new_meta["deletionTimestamp"] = self._clock.timestamp(self._clock.now_ms + grace * 1000)
+        new_meta["deletionTimestamp"] = self._clock.timestamp(deadline_ms)
         if grace == 0 and not new_meta.get("finalizers"):
             self._store.remove(info, old)
             return None

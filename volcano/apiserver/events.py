@@ -206,11 +206,21 @@ class EventCorrelator:
         controller; instance empty), at ``now_ns``/``now`` (clock ns and RFC 3339 timestamp)."""
         obj_key = "".join((source, involved.get("kind", ""), involved.get("namespace", ""), involved["name"],
                            involved.get("uid", ""), involved.get("apiVersion", "")))  # getSpamKey
+        return self.observe(obj_key, involved["name"], etype, reason, message, reporting, now_ns, now)
+
+    def observe(self, obj_key: str, involved_name: str, etype: str, reason: str, message: str, reporting: str,
+                now_ns: int, now: str) -> Observed | None:
+        """``correlate`` from the event's spam key ``obj_key`` (client-go's ``getSpamKey`` of the
+        source and the involved object) and the involved object's name."""
         base = f"{obj_key}{etype}{reason}"
         aggregate_key = base + reporting  # EventAggregatorByReasonFunc (reporting instance empty)
+        # The three LRU caches' ``get`` and ``add`` inlined (``_Lru``: every event runs them).
         # A cache entry that ``get`` found is the newest already: client-go's ``Add`` of the same
         # record after its ``Get`` changes nothing then, so only a new record is added.
-        record = self._aggregates.get(aggregate_key)
+        aggregates = self._aggregates._entries
+        record = aggregates.get(aggregate_key)
+        if record is not None:
+            aggregates.move_to_end(aggregate_key)
         if record is None or now_ns - record[1] > self._max_interval_ns:
             record = [{}, now_ns]
             self._aggregates.add(aggregate_key, record)
@@ -223,16 +233,23 @@ class EventCorrelator:
             del messages[next(iter(messages))]  # client-go: PopAny (an arbitrary one)
             key, aggregate = aggregate_key, True
             message = AGGREGATE_PREFIX + message
-        last = self._logs.get(key)
+        logs = self._logs._entries
+        last = logs.get(key)
         if last is not None and last[0] > 0:
             count, first, name = last[0] + 1, last[1], last[2]
         else:
-            count, first, name = 1, now, f"{involved['name']}.{now_ns:x}"
-        self._logs.add(key, (count, first, name))
-        bucket = self._spam.get(obj_key)
+            count, first, name = 1, now, f"{involved_name}.{now_ns:x}"
+        logs[key] = (count, first, name)  # ``add``: newest, and the oldest out beyond the size
+        logs.move_to_end(key)
+        if len(logs) > self._logs.size:
+            logs.popitem(last=False)
+        spam = self._spam._entries
+        bucket = spam.get(obj_key)
         if bucket is None:
             bucket = TokenBucket(self._qps, self._burst)
             self._spam.add(obj_key, bucket)
+        else:
+            spam.move_to_end(obj_key)
         if not bucket.try_accept(now_ns):
             return None
         return Observed(name, count, first, message, aggregate, key, base)
@@ -289,20 +306,24 @@ class EventRecorder:
         name = meta.get("name")
         if not name:
             raise ValueError(f"event {reason!r}: the involved object has no metadata.name: {obj!r}")
-        involved: dict[str, Any] = {"kind": obj.get("kind", ""), "name": name}
-        if meta.get("namespace"):
-            involved["namespace"] = meta["namespace"]
-        involved["uid"] = meta.get("uid", "")
-        involved["apiVersion"] = obj.get("apiVersion", "")
-        involved["resourceVersion"] = meta.get("resourceVersion", "")
-        namespace = meta.get("namespace") or "default"
+        kind, api_version, given_ns, uid = obj.get("kind", ""), obj.get("apiVersion", ""), meta.get("namespace"), \
+            meta.get("uid", "")
+        # The correlator's ``getSpamKey`` of the involved object built below (without building it:
+        # most events are dropped by the spam filter).
+        obj_key = "".join((self.component, kind, given_ns if given_ns else "", name, uid, api_version))
         clock = self._clock
         now, now_ns = clock.timestamp(), clock.unix_ns()
-        seen = self.correlator.correlate(self.component, involved, type, reason, message, self.component, now_ns, now)
+        seen = self.correlator.observe(obj_key, name, type, reason, message, self.component, now_ns, now)
         if seen is None:
             self.filtered += 1
             return
-        stored = self._write(seen, involved, namespace, type, reason, now, now_ns)
+        involved: dict[str, Any] = {"kind": kind, "name": name}
+        if given_ns:
+            involved["namespace"] = given_ns
+        involved["uid"] = uid
+        involved["apiVersion"] = api_version
+        involved["resourceVersion"] = meta.get("resourceVersion", "")
+        stored = self._write(seen, involved, given_ns or "default", type, reason, now, now_ns)
         if stored is not None:
             self.correlator.update_state(seen, stored)
 

@@ -114,6 +114,8 @@ def check_object_shape(info: KindInfo, obj: Any, *, need_name: bool = True) -> N
     if not isinstance(obj, dict):
         raise bad_request(f"object must be a mapping, got {type(obj).__name__}")
     meta = obj.get("metadata")
+    if meta is None:  # absent or null: an empty ObjectMeta, so the name is what is missing
+        meta = {}
     if not isinstance(meta, dict):
         raise bad_request(f"{info.kind}: metadata must be a mapping, got {meta!r}")
     name = meta.get("name")

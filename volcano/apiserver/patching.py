@@ -45,6 +45,7 @@ __all__ = [
     "decode_apply_body",
     "normalize_patch_type",
     "supported_media_types",
+    "utf8_problem",
 ]
 
 MEDIA_TYPES: dict[str, str] = {
@@ -203,7 +204,11 @@ def decode_apply_body(info: KindInfo, body: Any) -> dict[str, Any]:
 
 def _decode_apply_mapping(body: Any) -> dict[str, Any]:
     if isinstance(body, bytes | bytearray):
-        body = body.decode("utf-8", errors="replace")
+        try:
+            body = bytes(body).decode("utf-8")
+        except UnicodeDecodeError:
+            problem = utf8_problem(bytes(body)) or "invalid Unicode character"
+            raise bad_request(f"error decoding YAML: error converting YAML to JSON: yaml: {problem}") from None
     if isinstance(body, str):
         try:
             body = yaml.safe_load(body)
@@ -213,6 +218,33 @@ def _decode_apply_mapping(body: Any) -> dict[str, Any]:
         raise bad_request(f"error decoding YAML: cannot unmarshal {_go_kind(body)} into Go value of type "
                           "map[string]interface {}")
     return thaw(body)
+
+
+def utf8_problem(data: bytes) -> str | None:
+    """What go-yaml's reader says of the first malformed UTF-8 sequence in ``data`` (it checks each
+    sequence's leading octet, its length, its trailing octets, then its value), or None when every
+    sequence is well formed. An apply body is YAML, so unlike a JSON body (whose decoder replaces bad
+    sequences with U+FFFD) a malformed one is refused."""
+    pos = 0
+    while pos < len(data):
+        octet = data[pos]
+        width = 1 if octet < 0x80 else 2 if octet & 0xE0 == 0xC0 else 3 if octet & 0xF0 == 0xE0 \
+            else 4 if octet & 0xF8 == 0xF0 else 0
+        if width == 0:
+            return "invalid leading UTF-8 octet"
+        if pos + width > len(data):
+            return "incomplete UTF-8 octet sequence"
+        value = octet & (0x7F, 0x1F, 0x0F, 0x07)[width - 1]
+        for trailing in data[pos + 1:pos + width]:
+            if trailing & 0xC0 != 0x80:
+                return "invalid trailing UTF-8 octet"
+            value = (value << 6) | (trailing & 0x3F)
+        if value < (0, 0, 0x80, 0x800, 0x10000)[width]:
+            return "invalid length of a UTF-8 sequence"
+        if 0xD800 <= value <= 0xDFFF or value > 0x10FFFF:
+            return "invalid Unicode character"
+        pos += width
+    return None
 
 
 _YAML_DECODER_TYPES = {"map": "object", "list": "array", "string": "string", "bool": "bool", "null": "null"}

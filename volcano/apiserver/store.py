@@ -38,19 +38,22 @@ def share_unchanged(old: FrozenDict, new: dict[str, Any]) -> None:
     that is the same value (equal, and equal by ``repr``, so that ``1``, ``1.0`` and ``True`` or a
     tuple and a list still differ), so that freezing ``new`` copies only what changed and readers
     see unchanged parts as the very same objects: ``freeze`` would build an equal copy."""
+    # Only a plain dict or list can be ``old``'s frozen part (``_same``), and ``old``'s parts are
+    # frozen: the type test alone passes over every other value, first and cheaply.
     for part, value in list(new.items()):
-        if part == "metadata":
-            continue
-        before = old.get(part, _ABSENT)
-        if before is not value and type(value) is not FrozenDict and type(value) is not FrozenList \
-                and _same(before, value):
-            new[part] = before
+        t = type(value)
+        if (t is dict or t is list) and part != "metadata":
+            before = old.get(part, _ABSENT)
+            if _same(before, value):
+                new[part] = before
     meta, old_meta = new.get("metadata"), old.get("metadata")
     if type(meta) is dict and type(old_meta) is FrozenDict:
         for field, value in list(meta.items()):
-            before = old_meta.get(field, _ABSENT)
-            if before is not value and type(value) in (dict, list) and _same(before, value):
-                meta[field] = before
+            t = type(value)
+            if t is dict or t is list:
+                before = old_meta.get(field, _ABSENT)
+                if _same(before, value):
+                    meta[field] = before
 
 
 _ABSENT = object()

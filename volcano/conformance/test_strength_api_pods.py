@@ -23,6 +23,7 @@ import pytest
 from volcano.conformance.backends.base import Cluster
 from volcano.conformance.lib.builders import pod as built_pod
 from volcano.conformance.test_admission import denial, plain
+from volcano.conformance.test_cov_api_nodes import PATTERN
 from volcano.conformance.test_strength_api_edges import SUBDOMAIN
 
 __all__: list[str] = []
@@ -80,8 +81,9 @@ def test_a_pod_template_gets_no_service_account(cluster: Cluster) -> None:
 @pytest.mark.admission
 @pytest.mark.cluster(workers=1)
 def test_preferred_pod_affinity_terms_are_validated(cluster: Cluster) -> None:
-    """A preferred podAntiAffinity term with weight 0 and no topologyKey: both errors, in that order;
-    a valid preferred podAffinity term is stored."""
+    """A preferred podAntiAffinity term with weight 0 and no topologyKey: the weight's error, then the
+    key's three (``Required``, then ``ValidateLabelName("")``'s two: an empty name part, and the
+    pattern); a valid preferred podAffinity term is stored."""
     term = {"labelSelector": {"matchLabels": {"app": "x"}}}
     bad = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 0, "podAffinityTerm": term}]}}
@@ -89,7 +91,9 @@ def test_preferred_pod_affinity_terms_are_validated(cluster: Cluster) -> None:
     soft = "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]"
     assert (d.code, d.message) == (
         422, f'Pod "affinity-bad" is invalid: [{soft}.weight: Invalid value: 0: must be in the range 1-100, '
-        f"{soft}.podAffinityTerm.topologyKey: Required value: can not be empty]"), d
+        f"{soft}.podAffinityTerm.topologyKey: Required value: can not be empty, "
+        f'{soft}.podAffinityTerm.topologyKey: Invalid value: "": name part must be non-empty, '
+        f'{soft}.podAffinityTerm.topologyKey: Invalid value: "": {PATTERN}]'), d
     good = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 100, "podAffinityTerm": {**term, "topologyKey": "kubernetes.io/hostname"}}]}}
     made = plain(cluster.create(_pod("affinity-good", affinity=good)))

@@ -67,8 +67,8 @@ def test_validate_queue_resources_and_parents(cluster: Cluster, request: pytest.
     assert _refused(lambda: create("strength-q-self", parent="strength-q-self")) \
         == "queue strength-q-self cannot use itself as parent"
     assert _refused(lambda: create("strength-q-orphan", parent="strength-q-none")) \
-        == ('failed to get parent queue of queue strength-q-orphan: queue.scheduling.volcano.sh "strength-q-none" '
-            "not found")
+        == ('failed to get parent queue strength-q-none of queue strength-q-orphan: queue.scheduling.volcano.sh '
+            '"strength-q-none" not found')
     _create(cluster, request, "strength-q-parent", {"weight": 1, "capability": {"cpu": "4"}})
     assert _refused(lambda: create("strength-q-big", parent="strength-q-parent", capability={"cpu": "8"})) \
         == "queue strength-q-big capability[cpu]=8 exceeds its ancestor's capability=4"

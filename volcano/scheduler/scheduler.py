@@ -34,7 +34,7 @@ order, at the new cycle's time instead of recomputing the session
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -58,7 +58,7 @@ from volcano.sim.clock import Clock, Priority, TimerHandle
 from volcano.sim.rand import RandomStreams
 from volcano.sim.trace import Trace
 
-__all__ = ["Scheduler", "podgroup_with_status", "retire"]
+__all__ = ["Scheduler", "podgroup_with_status", "retire", "shared_conditions"]
 
 Obj = dict[str, Any]
 
@@ -175,6 +175,26 @@ def podgroup_with_status(current: Mapping[str, Any], status: Mapping[str, Any]) 
         if key not in status:
             new_status.pop(key, None)
     return obj
+
+
+def shared_conditions(conditions: Sequence[Mapping[str, Any]], cond: Mapping[str, Any],
+                      now: str) -> list[Mapping[str, Any]]:
+    """``updated_conditions(conditions, cond, now)`` (an equal list) whose conditions other than the
+    one set are ``conditions``' own objects, not copies: a status write of it over the stored pod
+    copies and checks only the condition it sets (``volcano.apiserver.status_write``)."""
+    out: list[Mapping[str, Any]] = list(conditions)
+    kind = cond["type"]
+    for i, old in enumerate(out):
+        if old.get("type") == kind:
+            new = dict(cond)
+            if old.get("status") != cond["status"]:
+                new["lastTransitionTime"] = now
+            elif "lastTransitionTime" in old:
+                new["lastTransitionTime"] = old["lastTransitionTime"]
+            out[i] = new
+            return out
+    out.append({**cond, "lastTransitionTime": now})
+    return out
 
 
 class Scheduler:
@@ -366,12 +386,14 @@ class Scheduler:
         pod = self._pod(task)
         if pod is None:
             return
-        status: Obj = {"conditions": updated_conditions((pod.get("status") or {}).get("conditions") or [], cond,
-                                                        self._now())}
+        conditions = (pod.get("status") or {}).get("conditions") or []
+        fast = self.reuse and type(self.client).__dict__.get("create_event") is not None
+        status: Obj = {"conditions": (shared_conditions if fast else updated_conditions)(conditions, cond,
+                                                                                         self._now())}
         if nominated:
             status["nominatedNodeName"] = nominated
         try:
-            if self.reuse and type(self.client).__dict__.get("create_event") is not None:
+            if fast:
                 self._update_pod_status(task, status)
             else:
                 self.client.patch("Pod", task.name, {"status": status}, task.namespace, subresource="status")

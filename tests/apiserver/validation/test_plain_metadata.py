@@ -58,12 +58,13 @@ def _outcome(kind: str, obj: dict[str, Any], full: bool) -> Any:
     info = resolve_kind(kind)
     if full:
         err = decode_errors(info, obj)
-        return None if err is None else (err.field, err.message)
+        head = f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '
+        return None if err is None else head + err.message
     try:
         decode(info, obj)
     except ApiError as exc:
-        cause = exc.details["causes"][0]
-        return cause["field"], cause["message"]
+        assert not exc.details  # kube-apiserver's NewBadRequest carries no details
+        return exc.message
     return None
 
 

@@ -194,7 +194,9 @@ def _toleration_errors(tolerations: Any, path: str) -> list[FieldError]:
 
 def _set_requirement_errors(req: Mapping[str, Any], path: str, *, numeric: bool) -> list[FieldError]:
     """A set-based requirement's operator, values and key: ``In``/``NotIn`` need values, ``Exists``/
-    ``DoesNotExist`` forbid them, and (node selectors only, ``numeric``) ``Gt``/``Lt`` take one integer."""
+    ``DoesNotExist`` forbid them, and (node selectors only, ``numeric``) ``Gt``/``Lt`` take one value. That
+    value is not checked to be an integer: Kubernetes 1.32's ``ValidateNodeSelectorRequirement`` only counts
+    the values (a requirement whose value does not parse matches no node when scheduling)."""
     errs: list[FieldError] = []
     operator, values = req.get("operator"), _items(req.get("values"))
     if operator in ("In", "NotIn"):
@@ -207,12 +209,13 @@ def _set_requirement_errors(req: Mapping[str, Any], path: str, *, numeric: bool)
     elif numeric and operator in ("Gt", "Lt"):
         if len(values) != 1:
             errs.append(required(f"{path}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'"))
-        elif not str(values[0]).lstrip("-").isdigit():
-            errs.append(invalid(f"{path}.values[0]", values[0], "must be an integer"))
     else:
         errs.append(invalid(f"{path}.operator", operator, "not a valid selector operator"))
     key = req.get("key") or ""
     errs.extend(invalid(f"{path}.key", key, e) for e in qualified_name_errors(str(key)))
+    if not numeric:  # a label selector's values are label values (node selectors' are not checked)
+        for i, value in enumerate(values):
+            errs.extend(invalid(f"{path}.values[{i}]", value, e) for e in label_value_errors(str(value)))
     return errs
 
 
@@ -233,12 +236,12 @@ def node_selector_term_errors(term: Any, path: str) -> list[FieldError]:
 
 
 def label_selector_errors(selector: Any, path: str) -> list[FieldError]:
-    """``ValidateLabelSelector``: operators, values, keys and ``matchLabels``."""
+    """``ValidateLabelSelector``: ``matchLabels`` (keys and values), then each of ``matchExpressions``
+    (operator, values, key, then each value a label value)."""
     sel = _mapping(selector)
-    errs: list[FieldError] = []
+    errs = labels_errors(sel.get("matchLabels"), f"{path}.matchLabels")
     for i, req in enumerate(_items(sel.get("matchExpressions"))):
         errs.extend(_set_requirement_errors(_mapping(req), f"{path}.matchExpressions[{i}]", numeric=False))
-    errs.extend(labels_errors(sel.get("matchLabels"), f"{path}.matchLabels"))
     return errs
 
 
@@ -281,13 +284,17 @@ def _affinity_errors(affinity: Any, path: str) -> list[FieldError]:
 
 
 def _pod_affinity_term_errors(term: Mapping[str, Any], path: str) -> list[FieldError]:
+    """``validatePodAffinityTerm``: both selectors, each of ``namespaces`` a namespace name (errors at
+    ``namespace``, as upstream names them), and ``topologyKey``: required, and a qualified name even when
+    empty (so an empty key is three errors)."""
     errs = label_selector_errors(term.get("labelSelector"), f"{path}.labelSelector")
     errs.extend(label_selector_errors(term.get("namespaceSelector"), f"{path}.namespaceSelector"))
-    topology = term.get("topologyKey")
+    for name in _items(term.get("namespaces")):
+        errs.extend(invalid(f"{path}.namespace", name, e) for e in dns1123_label_errors(str(name)))
+    topology = term.get("topologyKey") or ""
     if not topology:
         errs.append(required(f"{path}.topologyKey", "can not be empty"))
-    else:
-        errs.extend(invalid(f"{path}.topologyKey", topology, e) for e in qualified_name_errors(str(topology)))
+    errs.extend(invalid(f"{path}.topologyKey", topology, e) for e in qualified_name_errors(str(topology)))
     return errs
 
 

@@ -57,7 +57,7 @@ def _mount_volumes(job_name: str, volumes: list[Any], pod_spec: dict[str, Any],
         if not claim or claim in seen:
             continue
         seen.add(claim)
-        vname = volume_name(job_name, random_suffix or (lambda: "0" * 12))
+        vname = volume_name(job_name, random_suffix or (lambda: f"{len(seen) - 1:012d}"))
         pod_volumes.append({"name": vname, "persistentVolumeClaim": {"claimName": claim}})
         for c in pod_spec.get("containers") or []:
             appendable(c, "volumeMounts").append({"name": vname, "mountPath": vol.get("mountPath", "")})
@@ -124,7 +124,8 @@ def build_pod(job: Mapping[str, Any], task: Mapping[str, Any], index: int, *,
     """A new plain-dict pod for replica ``index`` of ``task`` (before plugins run).
 
     ``random_suffix`` yields the 12-character suffix of generated volume names
-    (only used when the Job has volumes).
+    (only used when the Job has volumes); without one the suffixes count up from
+    ``000000000000``, so that two claims never share a volume name.
     """
     meta = job["metadata"]
     spec = job.get("spec") or {}

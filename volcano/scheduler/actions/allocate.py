@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import deque
 
 from volcano.scheduler.actions.base import Action, Agenda, is_pending
-from volcano.scheduler.actions.futile import FutileMemo, Placed
+from volcano.scheduler.actions.futile import FutileMemo, Placed, Quota
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskStatus
 from volcano.scheduler.framework.select import Lookahead, fits
 from volcano.scheduler.framework.session import Session
@@ -35,22 +35,35 @@ def allocate_for_tasks(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: dequ
     if memo.replay(job, queue, tasks):
         return None
     taken = memo.begin(job, tasks)
+    if taken is None:
+        stmt = _visit(ssn, job, queue, tasks, look)
+        memo.record(job, queue, None, None, len(tasks))
+        return stmt
     placed: list[Placed] = []
-    stmt = _visit(ssn, job, queue, tasks, look, placed if taken is not None else None)
-    memo.record(job, queue, taken, placed if stmt is None else None, len(tasks))
+    asked: list[bool] = []
+    stmt = _visit(ssn, job, queue, tasks, look, placed, asked, memo.quota(queue))
+    memo.record(job, queue, taken, placed if stmt is None else None, len(tasks), asked)
     return stmt
 
 
 def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo], look: Lookahead | None,
-           placed: list[Placed] | None = None) -> Statement | None:
-    """``allocate_for_tasks`` itself; a discarded visit lists its placements in ``placed``."""
-    stmt = Statement(ssn)
+           placed: list[Placed] | None = None, asked: list[bool] | None = None,
+           quota: Quota | None = None) -> Statement | None:
+    """``allocate_for_tasks`` itself; a discarded visit lists its placements in ``placed``;
+    ``asked`` gets the ALLOCATABLE answers, one per task taken, in order. With ``quota`` (a visit
+    the memo could record: built-in plugins, row-local tasks without terms or host ports) the
+    placements are quiet (``Statement``): ``quota`` answers ALLOCATABLE meanwhile, a kept visit
+    fires the held-back events at its end, a discarded one never does."""
+    stmt = Statement(ssn, quiet=quota is not None)
     table = ssn.table
     if look is None:
         look = Lookahead(ssn)
     while tasks:
         task = tasks.popleft()
-        if not ssn.allocatable(queue, task):
+        allowed = ssn.allocatable(queue, task) if quota is None else quota.allowed(task)
+        if asked is not None:
+            asked.append(allowed)
+        if not allowed:
             continue
         if task.spec.gated:
             continue
@@ -66,7 +79,9 @@ def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
             if job.need_continue_allocating():
                 continue
             break
-        best, no_fit = look.select(task)
+        # A quiet visit's tasks are row-local: their signatures' were when it began (``memo.begin``),
+        # and its placements (no terms, events held back) change no plugin's view.
+        best, no_fit = look.select(task, quota is not None)
         if no_fit is not None:
             job.fit_errors[task.uid] = no_fit
             if job.need_continue_allocating():
@@ -77,11 +92,16 @@ def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
         node = ssn.nodes[best]
         if fits(task, table.idle[best]):
             stmt.allocate(task, node)
+            if quota is not None:
+                quota.placed(task)
         elif fits(task, table.fidle[best]):
             stmt.pipeline(task, node, False)
+            if quota is not None:
+                quota.placed(task)
         if ssn.job_ready(job):
             break
     if ssn.job_ready(job) or ssn.job_pipelined(job):
+        stmt.release()
         return stmt
     if placed is not None:
         placed.extend((op.task.uid, op.task.status, op.task.node_name) for op in stmt.ops)

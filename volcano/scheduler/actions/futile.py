@@ -12,18 +12,33 @@ did is undone exactly: the node table's integer columns, the job's counters,
 and the allocation the plugins' event handlers keep (integer sums).
 
 A visit is a deterministic function of what it reads, so ``FutileMemo`` keeps,
-per job, the last discarded visit's outcome with a key of those inputs, and a
-later visit whose key is equal replays the outcome instead of placing again:
+per job, the last discarded visit's outcome with what it read, and a later
+visit that provably reads the same replays the outcome instead of placing again:
 
 * the session's shape: the scheduler configuration (identity), the resource
   space's width and the node specs (identity, in node order);
-* the node table: a BLAKE2b digest of its accounting columns (used, idle,
-  FutureIdle, releasing, pipelined, pod counts, allocatable, pod limits);
 * the job: its ``minAvailable`` and per-role minimums, each task's spec
   (identity), status and node in task order, and the tasks the visit takes in
   the order it takes them;
-* its queue as the ALLOCATABLE callbacks read it: the queue's state and the
-  proportion plugin's allocation (non-zero amounts) and deserved share for it.
+* the ALLOCATABLE answers, in the order asked (one per task taken). Of the
+  plugins below only proportion can answer it (when its option enables the
+  point; otherwise every answer is yes), from the queue's state, its
+  deserved share and its allocation, which grows by each placed task's request
+  as the visit places it. The answers are equal when the queue's state,
+  deserved share and non-zero allocation are (the fast check); otherwise they
+  are worked out again, with the same arithmetic in the same order as the
+  visit's own event handler, from the current queue, and compared;
+* the node table's accounting columns (used, idle, FutureIdle, releasing,
+  pipelined, pod counts, allocatable, pod limits), kept as one matrix. Rows
+  whose columns moved since are read only through their answers to the tasks:
+  when each moved row fails the first task of every signature of the visit,
+  before and after, in the same way (``select.row_failures``: first short
+  column, predicate reason, unresolvable), no placement of either visit went to
+  it (a row receives a task only where it passes: one that fails every
+  signature at its recorded state, as it is before the visit places anything,
+  never receives one) and the fit errors count it alike; every other row is as
+  recorded. The outcome is then the recorded one, and the entry is kept with
+  the current table and queue as its inputs.
 
 The memo applies only where that list is everything the visit reads: with
 ``Session.reuse``; when every plugin of the session is one of the built-in
@@ -40,14 +55,18 @@ or when a visit of the job does not end discarded.
 
 from __future__ import annotations
 
-import hashlib
 from collections import deque
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskSpec, TaskStatus
+from volcano.scheduler.framework.node import NodeTable
+from volcano.scheduler.framework.points import ALLOCATABLE
+from volcano.scheduler.framework.quota import queue_allocatable
+from volcano.scheduler.framework.select import row_failures
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.state import StateKey
 from volcano.scheduler.plugins.binpack import BinpackPlugin
@@ -66,7 +85,10 @@ S = TaskStatus
 
 _KNOWN = (PriorityPlugin, GangPlugin, ConformancePlugin, OvercommitPlugin, DrfPlugin, PredicatesPlugin,
           ProportionPlugin, NodeorderPlugin, BinpackPlugin)
-"""Plugins whose allocate-time reads the key covers (see the module docstring)."""
+"""Plugins whose allocate-time reads the memo covers (see the module docstring)."""
+
+_COLUMNS = ("alloc", "used", "idle", "fidle", "releasing", "pipelined", "pods", "max_pods")
+"""The node table's accounting columns, in the order of the memo's matrix."""
 
 Placed = tuple[str, TaskStatus, str]
 """(task uid, status, node) of one tentative placement, in placement order."""
@@ -84,17 +106,24 @@ class Outcome:
 
 
 class _Entry:
-    """One job's last discarded visit: its key, the objects the key names by identity, its outcome."""
+    """One job's last discarded visit: what it read (see the module docstring) and its outcome."""
 
-    __slots__ = ("conf", "key", "nodes", "outcome", "reps", "specs")
+    __slots__ = ("asked", "conf", "job_key", "nodes", "outcome", "queue_key", "reps", "specs", "table",
+                 "width")
 
-    def __init__(self, conf: object, nodes: list[Any], specs: tuple[Any, ...],
-                 key: tuple[tuple[Hashable, ...], tuple[Hashable, ...]], reps: tuple[int, ...],
-                 outcome: Outcome) -> None:
+    def __init__(self, conf: object, nodes: list[Any], specs: tuple[Any, ...], width: int,
+                 table: npt.NDArray[np.int64], queue_key: Hashable, job_key: tuple[Hashable, ...],
+                 asked: tuple[bool, ...], reps: tuple[int, ...], outcome: Outcome) -> None:
         self.conf = conf
         self.nodes = nodes
         self.specs = specs
-        self.key = key
+        self.width = width
+        self.table = table
+        """The node table's accounting (``_COLUMNS`` side by side; shared, never written)."""
+        self.queue_key = queue_key
+        self.job_key = job_key
+        self.asked = asked
+        """The ALLOCATABLE answers of the visit, one per task taken, in order."""
         self.reps = reps
         """Positions of the first task of each signature among the tasks taken."""
         self.outcome = outcome
@@ -121,6 +150,55 @@ def _copy(fe: FitErrors) -> FitErrors:
     return out
 
 
+def _matrix(table: NodeTable) -> npt.NDArray[np.int64]:
+    """The table's accounting columns side by side (a new array)."""
+    return np.concatenate([np.asarray(getattr(table, name)).reshape(len(table), -1) for name in _COLUMNS], axis=1)
+
+
+def _write_rows(table: NodeTable, rows: npt.NDArray[np.intp], values: npt.NDArray[np.int64]) -> None:
+    """Write ``values`` (rows of a ``_matrix``) into ``rows`` of the table's columns."""
+    at = 0
+    for name in _COLUMNS:
+        col = getattr(table, name)
+        width = 1 if col.ndim == 1 else col.shape[1]
+        if col.ndim == 1:
+            col[rows] = values[:, at]
+        else:
+            col[rows] = values[:, at:at + width]
+        at += width
+
+
+class Quota:
+    """ALLOCATABLE for the tasks of one visit of a job of ``queue``, as the built-in plugins answer
+    it (only proportion can, when it registered the point: queue Open, and allocation plus request
+    within the deserved share on the requested dimensions; ``proportion`` None: nobody did),
+    where the visit's placements reach the plugins' event handlers only later (a quiet
+    ``Statement``): ``placed`` adds a placed task's request to the allocation with the
+    arithmetic, and in the order, of proportion's own handler."""
+
+    __slots__ = ("allocated", "deserved", "fixed")
+
+    def __init__(self, proportion: ProportionPlugin | None, queue: QueueInfo) -> None:
+        attr = proportion.attrs.get(queue.name) if proportion is not None else None
+        self.fixed: bool | None = True if proportion is None else (
+            False if queue.state != "Open" or attr is None else None)
+        self.allocated: dict[str, Any] = dict(attr.allocated) if attr is not None else {}
+        self.deserved: Mapping[str, Any] = attr.quota.deserved if attr is not None else {}
+
+    def allowed(self, task: TaskInfo) -> bool:
+        """The ALLOCATABLE answer for ``task`` now."""
+        if self.fixed is not None:
+            return self.fixed
+        return queue_allocatable(self.allocated, task.spec.requests, self.deserved)
+
+    def placed(self, task: TaskInfo) -> None:
+        """``task`` was placed (the allocation the next answers read grows by its request)."""
+        if self.fixed is None:
+            allocated = self.allocated
+            for name, value in task.spec.requests.items():
+                allocated[name] = allocated.get(name, 0) + value
+
+
 class FutileMemo:
     """The memo of one allocate action (see the module docstring)."""
 
@@ -130,35 +208,54 @@ class FutileMemo:
             type(p) in _KNOWN and (type(p) is not DrfPlugin or getattr(p, "tree", None) is None)
             for p in ssn.plugins.values())
         self.entries: dict[str, _Entry] = ssn.shared.get(FUTILE_VISITS) if self.enabled else {}
-        self._digest: tuple[int, bytes] = (-1, b"")
+        self._table: tuple[int, npt.NDArray[np.int64]] = (-1, np.zeros((0, 0), dtype=np.int64))
         self._specs: list[Any] | None = None
         self._reps: tuple[int, ...] = ()
+        # Of the plugins above only proportion can answer ALLOCATABLE (when its option enables it).
+        self._proportion = next((p for p in ssn.plugins.values() if type(p) is ProportionPlugin), None) \
+            if ssn.has(ALLOCATABLE) else None
+        if ssn.has(ALLOCATABLE) and self._proportion is None:
+            self.enabled = False
+            self.entries = {}
         self.replayed = 0
         """Visits replayed in this action (a count for tests and profiles)."""
 
-    # -- the key ------------------------------------------------------------------------------
-    def _table_digest(self) -> bytes:
+    # -- what the visit reads -------------------------------------------------------------------
+    def _matrix(self) -> npt.NDArray[np.int64]:
+        """The table's accounting matrix now (one per state of the table in this action)."""
         table = self.ssn.table
         at = len(table.changes)
-        if self._digest[0] == at:
-            return self._digest[1]
-        h = hashlib.blake2b(digest_size=32)
-        for col in (table.alloc, table.used, table.idle, table.fidle, table.releasing, table.pipelined,
-                    table.pods, table.max_pods):
-            h.update(np.ascontiguousarray(col).tobytes())
-            h.update(repr(col.shape).encode())
-        self._digest = (at, h.digest())
-        return self._digest[1]
+        if self._table[0] != at:
+            now = _matrix(table)
+            last = self._table[1]
+            # A visit undone leaves the table as it was: keep the one matrix (entries share it).
+            self._table = (at, last if np.array_equal(now, last) else now)
+        return self._table[1]
 
     def _queue_key(self, queue: QueueInfo) -> Hashable:
-        parts: list[Hashable] = [queue.name, queue.state]
-        for plugin in self.ssn.plugins.values():
-            if type(plugin) is ProportionPlugin:
-                attr = plugin.attrs.get(queue.name)
-                parts.append(None if attr is None else (
-                    tuple(sorted((k, v) for k, v in attr.allocated.items() if v)),
-                    tuple(sorted(attr.quota.deserved.items()))))
-        return tuple(parts)
+        attr = self._proportion.attrs.get(queue.name) if self._proportion is not None else None
+        return (queue.name, queue.state, None if attr is None else (
+            tuple(sorted((k, v) for k, v in attr.allocated.items() if v)),
+            tuple(sorted(attr.quota.deserved.items()))))
+
+    def _answers(self, queue: QueueInfo, taken: tuple[TaskInfo, ...], placed: Iterable[Placed],
+                 n: int) -> tuple[bool, ...]:
+        """The ALLOCATABLE answers for the first ``n`` tasks of ``taken`` when ``placed`` are placed
+        as they are asked, from the queue as it is now (proportion's test and its event handler's
+        sums, in the same order)."""
+        quota = self.quota(queue)
+        uids = {uid for uid, _, _ in placed}
+        out: list[bool] = []
+        for task in taken[:n]:
+            out.append(quota.allowed(task))
+            if task.uid in uids:
+                quota.placed(task)
+        return tuple(out)
+
+    def quota(self, queue: QueueInfo) -> Quota:
+        """ALLOCATABLE for a quiet visit of a job of ``queue`` (only valid where the memo is
+        enabled: the session's plugins are the built-in ones above)."""
+        return Quota(self._proportion, queue)
 
     def _eligible(self, job: JobInfo, taken: Iterable[TaskInfo]) -> tuple[int, ...] | None:
         """Whether the visit can be recorded: the positions in ``taken`` of the first task of each
@@ -178,10 +275,6 @@ class FutileMemo:
                 seen.add(spec.sched_sig)
                 reps.append(i)
         return tuple(reps)
-
-    def _outer_key(self, queue: QueueInfo) -> tuple[Hashable, ...]:
-        """The key's parts outside the job (checked first: they change most often)."""
-        return (len(self.ssn.space), self._table_digest(), self._queue_key(queue))
 
     def _job_key(self, job: JobInfo, taken: tuple[TaskInfo, ...]) -> tuple[Hashable, ...]:
         states = tuple((t.status, t.node_name) for t in job.tasks.values())
@@ -211,6 +304,41 @@ class FutileMemo:
             entry.specs = tuple(now)
         return True
 
+    def _same_queue(self, entry: _Entry, queue: QueueInfo, taken: tuple[TaskInfo, ...]) -> bool:
+        """The visit would get the entry's ALLOCATABLE answers (then the entry takes the queue's key)."""
+        key = self._queue_key(queue)
+        if key == entry.queue_key:
+            return True
+        if self._answers(queue, taken, entry.outcome.placed, len(entry.asked)) != entry.asked:
+            return False
+        entry.queue_key = key
+        return True
+
+    def _same_table(self, entry: _Entry, taken: tuple[TaskInfo, ...]) -> bool:
+        """Every row that moved since the entry fails every signature of the visit alike before and
+        after (then the entry takes the table as it is)."""
+        now = self._matrix()
+        then = entry.table
+        if now is then:
+            return True
+        if now.shape != then.shape:
+            return False
+        rows = np.flatnonzero((now != then).any(axis=1))
+        if len(rows):
+            ssn = self.ssn
+            after = [row_failures(ssn, taken[i], rows) for i in entry.reps]
+            if any(a is None for a in after):
+                return False
+            _write_rows(ssn.table, rows, then[rows])
+            try:
+                before = [row_failures(ssn, taken[i], rows) for i in entry.reps]
+            finally:
+                _write_rows(ssn.table, rows, now[rows])
+            if before != after:
+                return False
+        entry.table = now
+        return True
+
     def _node_specs(self) -> list[Any]:
         """The session's node specs in node order (one list per action)."""
         if self._specs is None:
@@ -224,14 +352,17 @@ class FutileMemo:
         entry = self.entries.get(job.uid) if self.enabled else None
         if entry is None:
             return False
-        if entry.conf is not self.ssn.conf or job.fit_errors or job.job_fit_errors \
-                or entry.key[0] != self._outer_key(queue):
+        ssn = self.ssn
+        if entry.conf is not ssn.conf or job.fit_errors or job.job_fit_errors or entry.width != len(ssn.space):
             return False
         taken = tuple(tasks)
-        if entry.key[1] != self._job_key(job, taken) or not self._same_shape(entry, job, taken):
+        if entry.job_key != self._job_key(job, taken) or not self._same_shape(entry, job, taken):
             return False
         # The same parses as recorded (so no terms or host ports); row-locality is the session's.
-        if not all(self.ssn.rows_local(taken[i]) for i in entry.reps):
+        if not all(ssn.rows_local(taken[i]) for i in entry.reps):
+            return False
+        # The table first: it moves more often, and a moved row that passes ends the check early.
+        if not self._same_table(entry, taken) or not self._same_queue(entry, queue, taken):
             return False
         out = entry.outcome
         first: dict[tuple[str, TaskStatus], TaskInfo] = {}
@@ -264,18 +395,20 @@ class FutileMemo:
         return taken
 
     def record(self, job: JobInfo, queue: QueueInfo, taken: tuple[TaskInfo, ...] | None,
-               placed: list[Placed] | None, left: int) -> None:
+               placed: list[Placed] | None, left: int, asked: list[bool] | None = None) -> None:
         """After a visit that began with ``taken``: keep its outcome when it was discarded
-        (``placed``: its placements; None when it was not discarded); ``left``: tasks not taken."""
+        (``placed``: its placements; None when it was not discarded); ``left``: tasks not taken;
+        ``asked``: its ALLOCATABLE answers in order (one per task taken)."""
         if not self.enabled:
             return
-        if taken is None or placed is None:
+        if taken is None or placed is None or asked is None or len(asked) != len(taken) - left:
             self.entries.pop(job.uid, None)
             return
         errors = list(job.fit_errors.items())
         specs = tuple(t.spec for t in job.tasks.values()) + tuple(t.spec for t in taken)
-        self.entries[job.uid] = _Entry(self.ssn.conf, self._node_specs(), specs,
-                                       (self._outer_key(queue), self._job_key(job, taken)), self._reps,
+        self.entries[job.uid] = _Entry(self.ssn.conf, self._node_specs(), specs, len(self.ssn.space),
+                                       self._matrix(), self._queue_key(queue), self._job_key(job, taken),
+                                       tuple(asked), self._reps,
                                        Outcome(list(placed), [(u, _copy(fe)) for u, fe in errors],
                                                len(taken) - left))
 

@@ -11,6 +11,12 @@ effect, as Volcano's cache ignores stale pod updates during a bind.
 ``generation`` counts every change of what a snapshot is made of (each informer
 delivery, each bind or eviction remembered): a scheduler whose last cycle did
 nothing and sees the same generation knows its next cycle would do nothing too.
+
+Each snapshot also tells what changed since the one before it (``Snapshot.delta``,
+a ``CacheDelta``): the PodGroups replaced, created or deleted, or whose job priority
+moved (by cache key), those created since (in cache order: a suffix of it), and the
+job ids whose member pods or overrides changed. A session carrying its jobs from the
+last snapshot's session visits only those (``framework.build``).
 """
 
 from __future__ import annotations
@@ -25,16 +31,17 @@ from volcano.informers import InformerFactory
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec, TaskStatus, task_status_of
 from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.session import Snapshot
+from volcano.scheduler.framework.snapshot import CacheDelta, object_key
 
 __all__ = ["SchedulerCache"]
 
 Obj = dict[str, Any]
 
 
-def _key(obj: Obj) -> str:
-    meta = obj.get("metadata") or {}
-    ns = meta.get("namespace")
-    return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
+_key = object_key
+_DELTA_CAP = 256
+"""Changes between two snapshots beyond which (plus a quarter of the PodGroups) a snapshot tells
+none: the next session takes every job, and a burst of arrivals keeps no dirty sets."""
 
 
 _SEQ = attrgetter("seq")
@@ -118,7 +125,6 @@ class SchedulerCache:
         self.space = ResourceSpace()
         self.pods: dict[str, TaskSpec] = {}
         self.nodes: dict[str, NodeSpec] = {}
-        self.podgroups: dict[str, Obj] = {}
         self.queues: dict[str, QueueInfo] = {}
         self.priority_classes: dict[str, Obj] = {}
         self.binding: dict[str, str] = {}
@@ -135,6 +141,24 @@ class SchedulerCache:
         """Whether no two pods share a uid (None: not known since a pod came with a uid; the next
         snapshot works it out)."""
         self._seq = 0
+        self.podgroups: dict[str, Obj] = {}
+        self._priorities: dict[str, int] = {}
+        """The job priority of each PodGroup whose priority is not 0 (by key), kept current."""
+        self._default_pc: Obj | None = None
+        """The global default PriorityClass (``_global_default``), worked out when a class changes."""
+        self._epoch = 0
+        """Snapshots taken (the next one's ``CacheDelta.epoch``)."""
+        self._pg_dirty: dict[str, None] = {}
+        """PodGroup keys replaced, created or deleted, or whose priority moved, since the last snapshot."""
+        self._pg_entered: dict[str, None] = {}
+        """PodGroup keys created since the last snapshot (in ``podgroups`` order: its tail)."""
+        self._job_dirty: dict[str, None] = {}
+        """Job ids whose member pods changed since the last snapshot."""
+        self._overflow = False
+        """Whether more changed since the last snapshot than ``_DELTA_CAP`` allows: the next snapshot
+        tells nothing (``delta`` None) and the dirty sets are not kept (no memory for a burst)."""
+        self._last_by_job: Mapping[str, dict[str, tuple[TaskStatus, str]]] = {}
+        """The last snapshot's overrides by job (a job whose overrides differ is dirty)."""
         self.informers = informers
         informers.informer("Pod").add_handler(self._on_pod)
         informers.informer("Node").add_handler(self._on_node)
@@ -143,7 +167,7 @@ class SchedulerCache:
         informers.informer("PriorityClass").add_handler(self._on_pc)
 
     def _on_pod(self, etype: str, obj: Obj, old: Obj | None) -> None:
-        self.generation += 1
+        self.generation += 1  # every group a pod enters or leaves is marked (``_enter``, ``_forget``, ``_replace``)
         key = _key(obj)
         spec = obj.get("spec") or {}
         if etype == "DELETED":
@@ -178,6 +202,24 @@ class SchedulerCache:
         if previous is None or previous.uid != task.uid:
             self._unique = None
 
+    def _mark_job(self, job_id: str) -> None:
+        """Note that job ``job_id``'s member pods changed (see ``_overflow``)."""
+        if not self._overflow:
+            self._job_dirty[job_id] = None
+            self._check_cap()
+
+    def _mark_podgroup(self, key: str) -> None:
+        """Note that the PodGroup of ``key`` changed, came, left or moved in priority (see ``_overflow``)."""
+        if not self._overflow:
+            self._pg_dirty[key] = None
+            self._check_cap()
+
+    def _check_cap(self) -> None:
+        """Give up telling the changes once they are more than ``_DELTA_CAP`` allows."""
+        if len(self._job_dirty) + len(self._pg_dirty) > _DELTA_CAP + len(self.podgroups) // 4:
+            self._overflow = True
+            self._pg_dirty, self._pg_entered, self._job_dirty = {}, {}, {}
+
     def _writable(self, job_id: str) -> list[TaskSpec] | None:
         """``job_id``'s group, safe to change in place: a list the last snapshot handed out is
         copied first (once per snapshot; copy on write), so a handed-out list never changes and
@@ -193,6 +235,7 @@ class SchedulerCache:
 
     def _enter(self, task: TaskSpec) -> None:
         """Put ``task`` in its job's group (at its place by ``seq``)."""
+        self._mark_job(task.job_id)
         group = self._writable(task.job_id)
         if group is None:
             self._groups[task.job_id] = [task]
@@ -205,6 +248,7 @@ class SchedulerCache:
         """Put ``task`` where ``previous`` (the same pod, the same job, the same ``seq``) was."""
         if self._unique is False:
             self._unique = None
+        self._mark_job(task.job_id)
         group = self._writable(task.job_id)
         assert group is not None
         group[self._at(group, previous)] = task
@@ -216,6 +260,7 @@ class SchedulerCache:
             return
         if self._unique is False:
             self._unique = None
+        self._mark_job(task.job_id)
         group = self._writable(task.job_id)
         assert group is not None
         if len(group) == 1:
@@ -236,10 +281,17 @@ class SchedulerCache:
 
     def _on_podgroup(self, etype: str, obj: Obj, old: Obj | None) -> None:
         self.generation += 1
+        key = _key(obj)
+        self._mark_podgroup(key)
         if etype == "DELETED":
-            self.podgroups.pop(_key(obj), None)
-        else:
-            self.podgroups[_key(obj)] = obj
+            self.podgroups.pop(key, None)
+            self._priorities.pop(key, None)
+            self._pg_entered.pop(key, None)
+            return
+        if key not in self.podgroups and not self._overflow:
+            self._pg_entered[key] = None
+        self.podgroups[key] = obj
+        self._set_priority(key, self._priority(obj, self._default_pc))
 
     def _on_queue(self, etype: str, obj: Obj, old: Obj | None) -> None:
         self.generation += 1
@@ -254,6 +306,20 @@ class SchedulerCache:
             self.priority_classes.pop(_key(obj), None)
         else:
             self.priority_classes[_key(obj)] = obj
+        self._default_pc = default = self._global_default()
+        known = self._priorities
+        for key, pg in self.podgroups.items():
+            now = self._priority(pg, default)
+            if now != known.get(key, 0):
+                self._set_priority(key, now)
+                self._mark_podgroup(key)
+
+    def _set_priority(self, key: str, priority: int) -> None:
+        """Keep ``priority`` as the job priority of PodGroup ``key`` (0: none kept)."""
+        if priority:
+            self._priorities[key] = priority
+        else:
+            self._priorities.pop(key, None)
 
     def job_priority(self, podgroup: Obj) -> int:
         """The value of the PodGroup's PriorityClass, else the global default's, else 0."""
@@ -290,12 +356,34 @@ class SchedulerCache:
             if spec is not None and spec.node_name:
                 overrides[spec.uid] = by_job.setdefault(spec.job_id, {})[spec.uid] = \
                     (TaskStatus.Releasing, spec.node_name)
-        default = self._global_default()
-        groups: list[tuple[Mapping[str, Any], int]] = [(pg, self._priority(pg, default))
-                                                       for pg in self.podgroups.values()]
+        get = self._priorities.get
+        groups: list[tuple[Mapping[str, Any], int]] = [(pg, get(key, 0)) for key, pg in self.podgroups.items()] \
+            if self._priorities else [(pg, 0) for pg in self.podgroups.values()]
         pcs = {name: int(p.get("value") or 0) for name, p in self.priority_classes.items()}
         self._handed = members = dict(self._groups)
         return Snapshot(self.space, list(self.nodes.values()), groups, list(self.pods.values()),
                         list(self.queues.values()), self.default_queue, pcs, overrides, self._shared,
                         members=members, overrides_by_job=by_job, unique_uids=self._unique_uids(),
-                        registered=True)
+                        registered=True, delta=self._delta(by_job))
+
+    def _delta(self, by_job: dict[str, dict[str, tuple[TaskStatus, str]]]) -> CacheDelta | None:
+        """What changed since the last snapshot (see the module docstring); starts the next count."""
+        self._epoch += 1  # a snapshot telling nothing counts too: the next one's delta is not from before it
+        if self._overflow:
+            self._overflow = False
+            self._last_by_job = by_job
+            return None
+        jobs = self._job_dirty
+        last = self._last_by_job
+        for job_id, over in by_job.items():
+            if last.get(job_id) != over:
+                jobs[job_id] = None
+        for job_id in last:
+            if job_id not in by_job:
+                jobs[job_id] = None
+        podgroups, get = self.podgroups, self._priorities.get
+        changed = {key: (podgroups[key], get(key, 0)) for key in self._pg_dirty if key in podgroups}
+        delta = CacheDelta(self, self._epoch, self._pg_dirty, self._pg_entered, jobs, changed)
+        self._pg_dirty, self._pg_entered, self._job_dirty = {}, {}, {}
+        self._last_by_job = by_job
+        return delta

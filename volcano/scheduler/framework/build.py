@@ -129,7 +129,8 @@ def _group(tasks: list[TaskSpec]) -> dict[str, list[TaskSpec]]:
 
 def carry_tasks(ssn: Session, snapshot: Snapshot, carry: JobCarry) -> None:
     """``place_tasks`` with the jobs whose inputs did not change taken from the last session
-    (``carry``; the same jobs, tasks, order and node placements as building them all) and,
+    (``carry``; the same jobs, tasks, order and node placements as building them all; only the
+    jobs the cache's ``Snapshot.delta`` names are looked at when the carry can follow it) and,
     when the snapshot gives its task groups (``Snapshot.members``), the node table carried
     too (``framework.rows``). Task uids must be unique in the snapshot."""
     members = snapshot.members
@@ -150,15 +151,23 @@ def carry_tasks(ssn: Session, snapshot: Snapshot, carry: JobCarry) -> None:
         """The spec's request vector in the session's space (cached on the spec)."""
         return spec.vec(space)
 
-    carry.begin()
-    for pg, priority, parsed in parsed_podgroups(ssn, snapshot):
-        if parsed.queue not in ssn.queues:
-            continue
-        specs = members.get(parsed.uid, _NO_SPECS)
-        over = by_job.get(parsed.uid) or _NO_OVERRIDES
-        job = carry.take(pg, parsed, priority, snapshot.default_queue, space, specs, over, vec_of)
-        ssn.jobs[job.uid] = job
-    carry.end()
+    shape = (snapshot.default_queue, len(space), tuple(ssn.queues))
+    followed = carry.follow(snapshot.delta, shape, space, members, by_job, vec_of) if carried_rows else None
+    if followed is not None:
+        ssn.jobs = followed
+    else:
+        carry.begin()
+        whole = True
+        for pg, priority, parsed in parsed_podgroups(ssn, snapshot):
+            if parsed.queue not in ssn.queues:
+                whole = False
+                continue
+            specs = members.get(parsed.uid, _NO_SPECS)
+            over = by_job.get(parsed.uid) or _NO_OVERRIDES
+            job = carry.take(pg, parsed, priority, snapshot.default_queue, space, specs, over, vec_of)
+            ssn.jobs[job.uid] = job
+        carry.end()
+        carry.note(snapshot.podgroups, whole and not ssn.unusable, snapshot.delta, shape)
     if carried_rows:
         open_rows(ssn, snapshot, members, carry)
         return

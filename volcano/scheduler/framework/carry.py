@@ -19,6 +19,16 @@ as built (``JobCarry.take``) instead of building it again:
 Everything else a session does to its model stays out of the jobs (the node table,
 the plugins and their queue and share state are built per session). With
 ``Session.reuse`` off nothing is carried (the reference path).
+
+When the last session's jobs were every PodGroup of its snapshot and the new snapshot
+tells what changed since that one (``Snapshot.delta``, the scheduler cache's), the
+carry follows the change instead of taking every job (``JobCarry.follow``): the last
+session's jobs mapping is copied (a replaced value keeps its place, a deleted PodGroup's
+job is popped, a created one's appended, in the cache's order, which is the order
+PodGroups enter and leave its own mapping), ``take`` runs only for the jobs of the
+PodGroups that changed and the jobs whose member pods or overrides changed, and every
+other job (whose inputs are by construction the same objects) is put back as built
+without comparing its inputs (``_refresh``).
 """
 
 from __future__ import annotations
@@ -26,24 +36,35 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from volcano.scheduler.framework.job import JobInfo, PodGroupParse
+from volcano.informers.poison import DATA_ERRORS
+from volcano.scheduler.framework.job import JobInfo, PodGroupParse, parse_podgroup
 from volcano.scheduler.framework.resources import ResourceSpace, Vec
+from volcano.scheduler.framework.snapshot import CacheDelta, key_uid, object_key
 from volcano.scheduler.framework.state import State
 from volcano.scheduler.framework.task import TaskInfo, TaskSpec, TaskStatus
 
 __all__ = ["JobCarry", "Kept", "Override"]
 
 Override = tuple[TaskStatus, str]
+_NO_OVERRIDES: dict[str, Override] = {}
+"""The overrides of a job that has none (one shared empty mapping, never written)."""
+_NO_SPECS: list[TaskSpec] = []
+"""The member list of a job without pods (one shared empty list, never written)."""
 
 
 class Kept:
     """One carried job and the inputs it was built from."""
 
-    __slots__ = ("default_queue", "job", "overrides", "podgroup", "priority", "specs", "width")
+    __slots__ = ("default_queue", "job", "key", "overrides", "parsed", "podgroup", "priority", "specs", "width")
 
     def __init__(self, job: JobInfo, podgroup: Mapping[str, Any], priority: int, default_queue: str, width: int,
-                 specs: list[TaskSpec], overrides: dict[str, Override]) -> None:
+                 specs: list[TaskSpec], overrides: dict[str, Override], parsed: PodGroupParse) -> None:
         self.job = job
+        self.parsed = parsed
+        """The PodGroup's parse the job was built from."""
+        self.key: str | None = None
+        """The cache key of the PodGroup when it is not the job's uid (set when the carry can follow
+        a delta; ``JobCarry.note``; None: the uid, so that no string is kept per job)."""
         self.podgroup = podgroup
         self.priority = priority
         self.default_queue = default_queue
@@ -80,6 +101,14 @@ class JobCarry:
         """Jobs built afresh."""
         self.restored = 0
         """Carried jobs whose tasks had moved, put back task by task."""
+        self.followed = 0
+        """Sessions whose jobs followed the cache's changes (``follow``)."""
+        self.visited = 0
+        """Jobs ``follow`` took (``take``) rather than put back unseen."""
+        self._whole = False
+        """Whether the last session's jobs were every PodGroup of its snapshot, in order."""
+        self._seen: tuple[object, int, str, int, tuple[str, ...]] | None = None
+        """The last session's snapshot (cache, epoch), default queue, width and queue names."""
 
     def clear(self) -> None:
         """Forget every carried job and the node rows (the next session builds all of them)."""
@@ -91,6 +120,12 @@ class JobCarry:
         self.state = State()
         self.sessions += 1
         self.taken = False
+        self._forget_shape()
+
+    def _forget_shape(self) -> None:
+        """The next session cannot follow a delta (it takes or builds every job)."""
+        self._whole = False
+        self._seen = None
 
     def begin(self) -> None:
         """Start a session: jobs not taken or built during it are forgotten at ``end``."""
@@ -135,11 +170,122 @@ class JobCarry:
                 over = overrides.get(spec.uid)
                 job.add_task(TaskInfo(spec, fit(vec_of(spec)), *(over or (None, None))))
             self.built += 1
-            new = Kept(job, podgroup, priority, default_queue, width, specs, overrides)
+            new = Kept(job, podgroup, priority, default_queue, width, specs, overrides, parsed)
             self.replaced.append((kept, new))
             kept = new
         self._next[parsed.uid] = kept
         return job
+
+
+    def note(self, podgroups: list[tuple[Mapping[str, Any], int]], whole: bool, delta: CacheDelta | None,
+             shape: tuple[str, int, tuple[str, ...]]) -> None:
+        """After a session took or built every job (``end`` done): remember, when every one of
+        its snapshot's ``podgroups`` became a job in order (``whole``: none unusable, none of an
+        unknown queue), each job's cache key and what the next session must match to follow a
+        delta (``follow``)."""
+        if delta is None or not whole or len(self._last) != len(podgroups):
+            self._forget_shape()
+            return
+        for (uid, kept), (pg, _) in zip(self._last.items(), podgroups):
+            key = object_key(pg)
+            kept.key = None if key == uid else key
+        self._whole = True
+        self._seen = (delta.source, delta.epoch, *shape)
+
+    def follow(self, delta: CacheDelta | None, shape: tuple[str, int, tuple[str, ...]], space: ResourceSpace,
+               members: Mapping[str, list[TaskSpec]], by_job: Mapping[str, dict[str, Override]],
+               vec_of: Callable[[TaskSpec], Vec]) -> dict[str, JobInfo] | None:
+        """The session's jobs when the last session's were every PodGroup of the snapshot just
+        before this one (``delta``) and ``shape`` (default queue, width, queue names) is the same:
+        only changed jobs are taken (see the module docstring). None (nothing begun) otherwise, or
+        when a changed PodGroup cannot become a job (unreadable, unknown queue): the caller then
+        takes every job. ``begin`` and ``end`` are done here."""
+        seen = self._seen
+        if delta is None or seen is None or not self._whole or seen[0] is not delta.source \
+                or seen[1] + 1 != delta.epoch or seen[2:] != shape:
+            return None
+        default_queue, _, queues = shape
+        last = self._last
+        changed = self._changed(delta, default_queue, queues)
+        if changed is None:
+            return None
+        self.begin()
+        self._next = nxt = dict(last)
+        entered = delta.entered
+        for key in delta.podgroups:
+            uid = key_uid(key)
+            kept = last.get(uid)
+            if kept is None or (kept.key or uid) != key:
+                continue
+            if key not in changed:  # deleted
+                self.dropped.append(nxt.pop(uid))
+            elif key in entered:  # deleted and created again: it goes to the end
+                del nxt[uid]
+        visited: set[str] = set()
+        for key, (entry, parsed) in changed.items():  # replaced in place
+            if key not in entered:
+                self._take_entry(key, entry, parsed, default_queue, space, members, by_job, vec_of)
+                visited.add(parsed.uid)
+        for key in entered:  # appended in the cache's order
+            entry, parsed = changed[key]
+            self._take_entry(key, entry, parsed, default_queue, space, members, by_job, vec_of)
+            visited.add(parsed.uid)
+        for uid in delta.jobs:
+            kept = nxt.get(uid)
+            if kept is not None and uid not in visited:
+                self._take_entry(kept.key, (kept.podgroup, kept.priority), kept.parsed, default_queue, space,
+                                 members, by_job, vec_of)
+                visited.add(uid)
+        restored = 0
+        for uid, kept in nxt.items():  # ``_refresh`` inlined: this loop runs over every job
+            if uid in visited:
+                continue
+            job, p = kept.job, kept.parsed
+            job.conditions = list(map(dict, p.conditions))
+            job.phase = p.phase
+            if job.fit_errors:
+                job.fit_errors = {}
+            job.job_fit_errors = ""
+            if job.moved or job.min_task_member != p.min_task_member:
+                restored += job.moved
+                _refresh(job, p, space, kept.overrides)
+        self.restored += restored
+        self.carried += len(nxt) - len(visited)
+        self.visited += len(visited)
+        self.followed += 1
+        self._last, self._next = nxt, {}
+        self._seen = (delta.source, delta.epoch, *shape)
+        return {uid: kept.job for uid, kept in nxt.items()}
+
+    def _changed(self, delta: CacheDelta, default_queue: str, queues: tuple[str, ...]
+                 ) -> dict[str, tuple[tuple[Mapping[str, Any], int], PodGroupParse]] | None:
+        """The PodGroups of ``delta`` still present, by key, with their entry and parse; None when
+        one cannot become a job in its place (unreadable, unknown queue, or not the job of the
+        same key last session while not created since)."""
+        changed: dict[str, tuple[tuple[Mapping[str, Any], int], PodGroupParse]] = {}
+        last = self._last
+        for key, entry in delta.entries.items():
+            try:
+                parsed = parse_podgroup(entry[0], default_queue)
+            except DATA_ERRORS:
+                return None
+            uid = parsed.uid
+            kept = last.get(uid)
+            if parsed.queue not in queues or uid != key_uid(key) \
+                    or (kept is not None and (kept.key or uid) != key) or (kept is None and key not in delta.entered):
+                return None
+            changed[key] = (entry, parsed)
+        return changed
+
+    def _take_entry(self, key: str | None, entry: tuple[Mapping[str, Any], int], parsed: PodGroupParse,
+                    default_queue: str, space: ResourceSpace, members: Mapping[str, list[TaskSpec]],
+                    by_job: Mapping[str, dict[str, Override]], vec_of: Callable[[TaskSpec], Vec]) -> None:
+        """``take`` for the PodGroup ``entry`` (object, priority) of cache ``key``, with its members
+        and overrides (the job and its key are in ``_next``)."""
+        uid = parsed.uid
+        self.take(entry[0], parsed, entry[1], default_queue, space, members.get(uid, _NO_SPECS),
+                  by_job.get(uid) or _NO_OVERRIDES, vec_of)
+        self._next[uid].key = None if key is None or key == uid else key
 
 
 def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> None:
@@ -149,14 +295,20 @@ def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: di
     job.uid = p.uid
     job.queue = p.queue
     job.min_available = p.min_available
-    if job.min_task_member != p.min_task_member:  # equal: left as it is (a copy made earlier)
-        job.min_task_member = dict(p.min_task_member)
     job.min_resources = p.min_resources
     job.creation = p.creation
     job.preemptable = p.preemptable
-    job.phase = p.phase
     if len(job.conditions) != len(p.conditions) or any(a != b for a, b in zip(job.conditions, p.conditions)):
         job.conditions = [dict(c) for c in p.conditions]
+    _refresh(job, p, space, overrides)
+
+
+def _refresh(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> None:
+    """``_restore`` of the fields a session may change, the conditions aside (phase, fit errors,
+    per-role minimums, and the tasks when one moved)."""
+    job.phase = p.phase
+    if job.min_task_member != p.min_task_member:  # equal: left as it is (a copy made earlier)
+        job.min_task_member = dict(p.min_task_member)
     if job.fit_errors:
         job.fit_errors = {}
     job.job_fit_errors = ""

@@ -20,6 +20,7 @@ from volcano.api import accessors as obj
 from volcano.api.resources import Resources
 from volcano.api.well_known import PREEMPTABLE
 from volcano.scheduler.framework.resources import ResourceSpace, scheduler_resources
+from volcano.scheduler.framework.state import StateKey
 from volcano.scheduler.framework.task import (
     ALLOCATED_STATUSES,
     READY_STATUSES,
@@ -29,8 +30,8 @@ from volcano.scheduler.framework.task import (
     parse_bool,
 )
 
-__all__ = ["FitErrors", "JobInfo", "PodGroupParse", "parse_podgroup", "scheduling_reason",
-           "task_scheduling_reason"]
+__all__ = ["CLOSE_MEMOS", "CloseMemo", "CloseMemos", "FitErrors", "JobInfo", "PodGroupParse", "parse_podgroup",
+           "scheduling_reason", "task_scheduling_reason"]
 
 S = TaskStatus
 
@@ -113,6 +114,55 @@ def parse_podgroup(podgroup: Mapping[str, Any], default_queue: str) -> PodGroupP
         conditions=tuple(status.get("conditions") or ()))
 
 
+class CloseMemo(NamedTuple):
+    """What a session's close derived from a job it left untouched (``JobInfo.untouched``), kept
+    on the job while the job is carried (``JobInfo.closed``): the next session's close, finding
+    the job untouched again under the same configuration and with the same phase, derives the
+    same (the job is then as built from the very same inputs) and reuses it. Memos are values,
+    shared between jobs (``status.close_memos``); ``gang`` is set by the gang plugin's close,
+    the rest by the status close."""
+
+    conf: Any
+    """The session configuration it was derived under (compared by identity)."""
+    phase: str
+    """The job's phase when it was derived (an action may set it: Inqueue)."""
+    gang: tuple[str, int, str] | None
+    """The gang plugin's condition: (type, unschedulable tasks, message); None: it set none."""
+    quiet: bool | None
+    """The status close wrote nothing for the job and read none of its tasks (None: not derived)."""
+    out: tuple[str, int, int, int]
+    """The job's PodGroup status phase and running, succeeded and failed counts (when quiet)."""
+    alloc: bool
+    """Whether the job has a task in an allocated status (its queue's sum reads its vector)."""
+
+
+class CloseMemos:
+    """The ``CloseMemo`` values in use, one object per distinct value (a job keeps a reference,
+    not a copy: 50,000 running single-pod jobs share a handful). Forgotten in bulk when it
+    grows past ``LIMIT`` values (the jobs keep theirs; later ones are just not shared with them)."""
+
+    __slots__ = ("_table",)
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._table: dict[tuple[Any, ...], CloseMemo] = {}
+
+    def keep(self, conf: Any, phase: str, gang: tuple[str, int, str] | None, quiet: bool | None = None,
+             out: tuple[str, int, int, int] = ("", 0, 0, 0), alloc: bool = False) -> CloseMemo:
+        """The shared memo of these values."""
+        key = (id(conf), phase, gang, quiet, out, alloc)  # the memo holds ``conf``: its id stays its own
+        memo = self._table.get(key)
+        if memo is None:
+            if len(self._table) >= self.LIMIT:
+                self._table.clear()
+            memo = self._table[key] = CloseMemo(conf, phase, gang, quiet, out, alloc)
+        return memo
+
+
+CLOSE_MEMOS: StateKey[CloseMemos] = StateKey("job.close_memos", CloseMemos)
+"""The carry's ``CloseMemos`` (kept in ``JobCarry.state``, forgotten with the carried jobs)."""
+
+
 class JobInfo:
     """A PodGroup and its member tasks in one session (``parsed``: its ``PodGroupParse``,
     made from ``podgroup`` when not given)."""
@@ -125,6 +175,7 @@ class JobInfo:
         "_role_be_pending",
         "_role_status",
         "allocated",
+        "closed",
         "conditions",
         "creation",
         "fit_errors",
@@ -176,6 +227,9 @@ class JobInfo:
         job is reused across sessions (``reuse``); a rebuilt job starts with none (None
         until the first is kept: most jobs of a large cluster never get one)."""
         self._moves = 0
+        self.closed: CloseMemo | None = None
+        """The last session close's memo of this job (``CloseMemo``; None: none), kept while the
+        job is carried; only the gang plugin's close and the status close read and write it."""
 
     # -- membership and status ------------------------------------------------------------
     def add_task(self, task: TaskInfo) -> None:
@@ -225,6 +279,11 @@ class JobInfo:
     def moved(self) -> bool:
         """Whether any task changed status since the job was built (``set_status``)."""
         return self._moves > 0
+
+    def untouched(self) -> bool:
+        """No task of the job moved (``moved``) and no fit error was set on it since it was built
+        (with its phase, what a session's actions set on a job)."""
+        return self._moves == 0 and not self.fit_errors and not self.job_fit_errors
 
     def rebuild_tasks(self, space: ResourceSpace) -> None:
         """Recount the job from its tasks, in order, as ``add_task`` counted them when the job

@@ -242,6 +242,37 @@ class NodeTable:
                 self.fidle[row] += vec
             self.pods[row] -= 1
 
+    def remove_tasks(self, placed: list[tuple[NodeInfo, TaskInfo]]) -> None:
+        """``remove_task`` for each pair, in order, with the accounting summed in a few vector
+        operations (integer sums: the same columns as one by one)."""
+        gone: list[tuple[int, TaskInfo]] = []
+        for node, task in placed:
+            was = node.tasks.pop(task.uid, None)
+            if was is None:
+                continue
+            if was.spec.terms:
+                self.count(node.row, was.spec, -1)
+            gone.append((node.row, task))
+        if not gone:
+            return
+        n = len(gone)
+        rows = np.fromiter((row for row, _ in gone), dtype=np.intp, count=n)
+        self.changes.extend(rows.tolist())
+        vecs = np.stack([task.vec for _, task in gone])
+        pipe = np.fromiter((task.status == S.Pipelined for _, task in gone), dtype=np.bool_, count=n)
+        rel = np.fromiter((task.status == S.Releasing for _, task in gone), dtype=np.bool_, count=n)
+        if pipe.any():
+            np.subtract.at(self.pipelined, rows[pipe], vecs[pipe])
+            np.add.at(self.fidle, rows[pipe], vecs[pipe])
+        held = ~pipe
+        np.subtract.at(self.used, rows[held], vecs[held])
+        np.add.at(self.idle, rows[held], vecs[held])
+        if rel.any():
+            np.subtract.at(self.releasing, rows[rel], vecs[rel])
+        busy = held & ~rel
+        np.add.at(self.fidle, rows[busy], vecs[busy])
+        np.subtract.at(self.pods, rows[held], 1)
+
     def account(self, row: int, vec: Vec, status: TaskStatus, sign: int) -> None:
         """The accounting of ``add_task`` (``sign`` 1) or ``remove_task`` (-1) for a task of
         ``status`` with request ``vec`` on ``row``, without touching the row's tasks or ``changes``."""

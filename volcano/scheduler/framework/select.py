@@ -28,11 +28,12 @@ import numpy as np
 import numpy.typing as npt
 
 from volcano.scheduler.framework.job import FitErrors
+from volcano.scheduler.framework.points import PREDICATE
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.state import StateKey
 from volcano.scheduler.framework.task import TaskInfo
 
-__all__ = ["SELECT_STATES", "Lookahead", "feasible", "fits", "prioritize", "select_node"]
+__all__ = ["SELECT_STATES", "Lookahead", "RowFailure", "feasible", "fits", "prioritize", "row_failures", "select_node"]
 
 
 def fits(task: TaskInfo, available: npt.NDArray[np.int64]) -> bool:
@@ -81,6 +82,36 @@ def feasible(ssn: Session, task: TaskInfo, *, resources: bool = True,
     rows = np.flatnonzero(ok)
     fe.add(reasons, int(n - len(rows)))
     return rows, fe
+
+
+RowFailure = tuple[int, str | None, bool]
+"""How one row fails a task in ``feasible``: (first short column, else -1; its predicate reason,
+else None; whether that predicate failure is unresolvable)."""
+
+
+def row_failures(ssn: Session, task: TaskInfo, rows: npt.NDArray[np.intp]) -> list[RowFailure] | None:
+    """How each of ``rows`` fails ``task`` (``RowFailure``, in the order of ``rows``), or None when
+    one of them passes (resources on FutureIdle and every predicate). Only valid when
+    ``ssn.rows_local(task)``: the predicates then read only the rows themselves, so each row's
+    answer here is the one ``feasible`` counts for it (reason, fit error histogram entry and
+    unresolvable mark), and that ``select_node`` reads (it passes or not)."""
+    table = ssn.table
+    d = task.spec.dims()
+    short = table.fidle[np.ix_(rows, d)] < task.vec[d]
+    bad = short.any(axis=1)
+    first = np.where(bad, np.argmax(short, axis=1), -1)
+    verdict = ssn.call(PREDICATE, task, rows)
+    codes = np.zeros(len(rows), dtype=np.int16) if verdict is None else verdict.codes
+    if not (bad | (codes > 0)).all():
+        return None
+    out: list[RowFailure] = []
+    for col, code in zip(first.tolist(), codes.tolist(), strict=True):
+        if code > 0:
+            assert verdict is not None
+            out.append((int(d[col]) if col >= 0 else -1, verdict.reasons[code - 1], verdict.unresolvable[code - 1]))
+        else:
+            out.append((int(d[col]) if col >= 0 else -1, None, False))
+    return out
 
 
 def prioritize(ssn: Session, task: TaskInfo, rows: npt.NDArray[np.intp]) -> int | None:
@@ -238,10 +269,10 @@ class Lookahead:
         self._deltas: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = (nothing, nothing)
         """What one placement of the run's vector adds to ``_row_state``: (Allocated, Pipelined)."""
 
-    def _applies(self, task: TaskInfo) -> bool:
+    def _applies(self, task: TaskInfo, local: bool) -> bool:
         spec = task.spec
         return (self.enabled and not spec.host_ports and not spec.nominated_node and len(self.ssn.table) > 0
-                and self.ssn.rows_local(task))
+                and (local or self.ssn.rows_local(task)))
 
     def _start(self, task: TaskInfo) -> None:
         """Level 0 from ``select_node``'s synced per-signature state (copied)."""
@@ -357,9 +388,10 @@ class Lookahead:
             heapq.heappop(heap)
         return None
 
-    def select(self, task: TaskInfo) -> tuple[int | None, FitErrors | None]:
-        """What ``select_node(ssn, task)`` answers (see the class docstring)."""
-        if not self._applies(task):
+    def select(self, task: TaskInfo, local: bool = False) -> tuple[int | None, FitErrors | None]:
+        """What ``select_node(ssn, task)`` answers (see the class docstring). ``local``: the caller
+        knows that ``ssn.rows_local(task)`` holds (it is not asked again)."""
+        if not self._applies(task, local):
             self._sig = None
             return select_node(self.ssn, task)
         if self._sig != task.spec.sched_sig or self._vec != task.vec.tobytes() or not self._advance(task):

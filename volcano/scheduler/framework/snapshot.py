@@ -11,7 +11,43 @@ from volcano.scheduler.framework.queue import QueueInfo
 from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.task import TaskSpec, TaskStatus
 
-__all__ = ["Snapshot"]
+__all__ = ["CacheDelta", "Snapshot", "key_uid", "object_key"]
+
+
+def object_key(obj: Mapping[str, Any]) -> str:
+    """The scheduler cache's key of an object: ``namespace/name``, or ``name`` without a namespace."""
+    meta = obj.get("metadata") or {}
+    ns = meta.get("namespace")
+    return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
+
+
+def key_uid(key: str) -> str:
+    """The job uid (``namespace/name``, namespace ``default`` when none) of a PodGroup's cache key."""
+    return key if "/" in key else f"default/{key}"
+
+
+class CacheDelta:
+    """What changed in the scheduler cache since the snapshot before this one (``epoch`` - 1
+    of the same ``source``). A carry that opened its last session over exactly that snapshot
+    may visit only these; any other carry ignores them (``framework.build``)."""
+
+    __slots__ = ("entered", "entries", "epoch", "jobs", "podgroups", "source")
+
+    def __init__(self, source: object, epoch: int, podgroups: Mapping[str, None], entered: Mapping[str, None],
+                 jobs: Mapping[str, None], entries: Mapping[str, tuple[Mapping[str, Any], int]]) -> None:
+        self.source = source
+        """The cache that took the snapshot (compared by identity)."""
+        self.epoch = epoch
+        """The snapshot's number in ``source`` (1 for its first)."""
+        self.podgroups = podgroups
+        """PodGroup keys replaced, created or deleted, or whose job priority moved."""
+        self.entered = entered
+        """PodGroup keys created (or created again) since, in the cache's order: the tail of ``entries``."""
+        self.jobs = jobs
+        """Job ids (``TaskSpec.job_id``) whose member pods or overrides changed."""
+        self.entries = entries
+        """The PodGroups of ``podgroups`` still present, by cache key, with their job priority (the
+        very entries of ``Snapshot.podgroups``)."""
 
 
 @dataclass
@@ -46,3 +82,5 @@ class Snapshot:
     registered: bool = False
     """Whether every resource name of the tasks' requests and the nodes' allocatable is
     registered in ``space`` already (the cache registers them as objects arrive)."""
+    delta: CacheDelta | None = None
+    """What changed since the cache's previous snapshot (None: not known)."""

@@ -7,6 +7,15 @@ task's current context as its last transaction, then undoes the operations in
 reverse order (an undone eviction always returns the task to Running, as
 Volcano's ``unevict`` does). ``settle`` is the rule the eviction actions share:
 commit when the job got what it needed, else discard.
+
+A ``quiet`` statement (allocate's visits of row-local gangs, ``actions.allocate``)
+places tasks without firing the session's allocate event handlers: ``release``
+fires them afterwards, task by task in placement order, as the placements would
+have (the caller keeps whatever the handlers would answer in between, e.g.
+ALLOCATABLE, itself), and a quiet ``discard`` undoes the placements without
+firing either side: the handlers never saw them. That is exact where the
+handlers keep integer sums that a placement and its undo return to where they
+were (the built-in plugins' allocations), as the futile-visit memo assumes.
 """
 
 from __future__ import annotations
@@ -15,7 +24,9 @@ from typing import NamedTuple
 
 from volcano.scheduler.framework.node import NodeInfo
 from volcano.scheduler.framework.session import Session
-from volcano.scheduler.framework.task import TaskInfo
+from volcano.scheduler.framework.task import TaskInfo, TaskStatus
+
+S = TaskStatus
 
 __all__ = ["Operation", "Statement"]
 
@@ -32,19 +43,47 @@ class Operation(NamedTuple):
 class Statement:
     """A transaction over a session (see the module docstring)."""
 
-    def __init__(self, ssn: Session) -> None:
+    def __init__(self, ssn: Session, *, quiet: bool = False) -> None:
         self.ssn = ssn
         self.ops: list[Operation] = []
+        self.quiet = quiet
+        """Placements fire no event handlers until ``release`` (see the module docstring)."""
 
     def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
         """Allocate ``task`` on ``node`` in the session."""
-        self.ssn.do_allocate(task, node)
+        if self.quiet:
+            self._place(task, node, S.Allocated)
+        else:
+            self.ssn.do_allocate(task, node)
         self.ops.append(Operation("allocate", task, node.name, ""))
 
     def pipeline(self, task: TaskInfo, node: NodeInfo, eviction_occurred: bool = False) -> None:
         """Pipeline ``task`` onto ``node``."""
-        self.ssn.do_pipeline(task, node, eviction_occurred)
+        if self.quiet:
+            self._place(task, node, S.Pipelined, eviction_occurred)
+        else:
+            self.ssn.do_pipeline(task, node, eviction_occurred)
         self.ops.append(Operation("pipeline", task, node.name, ""))
+
+    def _place(self, task: TaskInfo, node: NodeInfo, status: TaskStatus, eviction_occurred: bool = False) -> None:
+        """``Session.do_allocate`` / ``do_pipeline`` without the event handlers."""
+        assert task.job is not None
+        task.job.set_status(task, status)
+        task.node_name = node.name
+        if status == S.Pipelined:
+            task.eviction_occurred = eviction_occurred
+        self.ssn.table.add_task(node, task)
+
+    def release(self) -> None:
+        """Fire the allocate event handlers a quiet statement held back, task by task in
+        placement order; the statement is an ordinary one from then on."""
+        if not self.quiet:
+            return
+        self.quiet = False
+        handlers = self.ssn.on_allocate
+        for op in self.ops:
+            for fn in handlers:
+                fn(op.task)
 
     def evict(self, task: TaskInfo, reason: str) -> None:
         """Mark ``task`` Releasing; evicted for ``reason`` on commit."""
@@ -88,6 +127,9 @@ class Statement:
         ssn = self.ssn
         for op in self.ops:
             op.task.last_txn = (op.task.status, op.task.node_name)
+        if self.quiet:
+            self._unplace()
+            return
         for op in reversed(self.ops):
             if op.kind == "allocate":
                 ssn.undo_allocate(op.task)
@@ -95,4 +137,20 @@ class Statement:
                 ssn.undo_pipeline(op.task)
             else:
                 ssn.undo_evict(op.task)
+        self.ops = []
+
+    def _unplace(self) -> None:
+        """A quiet discard: ``Session.undo_allocate`` of every placement in reverse order, without
+        the event handlers, the node table's columns restored in one step."""
+        table = self.ssn.table
+        by_name = table.by_name
+        placed = []
+        for op in reversed(self.ops):
+            task = op.task
+            placed.append((by_name[task.node_name], task))
+        table.remove_tasks(placed)
+        for _, task in placed:
+            assert task.job is not None
+            task.job.set_status(task, S.Pending)
+            task.node_name = ""
         self.ops = []

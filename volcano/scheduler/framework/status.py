@@ -22,7 +22,7 @@ test compares the two outcomes at every session of random clusters.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -31,6 +31,7 @@ import numpy as np
 from volcano.api import accessors
 from volcano.api.frozen import FrozenDict
 from volcano.api.resources import Resources
+from volcano.scheduler.framework.job import CLOSE_MEMOS, CloseMemo, CloseMemos
 from volcano.scheduler.framework.model import (
     ALLOCATED_STATUSES,
     COMPLETED_STATUSES,
@@ -40,10 +41,12 @@ from volcano.scheduler.framework.model import (
     TaskStatus,
     task_scheduling_reason,
 )
+from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.state import StateKey
 
-__all__ = ["Event", "SessionOutcome", "close_session", "job_status", "pod_group_phase", "session_outcome",
-           "status_changed", "updated_conditions"]
+__all__ = ["Event", "SessionOutcome", "Statuses", "close_memos", "close_session", "job_status", "pod_group_phase",
+           "session_outcome", "status_changed", "updated_conditions"]
 
 S = TaskStatus
 _UNPLACED = (S.Allocated, S.Pending, S.Pipelined)
@@ -61,15 +64,71 @@ class Event(NamedTuple):
     message: str
 
 
+class Statuses(Mapping[str, dict[str, Any]]):
+    """Every job's PodGroup status at close, by job uid in session order. A job whose close was
+    reused (``CloseMemo``) is written down as its memo and its conditions at close, and its
+    status dict is made only when the mapping is first read: the scheduler never reads it."""
+
+    __slots__ = ("_items", "_made", "reused")
+
+    def __init__(self) -> None:
+        self._items: dict[str, Any] = {}
+        self._made = True
+        self.reused = 0
+        """How many jobs' closes were reused (``later``): a count for tests and profiles."""
+
+    def __setitem__(self, uid: str, status: dict[str, Any]) -> None:
+        self._items[uid] = status
+
+    def later(self, uid: str, memo: CloseMemo, conditions: tuple[Mapping[str, Any], ...]) -> None:
+        """Note the status of a job whose close was reused: its memo's phase and counts, and
+        ``conditions`` (the job's, at close)."""
+        self._items[uid] = (memo, conditions)
+        self._made = False
+        self.reused += 1
+
+    def _all(self) -> dict[str, dict[str, Any]]:
+        items = self._items
+        if not self._made:
+            for uid, value in items.items():
+                if type(value) is tuple:
+                    memo, conditions = value
+                    phase, running, succeeded, failed = memo.out
+                    status: dict[str, Any] = {"phase": phase}
+                    if running:
+                        status["running"] = running
+                    if succeeded:
+                        status["succeeded"] = succeeded
+                    if failed:
+                        status["failed"] = failed
+                    if conditions:
+                        status["conditions"] = [dict(c) for c in conditions]
+                    items[uid] = status  # a value replaced: the order stands
+            self._made = True
+        return items
+
+    def __getitem__(self, uid: str) -> dict[str, Any]:
+        return self._all()[uid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return f"Statuses({self._all()!r})"
+
+
 @dataclass
 class SessionOutcome:
-    """Everything a session close asks to write."""
+    """Everything a session close asks to write (``statuses``: every job's status, see ``Statuses``)."""
 
     podgroups: list[tuple[JobInfo, dict[str, Any]]] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     pod_conditions: list[tuple[TaskInfo, dict[str, Any], str]] = field(default_factory=list)
     queues: dict[str, dict[str, str]] = field(default_factory=dict)
-    statuses: dict[str, dict[str, Any]] = field(default_factory=dict)
+    statuses: Mapping[str, dict[str, Any]] = field(default_factory=Statuses)
 
 
 def pod_group_phase(job: JobInfo, session_uid: str) -> str:
@@ -166,6 +225,34 @@ def _add_up(allocated: dict[str, Any], ssn: Session, queue: str, vec: Any, has_r
         name = ssn.queues[name].parent or "root"
 
 
+def close_memos(ssn: Session) -> CloseMemos | None:
+    """The shared ``CloseMemo`` values of ``ssn``'s carry (None without ``reuse`` or a carry:
+    its jobs are built anew, none keeps a memo; None too when a plugin's close hook may change
+    jobs in ways the memo does not follow, ``_hooks_keep_memos``)."""
+    if not ssn.reuse or ssn.carry is None or not _hooks_keep_memos(ssn, ssn.carry.state.get(_HOOKS)):
+        return None
+    return ssn.carry.state.get(CLOSE_MEMOS)
+
+
+def _hooks_keep_memos(ssn: Session, known: dict[tuple[type, ...], bool]) -> bool:
+    """Every close hook of ``ssn``'s plugins is the base class's (which does nothing) or one whose
+    class declares ``close_keeps_memo`` (the gang plugin's); ``known``: the answers by plugin
+    classes (a function of the classes alone)."""
+    classes = tuple(type(plugin) for plugin in ssn.plugins.values())
+    answer = known.get(classes)
+    if answer is None:
+        answer = known[classes] = all(_keeps_memo(cls) for cls in classes)
+    return answer
+
+
+def _keeps_memo(cls: type) -> bool:
+    owner = next(c for c in cls.__mro__ if "close" in vars(c))
+    return owner is Plugin or bool(vars(owner).get("close_keeps_memo", False))
+
+
+_HOOKS: StateKey[dict[tuple[type, ...], bool]] = StateKey("status.hooks_keep_memos", dict)
+
+
 def close_session(ssn: Session) -> SessionOutcome:
     """Run plugin close hooks and compute every status write (see module docstring)."""
     ssn.close()
@@ -175,7 +262,7 @@ def close_session(ssn: Session) -> SessionOutcome:
 def session_outcome(ssn: Session) -> SessionOutcome:
     """Every status write of the closed session ``ssn`` (its plugins' close hooks have run);
     reads the session and changes nothing in it."""
-    out = SessionOutcome()
+    out = SessionOutcome(statuses=Statuses())
     for job, etype, reason, message in ssn.job_events:
         out.events.append(Event("PodGroup", job.namespace, job.name, etype, reason, message))
     if ssn.reuse:
@@ -188,9 +275,11 @@ def session_outcome(ssn: Session) -> SessionOutcome:
 
 def _close_jobs_reference(ssn: Session, out: SessionOutcome) -> None:
     """Each job's status, its PodGroup write when changed, its events and its tasks' conditions."""
+    statuses = out.statuses
+    assert isinstance(statuses, Statuses)
     for job in ssn.jobs.values():
         new = job_status(job, ssn.uid)
-        out.statuses[job.uid] = new
+        statuses[job.uid] = new
         old = accessors.status(job.podgroup)
         update = not old or status_changed(new, old)
         if update:
@@ -236,13 +325,30 @@ def _queue_allocated_reference(ssn: Session, out: SessionOutcome) -> None:
     _queue_writes(ssn, out, allocated)
 
 
-def _queue_writes(ssn: Session, out: SessionOutcome, allocated: dict[str, Any]) -> None:
-    """The ``status.allocated`` write of each queue whose ``allocated`` sum differs from its own."""
+def _queue_writes(ssn: Session, out: SessionOutcome, allocated: dict[str, Any],
+                  kept: dict[str, tuple[Any, Any, Any]] | None = None) -> None:
+    """The ``status.allocated`` write of each queue whose ``allocated`` sum differs from its own.
+    With ``kept`` (the carry's, ``QUEUES_UNWRITTEN``): a queue found to need no write is noted
+    with the resource space, its ``status.allocated`` (an immutable informer mapping) and the sum,
+    and needs none while all three are the same (the verdict reads nothing else)."""
+    space = ssn.space
     for name, vec in sorted(allocated.items()):
-        res = ssn.space.to_resources(vec)
-        current = accessors.status(ssn.queues[name].obj).get("allocated") or {}
+        current = accessors.status(ssn.queues[name].obj).get("allocated") or _NO_ALLOCATED
+        if kept is not None:
+            hit = kept.get(name)
+            if hit is not None and hit[0] is space and hit[1] is current and np.array_equal(hit[2], vec):
+                continue
+        res = space.to_resources(vec)
         if Resources.from_k8s(current, field="status.allocated") != res:
             out.queues[name] = res.to_k8s()
+        elif kept is not None and type(current) is FrozenDict:
+            kept[name] = (space, current, vec.copy())
+
+
+_NO_ALLOCATED = FrozenDict()
+QUEUES_UNWRITTEN: StateKey[dict[str, tuple[Any, Any, Any]]] = StateKey("status.queues_unwritten", dict)
+"""The queues the last closes found needing no ``status.allocated`` write (``_queue_writes``),
+kept in ``JobCarry.state``."""
 
 
 # -- the one-pass derivation (``Session.reuse``) ------------------------------------------------
@@ -281,11 +387,22 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
     module docstring): the counts are read once; a job with nothing waiting (not waiting, no
     unplaced task) skips the task order and the fit message, which only its event and its tasks'
     conditions read; its allocation is its ``JobInfo.allocated`` (the sum of its tasks' vectors
-    in ``ALLOCATED_STATUSES``), gathered per queue."""
+    in ``ALLOCATED_STATUSES``), gathered per queue. A job whose memo says the last close of the
+    same job, untouched, wrote nothing is passed over (``_reused``)."""
     uid = ssn.uid
-    statuses, podgroups, events = out.statuses, out.podgroups, out.events
+    statuses = out.statuses
+    assert isinstance(statuses, Statuses)
+    podgroups, events = out.podgroups, out.events
     per_queue: dict[str, list[Any]] = {}
+    memos = close_memos(ssn)
+    conf = ssn.conf
     for job in ssn.jobs.values():
+        memo = job.closed if memos is not None else None
+        if memo is not None and memo.conf is conf and memo.phase == job.phase and job.untouched():
+            if memo.quiet and _reused(job, memo, uid, statuses, per_queue):
+                continue
+        else:
+            memo = None
         get = job.status_counts.get
         running, succeeded, failed = get(S.Running, 0), get(S.Succeeded, 0), get(S.Failed, 0)
         new = _new_status(job, uid, running, succeeded, failed)
@@ -296,14 +413,20 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
         update = not old or _changed(new, old)
         if update:
             podgroups.append((job, new))
-        if get(S.Bound, 0) + get(S.Binding, 0) + running + get(S.Allocated, 0):
+        alloc = get(S.Bound, 0) + get(S.Binding, 0) + running + get(S.Allocated, 0) > 0
+        if alloc:
             per_queue.setdefault(job.queue, []).append(job.allocated)
         waiting = new["phase"] in _WAITING
         if not waiting and not get(S.Allocated, 0) + get(S.Pending, 0) + get(S.Pipelined, 0) > 0:
+            if memo is not None and memos is not None:
+                job.closed = memos.keep(conf, memo.phase, memo.gang, not update,
+                                        (new["phase"], running, succeeded, failed), alloc)
             if update:
                 events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled",
                                     "pod group is ready"))
             continue
+        if memo is not None and memo.quiet is not False and memos is not None:
+            job.closed = memos.keep(conf, memo.phase, memo.gang, False)
         ordered = ssn.sort_tasks(job.tasks.values())
         fit = job.fit_error(ordered)
         if waiting:
@@ -313,6 +436,23 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
             events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled", "pod group is ready"))
         _task_conditions(out, job, ordered, fit)
     _queue_allocated(ssn, out, per_queue)
+
+
+def _reused(job: JobInfo, memo: CloseMemo, uid: str, statuses: Statuses, per_queue: dict[str, list[Any]]) -> bool:
+    """Pass over ``job``, untouched, whose ``memo`` (same configuration and phase) says its close
+    wrote nothing: unless its status would read Unknown now (a Running task and an Unschedulable
+    condition of this session's uid), its status is the memo's with its conditions now, and only
+    its allocation is gathered. Exact: the job is as built from the same inputs as then, the gang
+    plugin set the memo's condition again, and the close reads the session's time and uid only
+    through that condition's ``lastTransitionTime`` and ``transitionID`` (which the change test
+    strips) and the Unknown test (made here)."""
+    conditions = job.conditions
+    if memo.out[1] and conditions and _unschedulable_now(conditions, uid):
+        return False
+    statuses.later(job.uid, memo, tuple(conditions))
+    if memo.alloc:
+        per_queue.setdefault(job.queue, []).append(job.allocated)
+    return True
 
 
 def _new_status(job: JobInfo, uid: str, running: int, succeeded: int, failed: int) -> dict[str, Any]:
@@ -361,8 +501,8 @@ def _queue_allocated(ssn: Session, out: SessionOutcome, per_queue: dict[str, lis
         if q not in allocated:
             continue
         try:  # vectors of one width (as nearly always): summed as they are, the sum padded
-            total = vecs[0] if len(vecs) == 1 else np.stack(vecs).sum(axis=0, dtype=np.int64)
+            total = vecs[0] if len(vecs) == 1 else np.array(vecs).sum(axis=0, dtype=np.int64)
         except ValueError:  # some built when the space was narrower: each padded first
             total = np.stack([space.fit(v) for v in vecs]).sum(axis=0, dtype=np.int64)
         _add_up(allocated, ssn, q, space.fit(total), has_root)
-    _queue_writes(ssn, out, allocated)
+    _queue_writes(ssn, out, allocated, ssn.carry.state.get(QUEUES_UNWRITTEN) if ssn.carry is not None else None)

@@ -112,15 +112,13 @@ class DrfPlugin(Plugin):
         space = ssn.space
         self.total: IntVec = space.fit(ssn.total)
         self.mask = share_mask(self.total, space.names)
-        self.alloc: dict[str, IntVec] = {}
         self._shares: dict[str, float] = {}
         self._stale: set[str] = set()
         """Jobs whose allocation moved since their share was last computed (computed when read)."""
         # The job's own vector (``JobInfo`` replaces it on every change, never writes it; ``_update``
         # replaces the entry in turn), so opening copies none.
         fit = space.fit
-        for uid, job in ssn.jobs.items():
-            self.alloc[uid] = fit(job.allocated)
+        self.alloc: dict[str, IntVec] = {uid: fit(job.allocated) for uid, job in ssn.jobs.items()}
         # A share is a pure function of its job's allocation: worked out when first read (most
         # jobs of a session are never ordered), then kept until an event moves the allocation.
         self._ssn = ssn

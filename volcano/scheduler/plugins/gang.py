@@ -27,6 +27,7 @@ from volcano.scheduler.framework.points import (
     UNIFIED_EVICTABLE,
 )
 from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.status import close_memos
 
 __all__ = ["GangPlugin", "set_condition", "should_skip_unschedulable_for_releasing"]
 
@@ -111,27 +112,33 @@ class GangPlugin(Plugin):
                    lambda job: PERMIT if job.check_task_pipelined() and job.is_pipelined() else REJECT)
         ssn.add_fn(JOB_STARVING, lambda job: job.is_starving())
 
+    close_keeps_memo = True
+    """This ``close`` keeps each job's ``CloseMemo`` (its ``gang`` part) true (``status``)."""
+
     def close(self, ssn: Session) -> None:
         """Write Unschedulable/Scheduled conditions (in-session; the scheduler persists them)
-        and report the unschedulable task and job counts and the retries to ``ssn.metrics``."""
+        and report the unschedulable task and job counts and the retries to ``ssn.metrics``.
+        A job left untouched by the session (``JobInfo.untouched``) whose memo from the last
+        session was derived under the same configuration and phase gets the memo's condition
+        again (at this session's time and uid): its verdict reads only the job as built."""
         not_ready_jobs = 0
         now = ssn.timestamp()
+        memos = close_memos(ssn)
+        conf = ssn.conf
         for job in ssn.jobs.values():
             if not job.tasks:
                 continue
-            unready = 0
-            if not job.is_ready():
-                if should_skip_unschedulable_for_releasing(job):
-                    continue
-                schedulable = job.ready_task_num()
-                for t in job.tasks.values():
-                    if t.status == S.Pending:
-                        st = t.last_txn[0] if t.last_txn is not None else t.status
-                        if st in ALLOCATED_STATUSES:
-                            schedulable += 1
-                unready = job.min_available - schedulable
-                msg = f"{unready}/{len(job.tasks)} tasks in gang unschedulable: " \
-                      f"{job.fit_error(_origin_order(ssn, job))}"
+            memo = job.closed if memos is not None else None
+            if memo is not None and memo.conf is conf and memo.phase == job.phase and job.untouched():
+                verdict = memo.gang
+            else:
+                verdict = _verdict(ssn, job)
+                job.closed = memos.keep(conf, job.phase, verdict) \
+                    if memos is not None and job.untouched() else None
+            if verdict is None:
+                continue
+            kind, unready, msg = verdict
+            if kind == "Unschedulable":
                 set_condition(job, {"type": "Unschedulable", "status": "True", "transitionID": ssn.uid,
                                     "lastTransitionTime": now, "reason": "NotEnoughResources", "message": msg})
                 not_ready_jobs += 1
@@ -142,3 +149,21 @@ class GangPlugin(Plugin):
                                     "message": ""})
             ssn.metrics.set_unschedulable_tasks(job.name, unready)
         ssn.metrics.set_unschedulable_jobs(not_ready_jobs)
+
+
+def _verdict(ssn: Session, job: JobInfo) -> tuple[str, int, str] | None:
+    """The condition gang sets on ``job`` at close: (type, unschedulable tasks, message), or None
+    while members release and the gang still holds (``should_skip_unschedulable_for_releasing``)."""
+    if job.is_ready():
+        return ("Scheduled", 0, "")
+    if should_skip_unschedulable_for_releasing(job):
+        return None
+    schedulable = job.ready_task_num()
+    for t in job.tasks.values():
+        if t.status == S.Pending:
+            st = t.last_txn[0] if t.last_txn is not None else t.status
+            if st in ALLOCATED_STATUSES:
+                schedulable += 1
+    unready = job.min_available - schedulable
+    return ("Unschedulable", unready,
+            f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error(_origin_order(ssn, job))}")

@@ -1,0 +1,72 @@
+"""API conformance: server-side apply conflicts as kube-apiserver reports them.
+
+* Several conflicts with one manager: ``Apply failed with N conflicts: conflicts with "m":`` then one
+  ``- <path>`` line per field, paths in order; an element of a list keyed by several fields prints as
+  ``[containerPort=80,protocol="TCP"]`` (key fields by name, values as JSON).
+* The Status of a conflict is 409 Conflict whose ``details`` hold only the causes: one
+  ``FieldManagerConflict`` per field, its path and ``conflict with "m"``.
+* Nothing is stored; forcing takes the fields over, and the first manager keeps only the rest.
+
+Every case uses only the backend-neutral ``cluster`` fixture.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from volcano.conformance.backends.base import Cluster
+from volcano.conformance.test_admission import denial, plain
+from volcano.conformance.test_strength_api_details import _status
+
+__all__: list[str] = []
+
+Obj = dict[str, Any]
+LABELS = {"app": "mut8-applied"}
+C = '.spec.template.spec.containers[name="c"]'
+
+
+def _deployment(image: str, port_name: str, *, full: bool) -> Obj:
+    container = {"name": "c", "image": image,
+                 "ports": [{"containerPort": 80, "protocol": "TCP", "name": port_name}]}
+    spec: Obj = {"template": {"spec": {"containers": [container]}}}
+    if full:
+        spec = {"replicas": 0, "selector": {"matchLabels": LABELS},
+                "template": {"metadata": {"labels": LABELS},
+                             "spec": {"containers": [container], "schedulerName": "mut8-absent-scheduler"}}}
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "mut8-applied"}, "spec": spec}
+
+
+def _apply(cluster: Cluster, body: Obj, manager: str, force: bool | None = None) -> Obj:
+    return plain(cluster.patch("Deployment", "mut8-applied", copy.deepcopy(body), patch_type="apply",
+                               field_manager=manager, force=force))
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_two_conflicts_with_one_manager(cluster: Cluster) -> None:
+    """A second manager changing the image and a port's name conflicts twice with the first (the port
+    named by both its keys); the 409 lists both, nothing changes; forced, the second owns both."""
+    made = _apply(cluster, _deployment("busybox:1.36", "http", full=True), "mgr-a")
+    other = _deployment("busybox:1.37", "web", full=False)
+    image, port = f"{C}.image", f'{C}.ports[containerPort=80,protocol="TCP"].name'
+    d = denial(lambda: _apply(cluster, other, "mgr-b"))
+    assert (d.code, d.reason, d.message) == (
+        409, "Conflict", f'Apply failed with 2 conflicts: conflicts with "mgr-a":\n- {image}\n- {port}'), d
+    assert _status(lambda: _apply(cluster, other, "mgr-b")) == (409, "Conflict", {"causes": [
+        {"reason": "FieldManagerConflict", "message": 'conflict with "mgr-a"', "field": image},
+        {"reason": "FieldManagerConflict", "message": 'conflict with "mgr-a"', "field": port}]})
+    stored = plain(cluster.get("Deployment", "mut8-applied"))  # (its status may change meanwhile)
+    assert (stored["spec"], stored["metadata"]["generation"]) == (made["spec"], 1)
+    forced = _apply(cluster, other, "mgr-b", force=True)
+    container = forced["spec"]["template"]["spec"]["containers"][0]
+    assert (container["image"], container["ports"][0]["name"]) == ("busybox:1.37", "web")
+    owners = {e["manager"]: e["fieldsV1"] for e in forced["metadata"]["managedFields"]}
+    key = 'k:{"containerPort":80,"protocol":"TCP"}'
+    assert owners["mgr-b"]["f:spec"]["f:template"]["f:spec"]["f:containers"]['k:{"name":"c"}'] == {
+        ".": {}, "f:image": {}, "f:name": {}, "f:ports": {key: {".": {}, "f:containerPort": {}, "f:name": {},
+                                                                 "f:protocol": {}}}}
+    mine = owners["mgr-a"]["f:spec"]["f:template"]["f:spec"]["f:containers"]['k:{"name":"c"}']
+    assert "f:image" not in mine and mine["f:ports"][key] == {".": {}, "f:containerPort": {}, "f:protocol": {}}
