@@ -351,24 +351,7 @@ def test_a_waiting_gang_is_replayed_until_the_cluster_changes(monkeypatch: pytes
         return hit
 
     monkeypatch.setattr(futile.FutileMemo, "replay", counting)
-    gpu = {"nvidia__com/gpu": 8}
-    world = _World(random.Random(0))
-    world.node_objs = [node(f"n{i}", res(16, "64Gi", **gpu)) for i in range(2)]
-    world.nodes = [NodeSpec(n) for n in world.node_objs]
-    world.groups = [pg("running", "ns", "q1", 1, phase="Running"), pg("big", "ns", "q1", 16)]
-    world.queues = [QueueInfo(queue("q1", 1)), QueueInfo(queue("q2", 1))]
-    world.pods = {}
-    for i in range(2):
-        p = pod("ns", f"run-{i}", group="running", node_name="n0", phase="Running",
-                req=res(1, "1Gi", **{"nvidia__com/gpu": 2}))
-        world.pods[p["metadata"]["name"]] = TaskSpec(p)
-    for k in range(16):
-        p = pod("ns", f"big-{k}", group="big", req=res(1, "1Gi", **{"nvidia__com/gpu": 1}))
-        world.pods[p["metadata"]["name"]] = TaskSpec(p)
-    conf = SchedulerConf(("allocate",), (
-        Tier((PluginOption("priority", {}, {}), PluginOption("gang", {}, {}))),
-        Tier((PluginOption("drf", {}, {}), PluginOption("predicates", {}, {}),
-              PluginOption("proportion", {}, {}), PluginOption("nodeorder", {}, {})))))
+    world, conf = _waiting_gang()
     carry = JobCarry()
     results = []
     for k in range(4):
