@@ -308,10 +308,8 @@ def _waiting_gang() -> tuple[_World, SchedulerConf]:
     return world, conf
 
 
-def test_a_capped_queue_is_replayed_while_its_answers_stay(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The waiting gang's queue gets a CPU cap that moves its deserved share but no ALLOCATABLE
-    answer (17 CPUs: 2 running + 12 placed stay within): replayed; then a GPU cap of 10 that stops
-    the visit after six placements (4 running + 6 GPUs): placed again; then replayed again."""
+def _count_replays(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Patch ``FutileMemo.replay`` to record each answer of an enabled memo; the list it fills."""
     hits: list[bool] = []
     original = futile.FutileMemo.replay
 
@@ -322,6 +320,14 @@ def test_a_capped_queue_is_replayed_while_its_answers_stay(monkeypatch: pytest.M
         return hit
 
     monkeypatch.setattr(futile.FutileMemo, "replay", counting)
+    return hits
+
+
+def test_a_capped_queue_is_replayed_while_its_answers_stay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The waiting gang's queue gets a CPU cap that moves its deserved share but no ALLOCATABLE
+    answer (17 CPUs: 2 running + 12 placed stay within): replayed; then a GPU cap of 10 that stops
+    the visit after six placements (4 running + 6 GPUs): placed again; then replayed again."""
+    hits = _count_replays(monkeypatch)
     world, conf = _waiting_gang()
     carry = JobCarry()
     results = []
@@ -341,16 +347,7 @@ def test_a_waiting_gang_is_replayed_until_the_cluster_changes(monkeypatch: pytes
     """A 16-pod gang on 12 free GPU slots: placed and discarded in the first session, replayed in
     the second (nothing changed), placed again (14 slots, other messages) after a running pod
     ended, then replayed again."""
-    hits: list[bool] = []
-    original = futile.FutileMemo.replay
-
-    def counting(self: futile.FutileMemo, *args: Any) -> bool:
-        hit = original(self, *args)
-        if self.enabled:
-            hits.append(hit)
-        return hit
-
-    monkeypatch.setattr(futile.FutileMemo, "replay", counting)
+    hits = _count_replays(monkeypatch)
     world, conf = _waiting_gang()
     carry = JobCarry()
     results = []
