@@ -14,11 +14,10 @@ from unittest import mock
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from tests.apiserver.conftest import typed_shape
+from tests.apiserver.test_fast_status_write import _outcome, _pod
 from volcano.admission.install import install_admission
 from volcano.api.frozen import FrozenDict, FrozenList, thaw
 from volcano.apiserver import server as server_module
-from volcano.apiserver.errors import ApiError
 from volcano.apiserver.server import ApiServer
 from volcano.apiserver.status_write import shared_status
 from volcano.apiserver.validation import status_items_decode
@@ -38,20 +37,6 @@ _ANY_CONDITION = st.fixed_dictionaries(
               "lastTransitionTime": _TIME, "lastProbeTime": _TIME, "extra": st.sampled_from([1, "x", [1], {"a": 1}]),
               "observedGeneration": st.sampled_from([1, 2.0, "1"])})
 _ITEM = st.one_of(_VALID, _ANY_CONDITION, st.sampled_from([None, "x", 1, [], {}]))
-
-
-def _pod() -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": "p-0", "namespace": "default", "labels": {"a": "b"}},
-            "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "image": "i"}]}}
-
-
-def _outcome(server: ApiServer, write: dict[str, Any]) -> Any:
-    try:
-        stored = server.update_status(write)
-    except ApiError as exc:
-        return ("error", exc.code, exc.reason, exc.message, json.dumps(exc.details, sort_keys=True, default=str))
-    return ("stored", typed_shape(stored), json.dumps(stored, default=str), server.resource_version)
 
 
 def _events(server: ApiServer) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.scheduler.test_pod_status_write import _CONDITION
 from volcano.api.frozen import freeze
 from volcano.apiserver.server import ApiServer
 from volcano.scheduler.framework.status import updated_conditions
@@ -20,12 +21,6 @@ from volcano.scheduler.scheduler import Scheduler, shared_conditions
 from volcano.sim.clock import SimClock
 from volcano.sim.rand import RandomStreams
 
-_CONDITION = st.fixed_dictionaries(
-    {"type": st.sampled_from(["PodScheduled", "Ready", "DisruptionTarget"]),
-     "status": st.sampled_from(["True", "False"])},
-    optional={"reason": st.sampled_from(["Unschedulable", "SchedulerError", "Evict"]),
-              "message": st.text(max_size=20),
-              "lastTransitionTime": st.sampled_from(["2024-01-01T00:00:00Z", "2024-01-01T00:01:00Z"])})
 _SET = st.fixed_dictionaries({"type": st.sampled_from(["PodScheduled", "Ready"]),
                               "status": st.sampled_from(["True", "False"]),
                               "reason": st.sampled_from(["Unschedulable", "SchedulerError"]),
