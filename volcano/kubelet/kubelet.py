@@ -40,7 +40,9 @@ bound pod through the lifecycle a real kubelet reports:
   written (``Succeeded`` for 0, else ``Failed``) and the pod is deleted with
   grace 0. A deleted pod whose containers had not started yet (or were waiting
   to restart) is deleted with grace 0 at once. If the work ends during the
-  grace period, the pod terminates normally and is deleted at once.
+  grace period, the pod terminates normally and is deleted at once. A later
+  DELETE with a shorter grace period brings the kill forward to when the new
+  period runs out, counted from that DELETE; a longer one changes nothing.
 * **Node failure.** ``fail_node`` stops the node's kubelet: its pods make no
   progress, the node's ``Ready`` condition becomes ``Unknown``
   (``NodeStatusUnknown``) and the ``node.kubernetes.io/unreachable``
