@@ -81,3 +81,25 @@ def test_a_restart_moves_each_phase_to_the_end_of_the_conditions(cluster: Cluste
     assert times == sorted(times), conditions
     status = cluster.get("Job", name)["status"]
     assert int(status.get("retryCount") or 0) == 1, status
+
+
+@pytest.mark.cluster(workers=1)
+def test_a_missing_claim_is_reported_as_a_warning_naming_it(cluster: Cluster) -> None:
+    """A volume naming a claim that does not exist: a Warning ``PVCError`` on the Job quoting the error, the
+    Job Pending, no PodGroup and no pod (the claims are checked before the PodGroup is made)."""
+    name = "m11-noclaim"
+    spec = job(name, [Task(name="run", rep=1, req=NO_REQUESTS)])
+    spec["spec"]["volumes"] = [{"mountPath": "/d", "volumeClaimName": "m11-absent"}]
+    cluster.apply(spec)
+    wanted = ("Warning", "Failed to create PVC, err: pvc m11-absent is not found, the job will be in the Pending "
+              "state until the PVC is created")
+
+    def said() -> set[tuple[str, str]]:
+        return {(str(e.get("type")), str(e.get("message"))) for e in cluster.events(kind="Job", name=name)
+                if e.get("reason") == "PVCError"}
+
+    cluster.wait_until(lambda: wanted in said(), 60, f"a PVCError event on {name}")
+    assert said() == {wanted}
+    assert job_phase(cluster, name) == "Pending"
+    assert not cluster.job_pods(name)
+    assert not [pg for pg in cluster.list("PodGroup") if pg["metadata"]["name"].startswith(f"{name}-")]
