@@ -74,7 +74,7 @@ def test_a_restart_moves_each_phase_to_the_end_of_the_conditions(cluster: Cluste
     before = job_conditions(cluster, name)
     cluster.apply(job_command(cluster.get("Job", name), "RestartJob"))
     wait_job_phases(cluster, name, ["Restarting", "Running"], since=before)
-    cluster.wait_until(lambda: job_conditions(cluster, name) == ["Restarting", "Pending", "Running"], 60,
+    cluster.wait_until(lambda: job_conditions(cluster, name) == ["Restarting", "Pending", "Running"], 300,
                        f"{name}'s conditions after the restart")
     conditions = cluster.get("Job", name)["status"]["conditions"]
     times = [_seconds(c["lastTransitionTime"]) for c in conditions]
