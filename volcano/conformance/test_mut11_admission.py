@@ -24,6 +24,7 @@ import pytest
 from volcano.conformance.backends.base import Cluster
 from volcano.conformance.test_admission import (
     QUEUE_WEBHOOK,
+    base_job,
     denial,
     outcome,
     own_queue,
@@ -148,3 +149,177 @@ def test_a_parent_update_is_held_to_its_subtree(cluster: Cluster, request: pytes
         "parent's deserved limit (cpu 0.00, memory 3221225472.00)")
     stored = update(cluster, "Queue", "m11-tree-p", lambda q: q["spec"].update({"capability": {"cpu": "4"}}))
     assert stored["spec"]["capability"] == {"cpu": "4"}
+
+
+# -- decoding into the Go types --------------------------------------------------------------------------------------
+# Each Volcano webhook unmarshals the object into its Go struct first; on CREATE the mutating webhook does so
+# before the CRD schema is checked, so a field of the wrong JSON type is that webhook's denial with the
+# decoder's message: the innermost struct holding the field, the JSON path without indices or map keys, and
+# the Go type (``[]T`` for a list, ``T`` for one of its items).
+
+_JOB_DECODING: list[tuple[tuple[str | int, ...], Any, str]] = [
+    (('tasks',), 'x',
+     'string into Go struct field JobSpec.spec.tasks of type []v1alpha1.TaskSpec'),
+    (('tasks',), ['x'],
+     'string into Go struct field JobSpec.spec.tasks of type v1alpha1.TaskSpec'),
+    (('tasks', 0, 'policies'), 'x',
+     'string into Go struct field TaskSpec.spec.tasks.policies of type []v1alpha1.LifecyclePolicy'),
+    (('tasks', 0, 'policies'), ['x'],
+     'string into Go struct field TaskSpec.spec.tasks.policies of type v1alpha1.LifecyclePolicy'),
+    (('tasks', 0, 'policies'), [{'action': 5}],
+     'number into Go struct field LifecyclePolicy.spec.tasks.policies.action of type v1alpha1.Action'),
+    (('policies',), [{'event': 5}],
+     'number into Go struct field LifecyclePolicy.spec.policies.event of type v1alpha1.Event'),
+    (('policies',), [{'events': 'PodFailed'}],
+     'string into Go struct field LifecyclePolicy.spec.policies.events of type []v1alpha1.Event'),
+    (('policies',), [{'events': [5]}],
+     'number into Go struct field LifecyclePolicy.spec.policies.events of type v1alpha1.Event'),
+    (('policies',), [{'exitCode': '1'}],
+     'string into Go struct field LifecyclePolicy.spec.policies.exitCode of type int32'),
+    (('volumes',), 'x',
+     'string into Go struct field JobSpec.spec.volumes of type []v1alpha1.VolumeSpec'),
+    (('volumes',), ['x'],
+     'string into Go struct field JobSpec.spec.volumes of type v1alpha1.VolumeSpec'),
+    (('volumes',), [{'mountPath': 5}],
+     'number into Go struct field VolumeSpec.spec.volumes.mountPath of type string'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': 'x'}],
+     'string into Go struct field VolumeSpec.spec.volumes.volumeClaim of type v1.PersistentVolumeClaimSpec'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': {'accessModes': 'x'}}],
+     'string into Go struct field PersistentVolumeClaimSpec.spec.volumes.volumeClaim.accessModes '
+     'of type []v1.PersistentVolumeAccessMode'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': {'accessModes': [5]}}],
+     'number into Go struct field PersistentVolumeClaimSpec.spec.volumes.volumeClaim.accessModes '
+     'of type v1.PersistentVolumeAccessMode'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': {'volumeMode': 5}}],
+     'number into Go struct field PersistentVolumeClaimSpec.spec.volumes.volumeClaim.volumeMode '
+     'of type v1.PersistentVolumeMode'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': {'dataSource': 'x'}}],
+     'string into Go struct field PersistentVolumeClaimSpec.spec.volumes.volumeClaim.dataSource '
+     'of type v1.TypedLocalObjectReference'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': {'dataSourceRef': 'x'}}],
+     'string into Go struct field PersistentVolumeClaimSpec.spec.volumes.volumeClaim.dataSourceRef '
+     'of type v1.TypedObjectReference'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': {'resources': 'x'}}],
+     'string into Go struct field PersistentVolumeClaimSpec.spec.volumes.volumeClaim.resources '
+     'of type v1.VolumeResourceRequirements'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': {'selector': 'x'}}],
+     'string into Go struct field PersistentVolumeClaimSpec.spec.volumes.volumeClaim.selector '
+     'of type v1.LabelSelector'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': {'selector': {'matchExpressions': 'x'}}}],
+     'string into Go struct field LabelSelector.spec.volumes.volumeClaim.selector.matchExpressions '
+     'of type []v1.LabelSelectorRequirement'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': {'selector': {'matchExpressions': ['x']}}}],
+     'string into Go struct field LabelSelector.spec.volumes.volumeClaim.selector.matchExpressions '
+     'of type v1.LabelSelectorRequirement'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': {'selector': {'matchExpressions': [{'operator': 5}]}}}],
+     'number into Go struct field LabelSelectorRequirement.spec.volumes.volumeClaim.selector.matchExpressions.operator '
+     'of type v1.LabelSelectorOperator'),
+    (('volumes',), [{'mountPath': '/d', 'volumeClaim': {'selector': {'matchLabels': 'x'}}}],
+     'string into Go struct field LabelSelector.spec.volumes.volumeClaim.selector.matchLabels '
+     'of type map[string]string'),
+    (('tasks', 0, 'topologyPolicy'), 5,
+     'number into Go struct field TaskSpec.spec.tasks.topologyPolicy of type v1alpha1.NumaPolicy'),
+    (('tasks', 0, 'dependsOn'), 'x',
+     'string into Go struct field TaskSpec.spec.tasks.dependsOn of type v1alpha1.DependsOn'),
+    (('tasks', 0, 'dependsOn'), {'iteration': 5},
+     'number into Go struct field DependsOn.spec.tasks.dependsOn.iteration of type v1alpha1.Iteration'),
+    (('tasks', 0, 'partitionPolicy'), 'x',
+     'string into Go struct field TaskSpec.spec.tasks.partitionPolicy of type v1alpha1.PartitionPolicySpec'),
+    (('tasks', 0, 'partitionPolicy'), {'totalPartitions': '2'},
+     'string into Go struct field PartitionPolicySpec.spec.tasks.partitionPolicy.totalPartitions of type int32'),
+    (('tasks', 0, 'partitionPolicy'), {'networkTopology': 'x'},
+     'string into Go struct field PartitionPolicySpec.spec.tasks.partitionPolicy.networkTopology '
+     'of type v1alpha1.NetworkTopologySpec'),
+    (('tasks', 0, 'partitionPolicy'), {'networkTopology': {'mode': 5}},
+     'number into Go struct field NetworkTopologySpec.spec.tasks.partitionPolicy.networkTopology.mode '
+     'of type v1alpha1.NetworkTopologyMode'),
+    (('networkTopology',), 'x',
+     'string into Go struct field JobSpec.spec.networkTopology of type v1alpha1.NetworkTopologySpec'),
+    (('networkTopology',), {'mode': 5},
+     'number into Go struct field NetworkTopologySpec.spec.networkTopology.mode of type v1alpha1.NetworkTopologyMode'),
+    (('networkTopology',), {'highestTierAllowed': '1'},
+     'string into Go struct field NetworkTopologySpec.spec.networkTopology.highestTierAllowed of type int'),
+    (('ttlSecondsAfterFinished',), '1',
+     'string into Go struct field JobSpec.spec.ttlSecondsAfterFinished of type int32'),
+    (('minSuccess',), '1',
+     'string into Go struct field JobSpec.spec.minSuccess of type int32'),
+    (('tasks', 0, 'maxRetry'), '1',
+     'string into Go struct field TaskSpec.spec.tasks.maxRetry of type int32'),
+    (('tasks', 0, 'name'), 5,
+     'number into Go struct field TaskSpec.spec.tasks.name of type string'),
+    (('plugins',), {'ssh': 'x'},
+     'string into Go struct field JobSpec.spec.plugins of type []string'),
+    (('plugins',), {'ssh': [5]},
+     'number into Go struct field JobSpec.spec.plugins of type string'),
+]
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("path", "value", "message"), _JOB_DECODING,
+                         ids=[f"{'.'.join(map(str, c[0]))}-{i}" for i, c in enumerate(_JOB_DECODING)])
+def test_a_wrongly_typed_job_field_names_its_go_struct_and_type(cluster: Cluster, path: tuple[str | int, ...],
+                                                               value: Any, message: str) -> None:
+    job = base_job("m11-decode")
+    node: Any = job["spec"]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    assert outcome(cluster, job, "mutatejob.volcano.sh") == f"json: cannot unmarshal {message}"
+
+
+_OTHER_DECODING: list[tuple[str, Obj, str]] = [
+    ("Queue", {"weight": "1"}, "string into Go struct field QueueSpec.spec.weight of type int32"),
+    ("Queue", {"parent": 5}, "number into Go struct field QueueSpec.spec.parent of type string"),
+    ("Queue", {"capability": "x"}, "string into Go struct field QueueSpec.spec.capability of type v1.ResourceList"),
+    ("Queue", {"guarantee": "x"}, "string into Go struct field QueueSpec.spec.guarantee of type v1beta1.Guarantee"),
+    ("Queue", {"affinity": "x"}, "string into Go struct field QueueSpec.spec.affinity of type v1beta1.Affinity"),
+    ("Queue", {"affinity": {"nodeGroupAffinity": "x"}},
+     "string into Go struct field Affinity.spec.affinity.nodeGroupAffinity of type v1beta1.NodeGroupAffinity"),
+    ("Queue", {"affinity": {"nodeGroupAntiAffinity": "x"}},
+     "string into Go struct field Affinity.spec.affinity.nodeGroupAntiAffinity of type v1beta1.NodeGroupAntiAffinity"),
+    ("Queue", {"extendClusters": "x"},
+     "string into Go struct field QueueSpec.spec.extendClusters of type []v1beta1.Cluster"),
+    ("Queue", {"extendClusters": ["x"]},
+     "string into Go struct field QueueSpec.spec.extendClusters of type v1beta1.Cluster"),
+    ("Queue", {"extendClusters": [{"weight": "1"}]},
+     "string into Go struct field Cluster.spec.extendClusters.weight of type int32"),
+    ("Queue", {"dequeueStrategy": 5},
+     "number into Go struct field QueueSpec.spec.dequeueStrategy of type v1beta1.DequeueStrategy"),
+    ("PodGroup", {"minTaskMember": "x"},
+     "string into Go struct field PodGroupSpec.spec.minTaskMember of type map[string]int32"),
+    ("PodGroup", {"minTaskMember": {"a": "1"}},
+     "string into Go struct field PodGroupSpec.spec.minTaskMember of type int32"),
+    ("PodGroup", {"subGroupPolicy": "x"},
+     "string into Go struct field PodGroupSpec.spec.subGroupPolicy of type []v1beta1.SubGroupPolicySpec"),
+    ("PodGroup", {"subGroupPolicy": ["x"]},
+     "string into Go struct field PodGroupSpec.spec.subGroupPolicy of type v1beta1.SubGroupPolicySpec"),
+    ("PodGroup", {"subGroupPolicy": [{"subGroupSize": "1"}]},
+     "string into Go struct field SubGroupPolicySpec.spec.subGroupPolicy.subGroupSize of type int32"),
+    ("PodGroup", {"subGroupPolicy": [{"labelSelector": "x"}]},
+     "string into Go struct field SubGroupPolicySpec.spec.subGroupPolicy.labelSelector of type v1.LabelSelector"),
+    ("PodGroup", {"subGroupPolicy": [{"matchLabelKeys": "x"}]},
+     "string into Go struct field SubGroupPolicySpec.spec.subGroupPolicy.matchLabelKeys of type []string"),
+    ("PodGroup", {"subGroupPolicy": [{"networkTopology": {"mode": 5}}]},
+     "number into Go struct field NetworkTopologySpec.spec.subGroupPolicy.networkTopology.mode of type "
+     "v1beta1.NetworkTopologyMode"),
+    ("PodGroup", {"networkTopology": "x"},
+     "string into Go struct field PodGroupSpec.spec.networkTopology of type v1beta1.NetworkTopologySpec"),
+    ("PodGroup", {"minResources": "x"},
+     "string into Go struct field PodGroupSpec.spec.minResources of type v1.ResourceList"),
+    ("PodGroup", {"queue": 5}, "number into Go struct field PodGroupSpec.spec.queue of type string"),
+]
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("kind", "spec", "message"), _OTHER_DECODING,
+                         ids=[f"{c[0]}-{next(iter(c[1]))}-{i}" for i, c in enumerate(_OTHER_DECODING)])
+def test_a_wrongly_typed_queue_or_podgroup_field_names_its_go_struct_and_type(
+        cluster: Cluster, request: pytest.FixtureRequest, kind: str, spec: Obj, message: str) -> None:
+    if kind == "Queue":
+        own_queue(request, cluster, "m11-decode-q")
+        obj = queue_manifest("m11-decode-q", {"weight": 1, **spec})
+    else:
+        obj = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+               "metadata": {"name": "m11-decode-pg"}, "spec": {"minMember": 1, **spec}}
+    webhook = "mutatequeue.volcano.sh" if kind == "Queue" else "mutatepodgroup.volcano.sh"
+    assert outcome(cluster, obj, webhook) == f"json: cannot unmarshal {message}"
