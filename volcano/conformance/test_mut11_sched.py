@@ -4,6 +4,8 @@
   ("Insufficient pods"); backfill, which places best-effort pods without a resource check, meets the
   predicates' pod count ("node(s) pod number exceeded"). Either way the pod's ``PodScheduled`` condition
   and its ``FailedScheduling`` Warning carry ``0/<N> nodes are unavailable: <count> <reason>.``.
+* A queue's ``status.allocated`` (written at session close) prints cpu as a milli quantity, memory as a
+  binary one and ``pods`` as a count.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from typing import Any
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.lib.builders import pod
+from volcano.conformance.lib.builders import pod, pod_group, queue
 from volcano.conformance.lib.waits import bound
+from volcano.conformance.test_scheduling_support import make_queues
 
 Obj = dict[str, Any]
 
@@ -55,3 +58,20 @@ def test_a_full_node_is_short_of_pods_or_over_its_pod_number(cluster: Cluster) -
     best_effort["spec"]["containers"][0]["resources"] = {}
     cluster.apply(best_effort)
     _told(cluster, "m11-full-be", "0/2 nodes are unavailable: 2 node(s) pod number exceeded.")
+
+
+@pytest.mark.cluster(workers=2, cpu="4", control_plane=False)
+def test_a_queues_allocation_is_written_in_canonical_quantities(cluster: Cluster) -> None:
+    """Two running pods of 500m and 1Gi in queue ``m11-alloc``: its ``status.allocated`` reads exactly
+    cpu ``1`` (a milli quantity printed canonically), memory ``2Gi`` (a binary quantity) and ``pods`` ``2``
+    (a count) — upstream's ``ConvertRes2ResList``."""
+    make_queues(cluster, queue("m11-alloc"))
+    cluster.apply(pod_group("m11-alloc-pg", min_member=2, queue="m11-alloc"))
+    half = {"cpu": "500m", "memory": "1Gi"}
+    cluster.apply([pod(f"m11-alloc-{i}", group="m11-alloc-pg", req=half) for i in range(2)])
+
+    def allocated() -> Obj:
+        return dict((cluster.get("Queue", "m11-alloc").get("status") or {}).get("allocated") or {})
+
+    want = {"cpu": "1", "memory": "2Gi", "pods": "2"}
+    cluster.wait_until(lambda: allocated() == want, 300, f"m11-alloc allocated {want}")
