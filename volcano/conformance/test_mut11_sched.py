@@ -4,6 +4,8 @@
   ("Insufficient pods"); backfill, which places best-effort pods without a resource check, meets the
   predicates' pod count ("node(s) pod number exceeded"). Either way the pod's ``PodScheduled`` condition
   and its ``FailedScheduling`` Warning carry ``0/<N> nodes are unavailable: <count> <reason>.``.
+* Topology-aware preemption picks among candidate nodes by the smaller sum of victim priorities when
+  their highest victim priorities tie.
 * A queue's ``status.allocated`` (written at session close) prints cpu as a milli quantity, memory as a
   binary one and ``pods`` as a count.
 """
@@ -17,7 +19,12 @@ import pytest
 from volcano.conformance.backends.base import Cluster
 from volcano.conformance.lib.builders import pod, pod_group, queue
 from volcano.conformance.lib.waits import bound
-from volcano.conformance.test_scheduling_support import make_queues
+from volcano.conformance.test_scheduling_support import (
+    CI_CONF_NO_ENQUEUE,
+    PREEMPTABLE,
+    make_priority_classes,
+    make_queues,
+)
 
 Obj = dict[str, Any]
 
@@ -75,3 +82,42 @@ def test_a_queues_allocation_is_written_in_canonical_quantities(cluster: Cluster
 
     want = {"cpu": "1", "memory": "2Gi", "pods": "2"}
     cluster.wait_until(lambda: allocated() == want, 300, f"m11-alloc allocated {want}")
+
+
+_TOPOLOGY_PREEMPT = CI_CONF_NO_ENQUEUE + """\
+configurations:
+- name: preempt
+  arguments:
+    enableTopologyAwarePreemption: "true"
+    minCandidateNodesPercentage: 100
+"""
+
+
+def _victim(cluster: Cluster, name: str, priority: str, node: str) -> None:
+    cluster.apply(pod_group(name, min_member=1, priority_class=priority))
+    cluster.apply(pod(name, group=name, req={"cpu": "1"}, labels=dict(PREEMPTABLE), priority_class=priority,
+                      grace_seconds=0, node_selector={"kubernetes.io/hostname": node}))
+
+
+@pytest.mark.preemption
+@pytest.mark.cluster(workers=2, cpu="2", control_plane=False)
+@pytest.mark.scheduler_conf(_TOPOLOGY_PREEMPT)
+def test_the_dry_run_prefers_the_node_whose_victims_sum_to_less_priority(cluster: Cluster) -> None:
+    """Both 2-CPU workers are full: the second with ``b-50`` (priority 50) and ``b-10`` (10), then the
+    first with ``a-50`` and ``a-50x`` (both 50). A 2-CPU priority-100 pod must take a whole node; both
+    candidates' highest victim is 50, so the smaller sum of victim priorities decides: the second node's
+    pods go, although the first node's started later (the last tie-breaker)."""
+    make_priority_classes(cluster, {"m11-v50": 50, "m11-v10": 10, "m11-urgent": 100})
+    first, second = sorted(w["metadata"]["name"] for w in cluster.worker_nodes())
+    _victim(cluster, "b-50", "m11-v50", second)
+    _victim(cluster, "b-10", "m11-v10", second)
+    cluster.wait_until(lambda: all(bound(cluster.get("Pod", n)) for n in ("b-50", "b-10")), 300, "b pods bound")
+    cluster.sleep(3)
+    _victim(cluster, "a-50", "m11-v50", first)
+    _victim(cluster, "a-50x", "m11-v50", first)
+    cluster.wait_until(lambda: all(bound(cluster.get("Pod", n)) for n in ("a-50", "a-50x")), 300, "a pods bound")
+    cluster.apply(pod_group("urgent", min_member=1, priority_class="m11-urgent"))
+    cluster.apply(pod("urgent", group="urgent", req={"cpu": "2"}, priority_class="m11-urgent"))
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "urgent")), 300, "the preemptor binds")
+    assert cluster.get("Pod", "urgent")["spec"]["nodeName"] == second
+    assert all(cluster.try_get("Pod", n) is not None for n in ("a-50", "a-50x"))
