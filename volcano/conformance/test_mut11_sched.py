@@ -6,6 +6,7 @@
   and its ``FailedScheduling`` Warning carry ``0/<N> nodes are unavailable: <count> <reason>.``.
 * Topology-aware preemption picks among candidate nodes by the smaller sum of victim priorities when
   their highest victim priorities tie.
+* A preferred pod-affinity term looks for its pods in the namespaces it names (its own when none).
 * A queue's ``status.allocated`` (written at session close) prints cpu as a milli quantity, memory as a
   binary one and ``pods`` as a count.
 """
@@ -25,6 +26,7 @@ from volcano.conformance.test_scheduling_support import (
     make_priority_classes,
     make_queues,
 )
+from volcano.conformance.test_strength_sched_nodeorder import _setup as nodeorder_setup
 
 Obj = dict[str, Any]
 
@@ -121,3 +123,32 @@ def test_the_dry_run_prefers_the_node_whose_victims_sum_to_less_priority(cluster
     cluster.wait_until(lambda: bound(cluster.get("Pod", "urgent")), 300, "the preemptor binds")
     assert cluster.get("Pod", "urgent")["spec"]["nodeName"] == second
     assert all(cluster.try_get("Pod", n) is not None for n in ("a-50", "a-50x"))
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.cluster(workers=2, cpu="4", memory="16Gi", control_plane=False)
+@pytest.mark.parametrize(("namespaces", "near"), [(["elsewhere"], True), ([], False)])
+def test_a_preferred_pod_affinity_term_looks_in_the_namespaces_it_names(cluster: Cluster, namespaces: list[str],
+                                                                        near: bool) -> None:
+    """A pod ``app=m11-target`` runs on the busy worker-1 in namespace ``elsewhere``. A newcomer preferring
+    (weight 100) ``app=m11-target`` pods joins it when its term names ``elsewhere``; a term naming no
+    namespace looks only in the newcomer's own, finds nothing, and least-requested sends it to worker-0."""
+    workers = nodeorder_setup(cluster)
+    cluster.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}})
+    target = pod("m11-target", req={"cpu": "100m"}, labels={"app": "m11-target"},
+                 node_selector={"kubernetes.io/hostname": workers[1]})
+    target["metadata"]["namespace"] = "elsewhere"
+    cluster.apply(target)
+    try:
+        cluster.wait_until(lambda: bound(cluster.get("Pod", "m11-target", "elsewhere")), 300, "target bound")
+        term: Obj = {"labelSelector": {"matchLabels": {"app": "m11-target"}}, "topologyKey": "kubernetes.io/hostname"}
+        if namespaces:
+            term["namespaces"] = namespaces
+        p = pod("m11-seeker", req={"cpu": "1", "memory": "1Gi"})
+        p["spec"]["affinity"] = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 100, "podAffinityTerm": term}]}}
+        cluster.apply(p)
+        cluster.wait_until(lambda: bound(cluster.get("Pod", "m11-seeker")), 300, "the seeker binds")
+        assert cluster.get("Pod", "m11-seeker")["spec"]["nodeName"] == workers[1 if near else 0]
+    finally:
+        cluster.delete("Pod", "m11-target", "elsewhere")
