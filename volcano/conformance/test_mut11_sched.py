@@ -152,3 +152,29 @@ def test_a_preferred_pod_affinity_term_looks_in_the_namespaces_it_names(cluster:
         assert cluster.get("Pod", "m11-seeker")["spec"]["nodeName"] == workers[1 if near else 0]
     finally:
         cluster.delete("Pod", "m11-target", "elsewhere")
+
+
+@pytest.mark.scheduling_base
+@pytest.mark.cluster(workers=2, cpu="4", memory="16Gi", control_plane=False)
+@pytest.mark.parametrize("own_terms", [False, True])
+def test_a_running_pods_preferred_affinity_draws_a_newcomer_with_terms_of_its_own(cluster: Cluster,
+                                                                                  own_terms: bool) -> None:
+    """``m11-host`` on the busy worker-1 prefers (weight 100) ``app=m11-new`` pods beside it. A newcomer
+    ``app=m11-new`` joins it (the existing pod's preferred terms count for the newcomer, Kubernetes'
+    symmetry), whether or not the newcomer has preferred pod-affinity terms of its own (here one that
+    matches no pod)."""
+    workers = nodeorder_setup(cluster)
+    host = pod("m11-host", req={"cpu": "100m"}, node_selector={"kubernetes.io/hostname": workers[1]})
+    host["spec"]["affinity"] = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
+        "weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "m11-new"}},
+                                           "topologyKey": "kubernetes.io/hostname"}}]}}
+    cluster.apply(host)
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "m11-host")), 300, "the host binds")
+    p = pod("m11-new", req={"cpu": "1", "memory": "1Gi"}, labels={"app": "m11-new"})
+    if own_terms:
+        p["spec"]["affinity"] = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
+            "weight": 1, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "m11-nothing"}},
+                                             "topologyKey": "kubernetes.io/hostname"}}]}}
+    cluster.apply(p)
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "m11-new")), 300, "the newcomer binds")
+    assert cluster.get("Pod", "m11-new")["spec"]["nodeName"] == workers[1]
