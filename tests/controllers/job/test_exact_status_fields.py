@@ -4,13 +4,7 @@
 
 from __future__ import annotations
 
-import pytest
-
 from .conftest import Cluster, job, task
-
-_BUG = ("Job controller bug (reported, not fixed here: the controller has another owner): sync.py _volumes "
-        "skips an existing claim with `continue` before setting volume-pvc-<claim>, so status.controlledResources "
-        "never keeps the volume keys upstream's createJobIOIfNotExist sets for every volume")
 
 PVC_SPEC = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
 
@@ -20,7 +14,6 @@ def _claim(cluster: Cluster, name: str) -> None:
                            "metadata": {"name": name, "namespace": "default"}, "spec": PVC_SPEC})
 
 
-@pytest.mark.xfail(strict=True, reason=_BUG)
 def test_a_generated_claim_is_recorded_and_survives_a_kill(cluster: Cluster) -> None:
     """A ``volumeClaim`` volume is created as ``<job>-pvc-<suffix>`` and recorded under ``volume-pvc-<name>``;
     the plugin keys go with the kill of an abort, the volume key stays."""
@@ -48,11 +41,9 @@ def test_a_missing_named_claim_is_a_warning_event_and_keeps_the_job_without_pods
     assert cluster.phase(name) == "Pending"
 
 
-@pytest.mark.xfail(strict=True, reason=_BUG)
 def test_an_existing_named_claim_is_recorded_too(cluster: Cluster) -> None:
     """Upstream records every volume's claim, an existing named one included (``createJobIOIfNotExist``
-    sets ``volume-pvc-<name>`` after the existence check). Here an existing named claim is skipped before
-    the key is set: a Job controller bug, reported, not fixed (the controller is another owner's)."""
+    sets ``volume-pvc-<name>`` after the existence check)."""
     _claim(cluster, "shared")
     name = "named"
     cluster.submit(job(name, [task("t", 1)], volumes=[{"mountPath": "/d", "volumeClaimName": "shared"}]))
