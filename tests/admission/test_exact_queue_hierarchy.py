@@ -189,3 +189,12 @@ def test_res_add_keeps_zero_entries() -> None:
     total.add(new_resource({"nvidia.com/gpu": "0"}))
     assert total.scalars == {"nvidia.com/gpu": 0}
     assert total.get("nvidia.com/gpu") == 0 and total.get("cpu") == 0
+
+
+@pytest.mark.parametrize(("pods", "shown"), [("2002", 2002), ("1001500m", 1002), ("1", 1)])
+def test_allocated_pods_are_read_as_quantity_value(pods: str, shown: int) -> None:
+    """``Quantity.Value()`` (rounded up) of ``status.allocated.pods``, whatever its size."""
+    busy = _q("busy")
+    busy["status"] = {"state": "Open", "allocated": {"pods": pods}}
+    assert validate_queue(_q("c", "busy"), None, _view(busy)) == (
+        f"queue busy cannot be the parent queue of queue c because it has allocated Pods: {shown}")

@@ -23,6 +23,7 @@ import pytest
 
 from volcano.conformance.backends.base import Cluster
 from volcano.conformance.test_admission import (
+    JOB_WEBHOOK,
     QUEUE_WEBHOOK,
     base_job,
     denial,
@@ -323,3 +324,23 @@ def test_a_wrongly_typed_queue_or_podgroup_field_names_its_go_struct_and_type(
                "metadata": {"name": "m11-decode-pg"}, "spec": {"minMember": 1, **spec}}
     webhook = "mutatequeue.volcano.sh" if kind == "Queue" else "mutatepodgroup.volcano.sh"
     assert outcome(cluster, obj, webhook) == f"json: cannot unmarshal {message}"
+
+
+@pytest.mark.admission
+@pytest.mark.parametrize(("init_cpu", "admitted"), [("2", True), ("500m", False)])
+def test_a_topology_policy_checks_init_containers_after_the_containers(cluster: Cluster, init_cpu: str,
+                                                                        admitted: bool) -> None:
+    """``validateTaskTopoPolicy`` walks the containers, then the init containers, numbering them on: an
+    init container asking part of a CPU is ``container[1]`` after the one container."""
+    job = base_job(f"m11-numa-init-{init_cpu}")
+    task = job["spec"]["tasks"][0]
+    task["topologyPolicy"] = "single-numa-node"
+    spec = task["template"]["spec"]
+    spec["containers"][0]["resources"] = {"requests": {"cpu": "1"}, "limits": {"cpu": "1"}}
+    spec["initContainers"] = [{"name": "init", "image": "busybox:1.24",
+                               "resources": {"limits": {"cpu": init_cpu}}}]
+    got = outcome(cluster, job, JOB_WEBHOOK)
+    if admitted:
+        assert isinstance(got, dict) and got["spec"]["tasks"][0]["topologyPolicy"] == "single-numa-node"
+    else:
+        assert got == "the cpu request isn't an integer in spec.task[0] container[1]."

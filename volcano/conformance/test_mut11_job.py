@@ -103,3 +103,23 @@ def test_a_missing_claim_is_reported_as_a_warning_naming_it(cluster: Cluster) ->
     assert job_phase(cluster, name) == "Pending"
     assert not cluster.job_pods(name)
     assert not [pg for pg in cluster.list("PodGroup") if pg["metadata"]["name"].startswith(f"{name}-")]
+
+
+@pytest.mark.cluster(workers=1)
+def test_a_job_scheduled_at_once_reports_no_pending_podgroup(cluster: Cluster) -> None:
+    """A one-pod job on a roomy cluster: its PodGroup's only True condition is ``Scheduled``, so the
+    controller's syncs record no ``PodGroupPending`` Warning on the Job (that event is for a PodGroup whose
+    latest True condition is another)."""
+    name = "m11-at-once"
+    cluster.apply(job(name, [Task(name="run", rep=1, req=NO_REQUESTS)]))
+    cluster.wait_until(lambda: job_phase(cluster, name) == "Running", 300, f"{name} running")
+
+    def scheduled() -> bool:
+        pgs = [pg for pg in cluster.list("PodGroup") if pg["metadata"]["name"].startswith(f"{name}-")]
+        conds = [c for pg in pgs for c in (pg.get("status") or {}).get("conditions") or []
+                 if c.get("status") == "True"]
+        return bool(conds) and conds[-1].get("type") == "Scheduled"
+
+    cluster.wait_until(scheduled, 300, f"{name}'s PodGroup Scheduled")
+    cluster.hold(lambda: not [e for e in cluster.events(kind="Job", name=name) if e.get("reason") == "PodGroupPending"],
+                 15, f"no PodGroupPending on {name}")

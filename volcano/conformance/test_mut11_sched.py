@@ -7,6 +7,8 @@
 * Topology-aware preemption picks among candidate nodes by the smaller sum of victim priorities when
   their highest victim priorities tie.
 * A preferred pod-affinity term looks for its pods in the namespaces it names (its own when none).
+* Hierarchical capacity reclaims first from the victim queue sharing more ancestors with the reclaimer's.
+* ``predicate.TaintTolerationEnable`` / ``predicate.PodAffinityEnable`` set false switch those filters off.
 * A queue's ``status.allocated`` (written at session close) prints cpu as a milli quantity, memory as a
   binary one and ``pods`` as a count.
 """
@@ -21,6 +23,7 @@ from volcano.conformance.backends.base import Cluster
 from volcano.conformance.lib.builders import pod, pod_group, queue
 from volcano.conformance.lib.waits import bound
 from volcano.conformance.test_scheduling_support import (
+    CI_CONF,
     CI_CONF_NO_ENQUEUE,
     PREEMPTABLE,
     make_priority_classes,
@@ -178,3 +181,73 @@ def test_a_running_pods_preferred_affinity_draws_a_newcomer_with_terms_of_its_ow
     cluster.apply(p)
     cluster.wait_until(lambda: bound(cluster.get("Pod", "m11-new")), 300, "the newcomer binds")
     assert cluster.get("Pod", "m11-new")["spec"]["nodeName"] == workers[1]
+
+
+def _wait_bound(cluster: Cluster, names: list[str], what: str) -> None:
+    def all_bound() -> bool:
+        return all(bound(cluster.get("Pod", n)) for n in names)
+
+    cluster.wait_until(all_bound, 300, what)
+
+
+def _hierarchy_reclaim_conf() -> str:
+    """capacity with hierarchy deciding reclaim victims, ancestors not looked at (level 0)."""
+    return ('actions: "enqueue, allocate, reclaim"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n'
+            "    enableReclaimable: false\n  - name: capacity\n    enableHierarchy: true\n    arguments:\n"
+            "      ancestorReclaimLevel: 0\n- plugins:\n  - name: predicates\n  - name: nodeorder\n")
+
+
+@pytest.mark.reclaim
+@pytest.mark.cluster(workers=1, cpu="4", control_plane=False)
+@pytest.mark.scheduler_conf(_hierarchy_reclaim_conf())
+def test_reclaim_takes_first_from_the_queue_nearest_the_reclaimer(cluster: Cluster) -> None:
+    """``m11-pa`` > ``m11-pa1``, ``m11-pa2`` and ``m11-pb`` > ``m11-pb1``, each leaf deserving 1 CPU. pb1
+    then pa2 run two 1-CPU pods each, filling the one 4-CPU worker, both over their deserved. A 1-CPU pod
+    in pa1 reclaims one pod: with hierarchy the victim queue sharing more ancestors with the reclaimer's
+    (pa2, a sibling) goes first (capacity's victim queue order), so a pa2 pod goes and pb1 keeps both."""
+    make_queues(cluster, queue("m11-pa", parent="root", deserved={"cpu": "2"}),
+                queue("m11-pb", parent="root", deserved={"cpu": "2"}))
+    make_queues(cluster, *(queue(f"m11-{q}", parent=f"m11-{q[:2]}", deserved={"cpu": "1"})
+                           for q in ("pa1", "pa2", "pb1")))
+    for q in ("pb1", "pa2"):
+        cluster.apply(pod_group(f"m11-{q}-job", min_member=1, queue=f"m11-{q}"))
+        cluster.apply([pod(f"m11-{q}-{i}", group=f"m11-{q}-job", req={"cpu": "1"}, grace_seconds=0)
+                       for i in range(2)])
+        _wait_bound(cluster, [f"m11-{q}-{i}" for i in range(2)], f"{q} runs two pods")
+    cluster.apply(pod_group("m11-pa1-job", min_member=1, queue="m11-pa1"))
+    cluster.apply(pod("m11-pa1-0", group="m11-pa1-job", req={"cpu": "1"}, grace_seconds=0))
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "m11-pa1-0")), 300, "the reclaimer binds")
+
+    def left(q: str) -> int:
+        return sum(1 for i in range(2) if (p := cluster.try_get("Pod", f"m11-{q}-{i}")) is not None
+                   and not p["metadata"].get("deletionTimestamp"))
+
+    assert (left("pa2"), left("pb1")) == (1, 2)
+
+
+def _predicates_off(flag: str) -> str:
+    """The CI configuration with one of the predicates plugin's filters switched off."""
+    return CI_CONF.replace("  - name: predicates\n", f"  - name: predicates\n    arguments:\n      {flag}: false\n")
+
+
+@pytest.mark.cluster(workers=2, cpu="4", control_plane=False)
+@pytest.mark.parametrize("flag", [
+    pytest.param("predicate.TaintTolerationEnable", marks=pytest.mark.scheduler_conf(
+        _predicates_off("predicate.TaintTolerationEnable"))),
+    pytest.param("predicate.PodAffinityEnable", marks=pytest.mark.scheduler_conf(
+        _predicates_off("predicate.PodAffinityEnable"))),
+])
+def test_a_predicate_switched_off_no_longer_holds_a_pod_back(cluster: Cluster, flag: str) -> None:
+    """With ``predicate.TaintTolerationEnable: false`` a pod without tolerations binds to a worker tainted
+    NoSchedule (both are); with ``predicate.PodAffinityEnable: false`` a pod requiring to be beside an
+    ``app=m11-nowhere`` pod (there is none) binds. The kubelet checks neither, so the pod runs."""
+    p = pod("m11-free", req={"cpu": "100m"})
+    if flag == "predicate.TaintTolerationEnable":
+        for worker in cluster.worker_nodes():
+            cluster.patch("Node", worker["metadata"]["name"], {"spec": {"taints": [
+                {"key": "m11-taint", "value": "x", "effect": "NoSchedule"}]}}, namespace="")
+    else:
+        p["spec"]["affinity"] = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "labelSelector": {"matchLabels": {"app": "m11-nowhere"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    cluster.apply(p)
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "m11-free")), 300, "the pod binds")
