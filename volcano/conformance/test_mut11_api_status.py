@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from volcano.conformance.backends.base import Cluster
-from volcano.conformance.test_admission import plain
+from volcano.conformance.test_admission import denial, plain
 
 __all__: list[str] = []
 
@@ -108,3 +108,29 @@ def test_request_errors_are_served_whole(cluster: Cluster) -> None:
         413, "RequestEntityTooLarge",
         "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001")
     assert cluster.get("ConfigMap", "mut11-request")["data"] == {"k": "v"}
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_status_of_a_kind_served_without_it_is_not_found(cluster: Cluster) -> None:
+    """A ``/status`` patch of a kind served without that subresource: a built-in ConfigMap's path is
+    unknown (404 ``the server could not find the requested resource``); a PodGroup's CRD handler answers
+    404 naming the object, which exists, by a merge patch and by server-side apply alike. Nothing changes.
+    A Kubernetes client reaches only the subresources discovery lists, so the request is made in memory."""
+    if cluster.backend != "memory":
+        pytest.skip("the client refuses a subresource discovery does not list before any request")
+    cluster.create(_cm("mut11-no-status"))
+    d = denial(lambda: cluster.patch("ConfigMap", "mut11-no-status", {"status": {"x": "y"}}, subresource="status"))
+    assert (d.code, d.reason, d.message) == (404, "NotFound", "the server could not find the requested resource"), d
+    assert plain(cluster.get("ConfigMap", "mut11-no-status"))["data"] == {"k": "v"}
+    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": {"name": "mut11-pg"},
+             "spec": {"minMember": 1, "queue": "default"}}
+    cluster.create(group)
+    missing = (404, "NotFound", 'podgroups.scheduling.volcano.sh "mut11-pg" not found')
+    d = denial(lambda: cluster.patch("PodGroup", "mut11-pg", {"status": {"phase": "Running"}}, subresource="status"))
+    assert (d.code, d.reason, d.message) == missing, d
+    applied = {**group, "status": {"phase": "Running"}}
+    d = denial(lambda: cluster.patch("PodGroup", "mut11-pg", applied, subresource="status", patch_type="apply",
+                                     field_manager="mut11", force=True))
+    assert (d.code, d.reason, d.message) == missing, d
+    assert (plain(cluster.get("PodGroup", "mut11-pg")).get("status") or {}).get("phase") != "Running"
