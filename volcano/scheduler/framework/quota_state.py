@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from volcano.scheduler.framework.job import JobInfo, parse_podgroup
 from volcano.scheduler.framework.points import (
@@ -133,18 +133,48 @@ def _job_parts(ssn: Session, job: JobInfo, names: Sequence[str]) -> _Parts:
         if hit is not None and hit[0] == key:
             return hit[1]  # type: ignore[no-any-return]
     job_alloc = vec_to_dict(names, ssn.space.fit(job.allocated).tolist())
-    pending: dict[str, Num] = {}
-    if job.status_counts[TaskStatus.Pending]:
-        for task in job.tasks.values():
-            if task.status == TaskStatus.Pending:
-                for name, value in task.spec.requests.items():
-                    pending[name] = pending.get(name, 0) + value
+    pending = _pending_requests(job) if job.status_counts[TaskStatus.Pending] else {}
     parts = (job_alloc, pending, job_reserved(job, names), exceeded_part(job_alloc, job.min_resources or {}))
     if keep:
         if job.memo is None:
             job.memo = {}
         job.memo[_PARTS] = (key, parts)
     return parts
+
+
+def _pending_requests(job: JobInfo) -> dict[str, Num]:
+    """The summed requests of ``job``'s Pending tasks, keys in the order adding them task by task
+    puts them. The tasks of a job mostly share one requests object (their pods' parses made alike):
+    each distinct object (by identity, in the order of its first task) is added once, its amounts
+    times its task count: sums of ints do not depend on their order (with an amount of another
+    type, the tasks are added one by one)."""
+    counts: dict[int, list[Any]] = {}
+    pending_status = TaskStatus.Pending
+    for task in job.tasks.values():
+        if task.status == pending_status:
+            req = task.spec.requests
+            hit = counts.get(id(req))
+            if hit is None:
+                counts[id(req)] = [req, 1]
+            else:
+                hit[1] += 1
+    pending: dict[str, Num] = {}
+    for req, n in counts.values():
+        for name, value in req.items():
+            if type(value) is not int:
+                return _pending_one_by_one(job)
+            pending[name] = pending.get(name, 0) + value * n
+    return pending
+
+
+def _pending_one_by_one(job: JobInfo) -> dict[str, Num]:
+    """The summed requests of ``job``'s Pending tasks, added task by task in task order."""
+    pending: dict[str, Num] = {}
+    for task in job.tasks.values():
+        if task.status == TaskStatus.Pending:
+            for name, value in task.spec.requests.items():
+                pending[name] = pending.get(name, 0) + value
+    return pending
 
 
 _ROUTES = ((0, 0), (1, 0), (1, 1), (2, 2), (3, 3))

@@ -27,7 +27,7 @@ from volcano.scheduler.framework.points import (
     UNIFIED_EVICTABLE,
 )
 from volcano.scheduler.framework.session import Session
-from volcano.scheduler.framework.status import close_memos
+from volcano.scheduler.framework.status import FIT_MESSAGES, close_memos, origin_order
 
 __all__ = ["GangPlugin", "set_condition", "should_skip_unschedulable_for_releasing"]
 
@@ -51,16 +51,6 @@ def set_condition(job: JobInfo, cond: dict[str, Any]) -> None:
             job.conditions[i] = cond
             return
     job.conditions.append(cond)
-
-
-def _origin_order(ssn: Session, job: JobInfo) -> list[TaskInfo]:
-    """Tasks in task order for ``JobInfo.fit_error``, which reads only the first one with a fit
-    error: with ``reuse``, just the tasks that have one, sorted (a sort keeps their relative order)."""
-    if not ssn.reuse:
-        return ssn.sort_tasks(job.tasks.values())
-    if job.job_fit_errors or not job.fit_errors:
-        return []
-    return ssn.sort_tasks(t for t in job.tasks.values() if t.uid in job.fit_errors)
 
 
 class GangPlugin(Plugin):
@@ -165,5 +155,7 @@ def _verdict(ssn: Session, job: JobInfo) -> tuple[str, int, str] | None:
             if st in ALLOCATED_STATUSES:
                 schedulable += 1
     unready = job.min_available - schedulable
-    return ("Unschedulable", unready,
-            f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error(_origin_order(ssn, job))}")
+    fit = job.fit_error(origin_order(ssn, job))
+    if ssn.reuse:  # the status close writes the same message in the job's event (``status.fit_messages``)
+        ssn.state.get(FIT_MESSAGES)[job.uid] = fit
+    return ("Unschedulable", unready, f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {fit}")
