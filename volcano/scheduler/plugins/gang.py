@@ -114,7 +114,9 @@ class GangPlugin(Plugin):
         not_ready_jobs = 0
         now = ssn.timestamp()
         memos = close_memos(ssn)
-        conf = ssn.conf
+        conf, uid = ssn.conf, ssn.uid
+        metrics = ssn.metrics
+        set_tasks = metrics.set_unschedulable_tasks
         for job in ssn.jobs.values():
             if not job.tasks:
                 continue
@@ -129,15 +131,21 @@ class GangPlugin(Plugin):
                 continue
             kind, unready, msg = verdict
             if kind == "Unschedulable":
-                set_condition(job, {"type": "Unschedulable", "status": "True", "transitionID": ssn.uid,
-                                    "lastTransitionTime": now, "reason": "NotEnoughResources", "message": msg})
+                cond = {"type": "Unschedulable", "status": "True", "transitionID": uid,
+                        "lastTransitionTime": now, "reason": "NotEnoughResources", "message": msg}
                 not_ready_jobs += 1
-                ssn.metrics.count_job_retry(job.name)
+                metrics.count_job_retry(job.name)
             else:
-                set_condition(job, {"type": "Scheduled", "status": "True", "transitionID": ssn.uid,
-                                    "lastTransitionTime": now, "reason": "tasks in gang are ready to be scheduled",
-                                    "message": ""})
-            ssn.metrics.set_unschedulable_tasks(job.name, unready)
+                cond = {"type": "Scheduled", "status": "True", "transitionID": uid, "lastTransitionTime": now,
+                        "reason": "tasks in gang are ready to be scheduled", "message": ""}
+            conditions = job.conditions  # ``set_condition``, inlined: this loop runs over every job
+            for i, c in enumerate(conditions):
+                if c.get("type") == kind:
+                    conditions[i] = cond
+                    break
+            else:
+                conditions.append(cond)
+            set_tasks(job.name, unready)
         ssn.metrics.set_unschedulable_jobs(not_ready_jobs)
 
 
