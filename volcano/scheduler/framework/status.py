@@ -533,8 +533,10 @@ def _reused(job: JobInfo, memo: CloseMemo, uid: str, statuses: Statuses, per_que
     through that condition's ``lastTransitionTime`` and ``transitionID`` (which the change test
     strips) and the Unknown test (made here)."""
     conditions = job.conditions
-    if memo.out[1] and conditions and _unschedulable_now(conditions, uid):
-        return False
+    if memo.out[1] and conditions:  # ``_unschedulable_now``, inlined: this runs for most jobs
+        for c in conditions:
+            if c.get("type") == "Unschedulable" and c.get("status") == "True" and c.get("transitionID") == uid:
+                return False
     statuses.later(job.uid, memo, tuple(conditions))
     if memo.alloc:
         per_queue.setdefault(job.queue, []).append(job.allocated)
