@@ -189,7 +189,7 @@ class _NotInt(Exception):
 class _QueueSums:
     """Across sessions: the per-queue sums of the parts of the carried jobs (``_carried_sums``)."""
 
-    __slots__ = ("counts", "session", "sums", "width")
+    __slots__ = ("counts", "jobs", "session", "sums", "width")
 
     def __init__(self, session: int, width: int) -> None:
         self.session = session
@@ -199,6 +199,8 @@ class _QueueSums:
         """Per queue: the allocation, request, in-queue and elastic sums (key order not kept)."""
         self.counts: dict[str, list[dict[str, int]]] = {}
         """Per queue and sum: how many parts hold each key (a key leaves the sum with its last part)."""
+        self.jobs: dict[str, int] = {}
+        """Per queue with a job: how many jobs' parts are summed."""
 
     def apply(self, queue: str, parts: _Parts, sign: int) -> None:
         """Add (``sign`` 1) or take out (-1) one job's parts in ``queue``'s sums."""
@@ -207,6 +209,11 @@ class _QueueSums:
             sums = self.sums[queue] = [{}, {}, {}, {}]
             self.counts[queue] = [{}, {}, {}, {}]
         counts = self.counts[queue]
+        jobs = self.jobs.get(queue, 0) + sign
+        if jobs:
+            self.jobs[queue] = jobs
+        else:
+            del self.jobs[queue]
         for acc, at in _ROUTES:
             total, count = sums[acc], counts[acc]
             for name, value in parts[at].items():
@@ -271,32 +278,40 @@ def _carried_sums(ssn: Session, names: Sequence[str]) -> dict[str, list[dict[str
         carry.state.set(_SUMS, None)
         return None
     carry.state.set(_SUMS, state)
-    by_queue: dict[str, list[JobInfo]] = {}
+    return _ordered(ssn, state, names)
+
+
+def _ordered(ssn: Session, state: _QueueSums, names: Sequence[str]) -> dict[str, list[dict[str, Num]]]:
+    """Copies of each queue's sums in ``state``, the queues in the order of their first job and the
+    keys in the order summing their jobs' parts one by one puts them (each key where a part first
+    holds it). The session's jobs are scanned in order until every queue that has a job (``state``
+    counts them) was seen and every key of its sums placed: usually the first few jobs."""
+    sums = state.sums
+    out: dict[str, list[dict[str, Num]]] = {}
+    left: dict[str, int] = {}
+    unseen = len(state.jobs)
+    unplaced = 0
     for job in ssn.jobs.values():
-        jobs = by_queue.get(job.queue)
-        if jobs is None:
-            by_queue[job.queue] = [job]
-        else:
-            jobs.append(job)
-    return {queue: _ordered(ssn, state.sums[queue], jobs, names) for queue, jobs in by_queue.items()}
-
-
-def _ordered(ssn: Session, sums: list[dict[str, Num]], jobs: list[JobInfo],
-             names: Sequence[str]) -> list[dict[str, Num]]:
-    """Copies of ``sums`` with their keys in the order summing the parts of ``jobs`` one by one
-    puts them (each key where a part first holds it; the scan stops once every key is placed)."""
-    out: list[dict[str, Num]] = [{}, {}, {}, {}]
-    left = sum(len(total) for total in sums)
-    for job in jobs:
-        if not left:
+        queue = job.queue
+        mine = out.get(queue)
+        if mine is None:
+            mine = out[queue] = [{}, {}, {}, {}]
+            left[queue] = n = sum(len(total) for total in sums[queue])
+            unplaced += n
+            unseen -= 1
+        if left[queue]:
+            parts = _job_parts(ssn, job, names)
+            placed = 0
+            for acc, at in _ROUTES:
+                into, total = mine[acc], sums[queue][acc]
+                for name in parts[at]:
+                    if name not in into:
+                        into[name] = total[name]
+                        placed += 1
+            left[queue] -= placed
+            unplaced -= placed
+        if unseen <= 0 and not unplaced:
             break
-        parts = _job_parts(ssn, job, names)
-        for acc, at in _ROUTES:
-            mine, total = out[acc], sums[acc]
-            for name in parts[at]:
-                if name not in mine:
-                    mine[name] = total[name]
-                    left -= 1
     return out
 
 
