@@ -90,11 +90,12 @@ def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
         if best is None:
             continue
         node = ssn.nodes[best]
-        if fits(task, table.idle[best]):
+        idle = look.fit_idle
+        if idle if idle is not None else fits(task, table.idle[best]):
             stmt.allocate(task, node)
             if quota is not None:
                 quota.placed(task)
-        elif fits(task, table.fidle[best]):
+        elif idle is not None or fits(task, table.fidle[best]):
             stmt.pipeline(task, node, False)
             if quota is not None:
                 quota.placed(task)
