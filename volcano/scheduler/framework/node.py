@@ -250,17 +250,7 @@ class NodeTable:
         if gone.spec.terms:
             self.count(row, gone.spec, -1)
         self.changes.append(row)
-        if task.status == S.Pipelined:
-            self.pipelined[row] -= vec
-            self.fidle[row] += vec
-        else:
-            self.used[row] -= vec
-            self.idle[row] += vec
-            if task.status == S.Releasing:
-                self.releasing[row] -= vec
-            else:
-                self.fidle[row] += vec
-            self.pods[row] -= 1
+        self.block[row] -= self.delta(vec, task.status)
 
     def remove_tasks(self, placed: list[tuple[NodeInfo, TaskInfo]]) -> None:
         """``remove_task`` for each pair, in order, with the accounting summed in a few vector
@@ -275,23 +265,10 @@ class NodeTable:
             gone.append((node.row, task))
         if not gone:
             return
-        n = len(gone)
-        rows = np.fromiter((row for row, _ in gone), dtype=np.intp, count=n)
-        self.changes.extend(rows.tolist())
-        vecs = np.stack([task.vec for _, task in gone])
-        pipe = np.fromiter((task.status == S.Pipelined for _, task in gone), dtype=np.bool_, count=n)
-        rel = np.fromiter((task.status == S.Releasing for _, task in gone), dtype=np.bool_, count=n)
-        if pipe.any():
-            np.subtract.at(self.pipelined, rows[pipe], vecs[pipe])
-            np.add.at(self.fidle, rows[pipe], vecs[pipe])
-        held = ~pipe
-        np.subtract.at(self.used, rows[held], vecs[held])
-        np.add.at(self.idle, rows[held], vecs[held])
-        if rel.any():
-            np.subtract.at(self.releasing, rows[rel], vecs[rel])
-        busy = held & ~rel
-        np.add.at(self.fidle, rows[busy], vecs[busy])
-        np.subtract.at(self.pods, rows[held], 1)
+        rows = [row for row, _ in gone]
+        self.changes.extend(rows)
+        delta = self.delta
+        np.subtract.at(self.block, rows, np.stack([delta(task.vec, task.status) for _, task in gone]))
 
     def account(self, row: int, vec: Vec, status: TaskStatus, sign: int) -> None:
         """The accounting of ``add_task`` (``sign`` 1) or ``remove_task`` (-1) for a task of

@@ -328,7 +328,8 @@ class Lookahead:
         if end == self._pos:
             return True
         row = self._last
-        if row < 0 or any(changes[i] != row for i in range(self._pos, end)):
+        if row < 0 or (changes[self._pos] != row if end - self._pos == 1
+                       else any(changes[i] != row for i in range(self._pos, end))):
             return False
         state = self._row_state(row).tobytes()
         if state == self._snap:  # undone (or moved within the same columns): still its level
