@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from contextlib import nullcontext
+from functools import partial
 from typing import Any
 from unittest import mock
 
@@ -161,7 +162,7 @@ def test_update_status_fields_equals_the_general_status_update(before: dict[str,
         stored = fast.get("Pod", "p-0", "default")
         taken = status_with(server_module.kind_of(stored), stored, fields[0]) is not None
         with fast.dry_run() if dry else nullcontext():
-            a = _answer(lambda: fast.update_status_fields("Pod", "p-0", "default", fields[0]))
+            a = _answer(partial(fast.update_status_fields, "Pod", "p-0", "default", fields[0]))
         with general.dry_run() if dry else nullcontext():
             b = _general(general, fields[1])
         event(f"{a[0]}, fields path {'taken' if taken else 'not taken'}")
@@ -182,8 +183,8 @@ def test_update_status_fields_equals_the_merge_patch_without_nulls_or_mappings(b
         fields = [_build(plan, server.get("Pod", "p-0", "default")) for server in servers]
         if any(v is None or isinstance(v, dict) for v in fields[0].values()):
             continue
-        a = _answer(lambda: fast.update_status_fields("Pod", "p-0", "default", fields[0]))
-        b = _answer(lambda: patched.patch("Pod", "p-0", {"status": fields[1]}, "default", subresource="status"))
+        a = _answer(partial(fast.update_status_fields, "Pod", "p-0", "default", fields[0]))
+        b = _answer(partial(patched.patch, "Pod", "p-0", {"status": fields[1]}, "default", subresource="status"))
         assert a == b
         assert _history(fast) == _history(patched)
 
