@@ -84,6 +84,7 @@ from volcano.apiserver.validation import (
     decode,
     decode_status,
     depth_error,
+    has_status_rules,
     prepare_for_create,
     too_deep,
     validate,
@@ -496,7 +497,8 @@ class ApiServer:
         if not decoded:
             decode_status(info, old, status)
         chain = self.admission
-        if chain.hooks(True, info.key, "UPDATE") or chain.hooks(False, info.key, "UPDATE"):
+        mutating, validating = chain.hooks(True, info.key, "UPDATE"), chain.hooks(False, info.key, "UPDATE")
+        if mutating or validating:
             def build() -> dict[str, Any]:
                 request_obj: dict[str, Any] = dict(old)
                 request_obj["metadata"] = thaw(old["metadata"])
@@ -506,7 +508,10 @@ class ApiServer:
                     request_obj["status"] = thaw(status)
                 return request_obj
             request = AdmissionRequest.deferred("UPDATE", info, build, old, "status", self)
-            self._run_hooks(request)
+            for reg in mutating:  # ``_run_hooks`` without a validate step
+                reg.fn(request)
+            for reg in validating:
+                reg.fn(request)
             if request.built:
                 status = request.obj.get("status")
                 decoded = False
@@ -529,7 +534,8 @@ class ApiServer:
         """``_commit`` of ``old`` with its status replaced by the frozen ``status`` and its metadata
         unchanged (validated first, as ``_update_status`` validates): a no-op when the status is
         equal, else stored by ``ObjectStore.replace_status`` without copying the rest."""
-        validate_status_write(info, {**old, "status": status})
+        if has_status_rules(info):
+            validate_status_write(info, {**old, "status": status})
         if old["metadata"].get("deletionTimestamp"):  # a removal may be due: the general rule decides
             new: dict[str, Any] = dict(old)
             new["metadata"] = dict(old["metadata"])

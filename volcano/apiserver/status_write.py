@@ -93,26 +93,30 @@ def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> F
     before = old.get("status")
     if type(before) is not FrozenDict or type(fields) is not dict:
         return None
-    out = dict(before)
+    changes: dict[str, Any] = {}
     scalars: dict[str, Any] = {}
     for key, value in fields.items():
         prior = before.get(key, _ABSENT)
         t = type(value)
+        if type(key) is not str:
+            return None
         if prior is value:
-            out[key] = value
-        elif t in _LEAVES:
-            out[key] = scalars[key] = value
+            continue
+        if t in _LEAVES:
+            changes[key] = scalars[key] = value
         elif t is list and type(prior) is FrozenList:
             check = status_item_check(info, key)
             items = _items_over(check, prior, value) if check is not None else None
             if items is None:
                 return None
-            out[key] = items
+            changes[key] = items
         else:
             return None
     if scalars and not status_parts_decode(info, scalars):
         return None
-    return FrozenDict(out)
+    # ``{**before, **fields}``: ``before``'s keys in place (a value that is ``before``'s own is
+    # left as it is), new keys after them in ``fields``' order.
+    return FrozenDict(before, **changes)
 
 
 def _items_over(check: Any, prior: FrozenList, value: list[Any]) -> FrozenList | None:

@@ -219,7 +219,8 @@ class ObjectStore:
         self._rv += 1
         rv = self._rv
         meta = old["metadata"]
-        obj = FrozenDict({**old, "metadata": FrozenDict({**meta, "resourceVersion": str(rv)}), "status": status})
+        # ``dict(mapping, **fields)``: a copy whose named keys are replaced in place (new ones last).
+        obj = FrozenDict(old, metadata=FrozenDict(meta, resourceVersion=str(rv)), status=status)
         self._objects[info.key][meta.get("namespace", "")][meta["name"]] = obj
         self.hub.append(info.key, rv, "MODIFIED", obj, old)
         if self.tracker is not None:

@@ -84,6 +84,7 @@ __all__ = [
     "decode",
     "decode_status",
     "depth_error",
+    "has_status_rules",
     "prepare_for_create",
     "problem",
     "status_item_check",
@@ -447,6 +448,11 @@ def validate(info: KindInfo, obj: Mapping[str, Any], old: Mapping[str, Any] | No
         errors.extend(update_rule(obj, old))
     if errors:
         raise invalid_error(info.key, _name(obj), errors)
+
+
+def has_status_rules(info: KindInfo) -> bool:
+    """Whether ``validate_status`` checks anything for ``info`` (else it accepts every object)."""
+    return info.key in _STATUS_RULES or has_crd_schema(info.key)
 
 
 def validate_status(info: KindInfo, obj: Mapping[str, Any]) -> None:
