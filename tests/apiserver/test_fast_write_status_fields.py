@@ -27,6 +27,7 @@ from volcano.apiserver import server as server_module
 from volcano.apiserver.errors import ApiError
 from volcano.apiserver.server import ApiServer
 from volcano.apiserver.status_write import status_with
+from volcano.apiserver.validation import has_status_rules, status_item_check
 from volcano.sim.clock import SimClock
 from volcano.sim.rand import RandomStreams
 
@@ -219,3 +220,14 @@ def test_a_malformed_condition_gets_the_general_paths_400_and_a_missing_pod_404(
     with pytest.raises(ApiError) as missing:
         server.update_status_fields("Pod", "nope", "default", {"phase": "Running"})
     assert missing.value.code == 404
+
+
+def test_item_checks_and_status_rules_are_known_per_kind() -> None:
+    pod = server_module.kind_of({"apiVersion": "v1", "kind": "Pod"})
+    node = server_module.kind_of({"apiVersion": "v1", "kind": "Node"})
+    check = status_item_check(pod, "conditions")
+    assert check is not None and check is status_item_check(pod, "conditions")  # looked up once
+    assert check({"type": "Ready", "status": "True"}) and not check({"type": "Ready", "status": 1})
+    assert not check(FrozenDict({"type": "Ready", "status": "True"}))  # only a plain mapping is copied as is
+    assert status_item_check(pod, "phase") is None
+    assert not has_status_rules(pod) and has_status_rules(node)
