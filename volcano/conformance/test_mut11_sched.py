@@ -10,7 +10,7 @@
 * Hierarchical capacity reclaims first from the victim queue sharing more ancestors with the reclaimer's.
 * ``predicate.TaintTolerationEnable`` / ``predicate.PodAffinityEnable`` set false switch those filters off.
 * A queue's ``status.allocated`` (written at session close) prints cpu as a milli quantity, memory as a
-  binary one and ``pods`` as a count.
+  binary one and ``pods`` as a count, and is replaced whole: back to zero cpu and memory when the pods go.
 """
 
 from __future__ import annotations
@@ -87,6 +87,12 @@ def test_a_queues_allocation_is_written_in_canonical_quantities(cluster: Cluster
 
     want = {"cpu": "1", "memory": "2Gi", "pods": "2"}
     cluster.wait_until(lambda: allocated() == want, 300, f"m11-alloc allocated {want}")
+    # The list is replaced whole (UpdateStatus): once the pods are gone cpu and memory read zero, pods is gone.
+    cluster.delete("PodGroup", "m11-alloc-pg")
+    for i in range(2):
+        cluster.delete("Pod", f"m11-alloc-{i}")
+    empty = {"cpu": "0", "memory": "0"}
+    cluster.wait_until(lambda: allocated() == empty, 300, f"m11-alloc allocated {empty}")
 
 
 _TOPOLOGY_PREEMPT = CI_CONF_NO_ENQUEUE + """\

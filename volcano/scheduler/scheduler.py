@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from volcano.api import accessors
 from volcano.apiserver.client import Client
 from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory
@@ -354,9 +355,14 @@ class Scheduler:
         self._emit(out.events)
         for task, cond, nominated in out.pod_conditions:
             self._set_pod_condition(task, cond, nominated)
+        queues = self.cache.informers.informer("Queue")
         for name, allocated in sorted(out.queues.items()):
+            # The whole list is replaced, as upstream's UpdateStatus does: a resource no longer held is removed.
+            stored = queues.get(name)
+            held = (accessors.status(stored).get("allocated") or {}) if stored is not None else {}
+            patch = {**{key: None for key in held if key not in allocated}, **allocated}
             try:
-                self.client.patch("Queue", name, {"status": {"allocated": allocated}}, subresource="status")
+                self.client.patch("Queue", name, {"status": {"allocated": patch}}, subresource="status")
             except ApiError as exc:
                 self._record("QueueStatusUpdateFailed", name, exc.reason)
                 continue

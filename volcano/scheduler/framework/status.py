@@ -30,6 +30,7 @@ import numpy as np
 
 from volcano.api import accessors
 from volcano.api.frozen import FrozenDict
+from volcano.api.quantity import format_milli
 from volcano.api.resources import Resources
 from volcano.scheduler.framework.job import CLOSE_MEMOS, CloseMemo, CloseMemos
 from volcano.scheduler.framework.model import (
@@ -421,10 +422,21 @@ def _queue_writes(ssn: Session, out: SessionOutcome, allocated: dict[str, Any],
             if hit is not None and hit[0] is space and hit[1] is current and np.array_equal(hit[2], vec):
                 continue
         res = space.to_resources(vec)
-        if Resources.from_k8s(current, field="status.allocated") != res:
-            out.queues[name] = res.to_k8s()
+        written = queue_allocated_list(res)
+        if Resources.from_k8s(current, field="status.allocated") != res or written.keys() != current.keys():
+            out.queues[name] = written
         elif kept is not None and type(current) is FrozenDict:
             kept[name] = (space, current, vec.copy())
+
+
+def queue_allocated_list(res: Resources) -> dict[str, str]:
+    """A queue's ``status.allocated`` as upstream's ``ConvertRes2ResList`` writes it: cpu (milli,
+    DecimalSI) and memory (bytes, BinarySI) always, at zero too; every other resource, ``pods``
+    included, as a DecimalSI quantity. Sorted by name."""
+    items = {name: format_milli(res.get(name), binary=name == "memory") for name in res}
+    items.setdefault("cpu", "0")
+    items.setdefault("memory", "0")
+    return dict(sorted(items.items()))
 
 
 _NO_ALLOCATED = FrozenDict()
