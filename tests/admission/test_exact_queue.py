@@ -120,9 +120,9 @@ def test_mutate_queue_exactly() -> None:
 
 
 @pytest.mark.parametrize(("field", "spec", "path"), [
-    ("capability", {"capability": {"cpu": "1e1000000"}}, "capability[cpu]"),
-    ("deserved", {"deserved": {"memory": "1x"}}, "deserved[memory]"),
-    ("guarantee", {"guarantee": {"resource": {"cpu": "one"}}}, "guarantee.resource[cpu]")])
+    ("capability", {"capability": {"cpu": "1e1000000"}}, "capability.cpu"),
+    ("deserved", {"deserved": {"memory": "1x"}}, "deserved.memory"),
+    ("guarantee", {"guarantee": {"resource": {"cpu": "one"}}}, "guarantee.resource.cpu")])
 def test_unparseable_quantity_names_field_and_pattern(field: str, spec: dict[str, Any], path: str) -> None:
     value = next(iter((spec[field].get("resource") or spec[field]).values()))
     assert validate_queue(_q("q", **spec), None, _view()) == (
@@ -133,8 +133,8 @@ def test_unparseable_quantity_names_field_and_pattern(field: str, spec: dict[str
 def test_negative_quantities_each_reported() -> None:
     q = _q("q", capability={"cpu": "-1", "memory": "-1Gi"})
     assert validate_queue(q, None, _view()) == (
-        '[requestBody.spec.capability[cpu]: Invalid value: "-1": must be greater than or equal to 0, '
-        'requestBody.spec.capability[memory]: Invalid value: "-1Gi": must be greater than or equal to 0]')
+        '[requestBody.spec.capability.cpu: Invalid value: "-1": must be greater than or equal to 0, '
+        'requestBody.spec.capability.memory: Invalid value: "-1Gi": must be greater than or equal to 0]')
 
 
 @pytest.mark.parametrize(("queue", "parent"), [

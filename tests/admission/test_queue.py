@@ -156,8 +156,8 @@ def test_hierarchical_resources() -> None:
     assert msg == "queue c capability[cpu]=8 exceeds its ancestor's capability=4"
     msg = validate_queue(_q("c", parent="p", guarantee={"resource": {"cpu": "2"}}, deserved={"cpu": "2"}), None,
                          _view(parent, sib))
-    assert "parent queue p validation failed: sum of children's guarantee (cpu: 3) exceeds parent's guarantee " \
-           "limit (cpu: 2)" in msg
+    assert msg == ("parent queue p validation failed: sum of children's guarantee (cpu 3000.00, memory 0.00) "
+                   "exceeds parent's guarantee limit (cpu 2000.00, memory 0.00)")
     child = _q("k", parent="p", capability={"cpu": "4"})
     shrink = _q("p", capability={"cpu": "2"})
     assert "queue p capability[cpu]=2 is smaller than its descendants' max capability=4" in \

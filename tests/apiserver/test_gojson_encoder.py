@@ -1,5 +1,6 @@
 """``go_json`` (a prebuilt encoder, escaping only when needed) writes what ``json.dumps`` with
-sorted keys, compact separators and Go's HTML escapes writes, and fails as it fails."""
+sorted keys, compact separators and Go's HTML escapes writes, and fails as it fails (floats, which Go
+writes differently, are in test_exact_gojson_floats.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from volcano.apiserver.gojson import _HTML, go_json
 
 _text = st.text(alphabet=st.sampled_from(["a", "<", ">", "&", "\u2028", "\u2029", "é", "\"", "\\", "\n", "1"]),
                 max_size=6)
-_values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), _text),
+_values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), _text),
                        lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_text, inner, max_size=3)),
                        max_leaves=10)
 

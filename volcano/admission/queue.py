@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from volcano.admission.lookup import ClusterView, queue_parent
-from volcano.api.quantity import QuantityError, format_milli, to_milli
+from volcano.admission.queue_resources import canonical_quantity, hierarchical_resource_error
+from volcano.api.quantity import QuantityError, to_milli
 from volcano.apiserver.validation.field import go_value
 
 __all__ = [
@@ -71,9 +72,15 @@ def mutate_queue(queue: dict[str, Any]) -> None:
         spec["weight"] = 1
 
 
-def _resources(queue: Mapping[str, Any], key: str, errors: list[str]) -> dict[str, tuple[int, str]]:
-    """``spec.<key>`` (``spec.guarantee.resource`` for the guarantee) as name -> (milli, text); invalid or
-    negative quantities become errors."""
+_PATTERN_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+
+def _resources(queue: Mapping[str, Any], key: str, errors: list[str],
+               by_name: dict[str, str] | None = None) -> dict[str, tuple[int, str]]:
+    """``spec.<key>`` (``spec.guarantee.resource`` for the guarantee) as name -> (milli, canonical text),
+    in name order. A quantity that does not parse is an error and left out; a negative one is an error
+    (``ValidateResourceQuantityValue``) and kept, as upstream still compares it. With ``by_name`` the
+    errors go there, keyed by resource, instead of into ``errors``."""
     values = (queue.get("spec") or {}).get(key) or {}
     field = key
     if key == "guarantee":
@@ -84,30 +91,41 @@ def _resources(queue: Mapping[str, Any], key: str, errors: list[str]) -> dict[st
         errors.append(f"requestBody.spec.{field}: Invalid value: {go_value(str(values))}: must be a resource list")
         return out
     for name in sorted(values):
-        text = str(values[name])
         try:
-            milli = to_milli(values[name])
+            milli, text = to_milli(values[name]), canonical_quantity(values[name])
         except (QuantityError, TypeError, ValueError):
-            errors.append(f"requestBody.spec.{field}[{name}]: Invalid value: {go_value(text)}: "
-                          "quantities must match the regular expression "
-                          "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-            continue
-        if milli < 0:
-            errors.append(f"requestBody.spec.{field}[{name}]: Invalid value: {go_value(text)}: "
-                          "must be greater than or equal to 0")
-            continue
-        out[name] = (milli, text)
+            message = (f"requestBody.spec.{field}.{name}: Invalid value: {go_value(str(values[name]))}: "
+                       f"{_PATTERN_MESSAGE}")
+        else:
+            out[name] = (milli, text)
+            if milli >= 0:
+                continue
+            message = (f"requestBody.spec.{field}.{name}: Invalid value: {go_value(text)}: "
+                       "must be greater than or equal to 0")
+        if by_name is None:
+            errors.append(message)
+        else:
+            by_name[str(name)] = message
     return out
 
 
-def _resource_chain(queue: Mapping[str, Any], errors: list[str]) -> dict[str, dict[str, tuple[int, str]]]:
-    res = {key: _resources(queue, key, errors) for key in _RESOURCE_FIELDS}
-    cap, des, gua = res["capability"], res["deserved"], res["guarantee"]
-    for r, (g, gtext) in gua.items():
+def _resource_chain(queue: Mapping[str, Any], errors: list[str]) -> None:
+    """Upstream's ``validateResourceQuantityOfQueue``: each capability and deserved quantity, then per
+    guarantee resource its quantity and ``deserved >= guarantee`` (a deserved missing for any guarantee
+    resource, even a zero one, is refused), then ``deserved <= capability`` where both are set."""
+    cap = _resources(queue, "capability", errors)
+    des = _resources(queue, "deserved", errors)
+    by_name: dict[str, str] = {}
+    gua = _resources(queue, "guarantee", errors, by_name)
+    for r in sorted(set(gua) | set(by_name)):
+        if r in by_name:
+            errors.append(by_name[r])
+        if r not in gua:
+            continue
+        g, gtext = gua[r]
         if r not in des:
-            if g > 0:
-                errors.append(f'requestBody.spec.deserved.{r}: Invalid value: "<nil>": '
-                              f"deserved[{r}] must be >= guarantee[{r}]={gtext}")
+            errors.append(f'requestBody.spec.deserved.{r}: Invalid value: "<nil>": '
+                          f"deserved[{r}] must be >= guarantee[{r}]={gtext}")
         elif des[r][0] < g:
             errors.append(f"requestBody.spec.deserved.{r}: Invalid value: {go_value(des[r][1])}: "
                           f"deserved[{r}]={des[r][1]} must be >= guarantee[{r}]={gtext}")
@@ -115,7 +133,6 @@ def _resource_chain(queue: Mapping[str, Any], errors: list[str]) -> dict[str, di
         if r in cap and d > cap[r][0]:
             errors.append(f"requestBody.spec.deserved.{r}: Invalid value: {go_value(dtext)}: "
                           f"deserved[{r}]={dtext} must be <= capability[{r}]={cap[r][1]}")
-    return res
 
 
 def _hierarchy_errors(queue: Mapping[str, Any], view: ClusterView) -> list[str]:
@@ -181,66 +198,26 @@ def _parent_errors(queue: Mapping[str, Any], view: ClusterView) -> list[str]:
     return []
 
 
-def _quantities(queue: Mapping[str, Any], key: str) -> dict[str, tuple[int, str]]:
-    return _resources(queue, key, [])
-
-
-def _hierarchical_resource_errors(queue: Mapping[str, Any], view: ClusterView) -> list[str]:
-    name = _name(queue)
-    queues = {_name(q): q for q in view.queues()}
-    queues[name] = queue
-    errors: list[str] = []
-    cap = _quantities(queue, "capability")
-    ancestor = queues.get(queue_parent(queue)) if queue_parent(queue) else None
-    seen = {name}
-    while ancestor is not None and _name(ancestor) not in seen:
-        seen.add(_name(ancestor))
-        acap = _quantities(ancestor, "capability")
-        if acap:
-            for r in sorted(cap):
-                if r in acap and cap[r][0] > acap[r][0]:
-                    errors.append(f"queue {name} capability[{r}]={cap[r][1]} exceeds its ancestor's "
-                                  f"capability={acap[r][1]}")
-            break
-        parent_name = queue_parent(ancestor)
-        ancestor = queues.get(parent_name) if parent_name else None
-    children = {n: q for n, q in queues.items() if n != name and queue_parent(q) == name}
-    parent_name = queue_parent(queue)
-    parent = queues.get(parent_name) if parent_name else None
-    groups: list[tuple[str, Mapping[str, Any], list[Mapping[str, Any]]]] = []
-    if parent is not None and parent_name != "root":
-        siblings = [q for n, q in sorted(queues.items()) if queue_parent(q) == parent_name and n != parent_name]
-        groups.append((f"parent queue {parent_name}", parent, siblings))
-    if children:
-        groups.append((f"queue {name}", queue, [children[n] for n in sorted(children)]))
-        ccap: dict[str, tuple[int, str]] = {}
-        for child in children.values():
-            for r, (v, text) in _quantities(child, "capability").items():
-                if r not in ccap or v > ccap[r][0]:
-                    ccap[r] = (v, text)
-        for r in sorted(ccap):
-            if r in cap and cap[r][0] < ccap[r][0]:
-                errors.append(f"queue {name} capability[{r}]={cap[r][1]} is smaller than its descendants' max "
-                              f"capability={ccap[r][1]}")
-    for label, owner, members in groups:
-        for key in ("guarantee", "deserved"):
-            limit = _quantities(owner, key)
-            sums: dict[str, int] = {}
-            for member in members:
-                for r, (v, _t) in _quantities(member, key).items():
-                    sums[r] = sums.get(r, 0) + v
-            over = [r for r in sorted(sums) if r in limit and sums[r] > limit[r][0]]
-            if over:
-                total = ", ".join(f"{r}: {format_milli(sums[r])}" for r in over)
-                lim = ", ".join(f"{r}: {limit[r][1]}" for r in over)
-                errors.append(f"{label} validation failed: sum of children's {key} ({total}) exceeds "
-                              f"parent's {key} limit ({lim})")
-    return errors
+def _semantic(spec: Mapping[str, Any], key: str) -> dict[str, int | str]:
+    """``spec.<key>`` (the guarantee's ``resource``) compared as ``equality.Semantic`` compares quantities."""
+    values = spec.get(key) or {}
+    if key == "guarantee" and isinstance(values, Mapping):
+        values = values.get("resource") or {}
+    if not isinstance(values, Mapping):
+        return {"": str(values)}
+    out: dict[str, int | str] = {}
+    for name, value in values.items():
+        try:
+            out[str(name)] = to_milli(value)
+        except (QuantityError, TypeError, ValueError):
+            out[str(name)] = str(value)
+    return out
 
 
 def validate_queue(queue: Mapping[str, Any], old: Mapping[str, Any] | None, view: ClusterView) -> str:
     """The denial message of ``validatequeue.volcano.sh`` for creating (``old`` None) or updating
-    ``queue`` ("" when admitted)."""
+    ``queue`` ("" when admitted): the field checks (aggregated), then the first error of the parent
+    checks, root protection and the hierarchical resource checks, in upstream's order."""
     errors: list[str] = []
     _resource_chain(queue, errors)
     state = str((queue.get("status") or {}).get("state") or "")
@@ -248,22 +225,21 @@ def validate_queue(queue: Mapping[str, Any], old: Mapping[str, Any] | None, view
         errors.append(f"requestBody.spec.state: Invalid value: {go_value(state)}: queue state must be in "
                       "[Open Closed]")
     errors.extend(_hierarchy_errors(queue, view))
+    if errors:
+        return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
     name = _name(queue)
     spec, old_spec = queue.get("spec") or {}, (old.get("spec") or {}) if old is not None else {}
     parent_changed = old is None or (spec.get("parent") or "") != (old_spec.get("parent") or "")
     if parent_changed:
-        errors.extend(_parent_errors(queue, view))
-    if old is not None and name == "root":
-        if any((spec.get(k) or {}) != (old_spec.get(k) or {}) for k in _RESOURCE_FIELDS):
-            errors.append("root queue's resource attributes (capability, deserved, guarantee) cannot be modified")
-    elif name != "root":
-        changed = old is None or parent_changed or any(
-            (spec.get(k) or {}) != (old_spec.get(k) or {}) for k in _RESOURCE_FIELDS)
-        if changed:
-            errors.extend(_hierarchical_resource_errors(queue, view))
-    if not errors:
-        return ""
-    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+        parent_errors = _parent_errors(queue, view)
+        if parent_errors:
+            return parent_errors[0]
+    resources_changed = any(_semantic(spec, k) != _semantic(old_spec, k) for k in _RESOURCE_FIELDS)
+    if old is not None and name == "root" and resources_changed:
+        return "root queue's resource attributes (capability, deserved, guarantee) cannot be modified"
+    if name != "root" and (parent_changed or resources_changed):
+        return hierarchical_resource_error(queue, view)
+    return ""
 
 
 def validate_queue_delete(name: str, view: ClusterView, *, check_allocated_pods: bool = False) -> str:

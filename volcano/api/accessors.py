@@ -77,12 +77,17 @@ def phase(obj: Mapping[str, Any]) -> str:
 
 def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The ownerReference with ``controller: true`` (there is at most one), or None."""
-    refs = meta(obj).get("ownerReferences")
-    if not isinstance(refs, list):
+    # ``meta`` inlined, and the common shapes tested by exact type first (every pod event of
+    # every owner-tracking controller reads this): the same answer as the general checks.
+    value: Any = obj.get("metadata")
+    if type(value) not in _DICTS and not isinstance(value, Mapping):
+        return None
+    refs = value.get("ownerReferences")
+    if refs is None or not isinstance(refs, list):
         return None
     for ref in refs:
-        if isinstance(ref, Mapping) and ref.get("controller") is True:
-            return ref
+        if (type(ref) in _DICTS or isinstance(ref, Mapping)) and ref.get("controller") is True:
+            return ref  # type: ignore[no-any-return]
     return None
 
 

@@ -44,6 +44,7 @@ from typing import Any, Generic, TypeVar
 from volcano.api.frozen import FrozenDict
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
+from volcano.apiserver.validation.openapi import is_rfc3339
 from volcano.sim.clock import Clock
 
 __all__ = ["AGGREGATE_PREFIX", "EVENT_KEYS", "EVENT_TYPES", "EventCorrelator", "EventRecorder", "Observed",
@@ -83,8 +84,10 @@ def is_recorded_event(event: Any, now: str) -> bool:
     """Whether ``event`` has exactly the shape ``EventRecorder`` creates, at clock time ``now``
     (the clock's RFC 3339 timestamp): ``v1`` ``Event``, metadata of only a string name and
     namespace, an involvedObject of string fields, string reason/message/type/reporting fields,
-    a source (a dict, or the recorder's shared frozen one) of one string component, both
-    timestamps ``now``, ``count`` 1 and no ``eventTime``.
+    a source (a dict, or the recorder's shared frozen one) of one string component,
+    ``lastTimestamp`` ``now``, ``firstTimestamp`` an RFC 3339 time (``now``, or an earlier one
+    for a repeat recreated after its Event was not found), ``count`` an int32 of at least 1 and
+    no ``eventTime``.
 
     Such an object decodes as a ``v1.Event`` whatever the strings hold (the Event schema checks
     only JSON types, integer ranges and the time formats), gets no defaults and no status reset:
@@ -104,8 +107,10 @@ def is_recorded_event(event: Any, now: str) -> bool:
         return False
     if any(type(event[k]) is not str for k in _STRINGS):
         return False
-    count = event["count"]
-    return type(count) is int and count == 1 and event["firstTimestamp"] == now and event["lastTimestamp"] == now
+    count, first = event["count"], event["firstTimestamp"]
+    if type(count) is not int or not 0 < count < 2**31 or event["lastTimestamp"] != now:
+        return False
+    return first == now or (type(first) is str and is_rfc3339(first))
 
 
 class _Lru(Generic[K, V]):
@@ -353,7 +358,7 @@ class EventRecorder:
             "reportingComponent": "" if seen.aggregate else self.component,
             "reportingInstance": "",
         }
-        create = self._create if seen.count == 1 else self._client.create
+        create = self._create  # a repeat recreated (count > 1) has the recorder's shape too
         stamp = now_ns
         while True:
             try:

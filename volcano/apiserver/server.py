@@ -75,7 +75,7 @@ from volcano.apiserver.patching import (
     normalize_patch_type,
     options_invalid,
 )
-from volcano.apiserver.status_write import shared_status
+from volcano.apiserver.status_write import shared_status, status_with
 from volcano.apiserver.store import ObjectStore
 from volcano.apiserver.validation import (
     apply_defaults,
@@ -84,6 +84,7 @@ from volcano.apiserver.validation import (
     decode,
     decode_status,
     depth_error,
+    has_status_rules,
     prepare_for_create,
     too_deep,
     validate,
@@ -114,6 +115,7 @@ _DEFAULTED = frozenset({"Pod", "PriorityClass.scheduling.k8s.io", "Job.batch.vol
 """Kinds whose defaulting edits nested values (the server then works on a full copy)."""
 _EVENT = resolve_kind("Event")
 _NAMESPACE = resolve_kind("Namespace")
+_ABSENT = object()
 _COUNT_PATCH_KEYS = frozenset({"count", "lastTimestamp", "message"})
 
 
@@ -467,16 +469,36 @@ class ApiServer:
             raise depth_error(info, old["metadata"]["name"]) from None
         return self._update_status(info, old, status, manager=field_manager)
 
+    def update_status_fields(self, kind: str, name: str, namespace: str | None, fields: dict[str, Any]) -> Obj:
+        """``update_status`` of the stored object (its own metadata: no precondition) with its status's
+        properties ``fields`` replaced (``{**status, **fields}``), for an in-process writer that names
+        only what it changes (the scheduler's pod conditions). Without a null or a mapping among
+        ``fields`` that is also the merge patch ``{"status": fields}`` of the status subresource.
+        NotFound when the object is absent; the same objects, events and errors as ``update_status``."""
+        info = kind_named(kind)
+        old = self.store.require(info, self._ns(info, namespace), name)
+        require_status_subresource(info, name)
+        frozen = status_with(info, old, fields)
+        if frozen is not None:  # only the named properties looked at, new items checked one by one
+            return self._update_status(info, old, frozen, decoded=True)
+        current = old.get("status")
+        merged = {**current, **fields} if isinstance(current, dict) else dict(fields)
+        return self.update_status({"apiVersion": old.get("apiVersion"), "kind": old.get("kind"),
+                                   "metadata": old["metadata"], "status": merged})
+
     def _update_status(self, info: KindInfo, old: FrozenDict, status: Any, *, manager: str | None = None,
                        managed: Any = None, decoded: bool = False) -> FrozenDict:
         """Replace ``old``'s status with ``status`` (a plain value the server may edit, or with
         ``decoded`` the frozen status ``shared_status`` proved to decode): decoded (400), admitted,
         validated against the kind's status rules (422), recorded in managedFields, stored. The
-        admission request's object is built only when a hook reads it."""
+        admission request's object is built only when a hook reads it. A decoded status that no
+        hook read, on an object without managedFields written without a manager, is stored by
+        ``_commit_status``."""
         if not decoded:
             decode_status(info, old, status)
         chain = self.admission
-        if chain.hooks(True, info.key, "UPDATE") or chain.hooks(False, info.key, "UPDATE"):
+        mutating, validating = chain.hooks(True, info.key, "UPDATE"), chain.hooks(False, info.key, "UPDATE")
+        if mutating or validating:
             def build() -> dict[str, Any]:
                 request_obj: dict[str, Any] = dict(old)
                 request_obj["metadata"] = thaw(old["metadata"])
@@ -486,9 +508,15 @@ class ApiServer:
                     request_obj["status"] = thaw(status)
                 return request_obj
             request = AdmissionRequest.deferred("UPDATE", info, build, old, "status", self)
-            self._run_hooks(request)
+            for reg in mutating:  # ``_run_hooks`` without a validate step
+                reg.fn(request)
+            for reg in validating:
+                reg.fn(request)
             if request.built:
                 status = request.obj.get("status")
+                decoded = False
+        if decoded and managed is None and manager is None and not old["metadata"].get("managedFields"):
+            return self._commit_status(info, old, status)
         new: dict[str, Any] = dict(old)
         new["metadata"] = dict(old["metadata"])
         if status is None:
@@ -501,6 +529,22 @@ class ApiServer:
         else:
             self._track(info, old, new, manager, "status")
         return self._commit(info, old, new)
+
+    def _commit_status(self, info: KindInfo, old: FrozenDict, status: FrozenDict) -> FrozenDict:
+        """``_commit`` of ``old`` with its status replaced by the frozen ``status`` and its metadata
+        unchanged (validated first, as ``_update_status`` validates): a no-op when the status is
+        equal, else stored by ``ObjectStore.replace_status`` without copying the rest."""
+        if has_status_rules(info):
+            validate_status_write(info, {**old, "status": status})
+        if old["metadata"].get("deletionTimestamp"):  # a removal may be due: the general rule decides
+            new: dict[str, Any] = dict(old)
+            new["metadata"] = dict(old["metadata"])
+            new["status"] = status
+            return self._commit(info, old, new)
+        prior = old.get("status", _ABSENT)
+        if prior is status or prior == status:  # ``_commit``'s ``new == old``: only the status differs
+            return old
+        return self.store.replace_status(info, old, status)
 
     def _field_manager(self, info: KindInfo) -> FieldManager:
         fm = self._field_managers.get(info.key)

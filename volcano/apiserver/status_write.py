@@ -14,7 +14,13 @@ of the stored list's own items is kept as it is, the others are copied, checked
 and frozen; so a condition write copies and checks the one condition it sets.
 The result
 is equal to the general path's, key order included, and shares the unchanged
-parts with the stored object. When anything is not proven (an unknown status
+parts with the stored object.
+
+``status_with`` is the same for a writer that names only the properties it
+replaces (``ApiServer.update_status_fields``): it looks at those properties
+alone, not at the whole status, and builds the result with the same rules (a
+kept item by identity, a new flat item checked and frozen, a scalar checked);
+anything else it leaves to ``shared_status``. When anything is not proven (an unknown status
 type, a value that does not decode or needs the decoder's normalising, a value
 too deep to copy) it returns None and the caller takes the general path, which
 alone reports errors.
@@ -22,15 +28,17 @@ alone reports errors.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from volcano.api.frozen import FrozenDict, FrozenList, freeze, thaw
 from volcano.api.kinds import KindInfo
-from volcano.apiserver.validation import status_items_decode, status_parts_decode
+from volcano.apiserver.validation import status_item_check, status_parts_decode
 
-__all__ = ["shared_status"]
+__all__ = ["shared_status", "status_with"]
 
 _ABSENT = object()
+_LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
 def shared_status(info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict | None:
@@ -46,12 +54,13 @@ def shared_status(info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict | 
             prior = before.get(key, _ABSENT)
             if prior is value:
                 continue
-            if type(prior) is FrozenList and (type(value) is list or type(value) is FrozenList) \
-                    and status_items_decode(info, key, ()):  # an array of flat items: item by item
-                items = _shared_items(info, key, prior, value)
-                if items is not None:
-                    lists[key] = items
-                    continue
+            if type(prior) is FrozenList and (type(value) is list or type(value) is FrozenList):
+                check = status_item_check(info, key)
+                if check is not None:  # an array of flat items: item by item
+                    items = _shared_items(check, prior, value)
+                    if items is not None:
+                        lists[key] = items
+                        continue
             changed[key] = thaw(value)
     except RecursionError:
         return None
@@ -61,15 +70,71 @@ def shared_status(info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict | 
                        for key, value in status.items()})
 
 
-def _shared_items(info: KindInfo, key: str, prior: FrozenList, value: list[Any]) -> FrozenList | None:
+def _shared_items(check: Any, prior: FrozenList, value: list[Any]) -> FrozenList | None:
     """The frozen list property ``key`` stores for the list ``value`` over the stored ``prior``: the
-    items that are ``prior``'s own kept, the others copied, checked and frozen; None when an item is
-    not proven to decode (``status_items_decode``)."""
+    items that are ``prior``'s own kept, the others copied, checked (``check``, the property's
+    ``status_item_check``) and frozen; None when an item is not proven to decode."""
     own = {id(item) for item in prior}  # ``prior`` holds its items: their ids stay theirs meanwhile
     fresh: dict[int, Any] = {}
     for i, item in enumerate(value):
         if id(item) not in own:
-            fresh[i] = thaw(item)
-    if not status_items_decode(info, key, list(fresh.values())):
-        return None
+            copy = fresh[i] = thaw(item)
+            if not check(copy):
+                return None
     return FrozenList([freeze(fresh[i]) if i in fresh else item for i, item in enumerate(value)])
+
+
+def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> FrozenDict | None:
+    """``shared_status(info, old, {**old["status"], **fields})`` computed from ``fields`` alone, for
+    the properties it proves at once: one that is the stored value itself, a scalar that decodes,
+    a list over a stored list of flat items whose items are the stored list's own or new plain
+    mappings of scalars that decode. None for anything else (the caller then takes
+    ``shared_status`` and the general path)."""
+    before = old.get("status")
+    if type(before) is not FrozenDict or type(fields) is not dict:
+        return None
+    changes: dict[str, Any] = {}
+    scalars: dict[str, Any] = {}
+    for key, value in fields.items():
+        prior = before.get(key, _ABSENT)
+        t = type(value)
+        if type(key) is not str:
+            return None
+        if prior is value:
+            continue
+        if t in _LEAVES:
+            changes[key] = scalars[key] = value
+        elif t is list and type(prior) is FrozenList:
+            check = status_item_check(info, key)
+            items = _items_over(check, prior, value) if check is not None else None
+            if items is None:
+                return None
+            changes[key] = items
+        else:
+            return None
+    if scalars and not status_parts_decode(info, scalars):
+        return None
+    # ``{**before, **fields}``: ``before``'s keys in place (a value that is ``before``'s own is
+    # left as it is), new keys after them in ``fields``' order.
+    return FrozenDict(before, **changes)
+
+
+def _items_over(check: Any, prior: FrozenList, value: list[Any]) -> FrozenList | None:
+    """``_shared_items(check, prior, value)`` when every item is ``prior``'s own or a plain mapping of
+    scalars (whose copy and frozen form is ``FrozenDict(item)``); None otherwise or when an item
+    does not decode."""
+    items: list[Any] = []
+    for item in value:
+        t = type(item)
+        if t is FrozenDict:
+            for own in prior:
+                if own is item:
+                    break
+            else:
+                return None
+            items.append(item)
+        elif t is dict and check(item):  # a flat mapping of scalars: its copy is frozen as it is
+            items.append(FrozenDict(item))
+        else:
+            return None
+    return FrozenList(items)

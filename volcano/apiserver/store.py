@@ -209,6 +209,24 @@ class ObjectStore:
             self.tracker(old, obj)
         return obj
 
+    def replace_status(self, info: KindInfo, old: FrozenDict, status: FrozenDict) -> FrozenDict:
+        """``replace(info, old, new)`` for the ``new`` that is ``old`` with its status replaced by the
+        frozen ``status`` and nothing else changed: the same stored object (``old``'s parts, its
+        metadata with the new resourceVersion, ``status``), built at once without ``share_unchanged``
+        and ``freeze`` walking parts that are frozen already."""
+        if self._dry:
+            return self.replace(info, old, {**old, "metadata": dict(old["metadata"]), "status": status})
+        self._rv += 1
+        rv = self._rv
+        meta = old["metadata"]
+        # ``dict(mapping, **fields)``: a copy whose named keys are replaced in place (new ones last).
+        obj = FrozenDict(old, metadata=FrozenDict(meta, resourceVersion=str(rv)), status=status)
+        self._objects[info.key][meta.get("namespace", "")][meta["name"]] = obj
+        self.hub.append(info.key, rv, "MODIFIED", obj, old)
+        if self.tracker is not None:
+            self.tracker(old, obj)
+        return obj
+
     def remove(self, info: KindInfo, old: FrozenDict) -> FrozenDict:
         """Remove the stored ``old``; DELETED carries its last state with the deletion's resourceVersion."""
         if self._dry:

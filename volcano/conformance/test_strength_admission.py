@@ -340,7 +340,9 @@ _QUEUE_CHAIN = [
     pytest.param({"deserved": {"memory": "1Gi"}, "guarantee": {"resource": {"memory": "1025Mi"}}},
                  'requestBody.spec.deserved.memory: Invalid value: "1Gi": deserved[memory]=1Gi must be >= '
                  "guarantee[memory]=1025Mi", id="guarantee-above-deserved"),
-    pytest.param({"guarantee": {"resource": {"cpu": "0"}}}, None, id="zero-guarantee-without-deserved"),
+    pytest.param({"guarantee": {"resource": {"cpu": "0"}}},
+                 'requestBody.spec.deserved.cpu: Invalid value: "<nil>": deserved[cpu] must be >= '
+                 "guarantee[cpu]=0", id="zero-guarantee-without-deserved"),
     pytest.param({"guarantee": {"resource": {"cpu": "1m"}}},
                  'requestBody.spec.deserved.cpu: Invalid value: "<nil>": deserved[cpu] must be >= '
                  "guarantee[cpu]=1m", id="least-guarantee-without-deserved"),
@@ -422,11 +424,11 @@ def test_child_capability_within_ancestor(cluster: Cluster, request: pytest.Fixt
 @pytest.mark.admission
 @pytest.mark.parametrize(("key", "cpu", "expected"), [
     ("deserved", "2", None),
-    ("deserved", "2001m", "parent queue h-parent validation failed: sum of children's deserved (cpu: 4001m) "
-                          "exceeds parent's deserved limit (cpu: 4)"),
+    ("deserved", "2001m", "parent queue h-parent validation failed: sum of children's deserved (cpu 4001.00, "
+                          "memory 0.00) exceeds parent's deserved limit (cpu 4000.00, memory 0.00)"),
     ("guarantee", "2", None),
-    ("guarantee", "2001m", "parent queue h-parent validation failed: sum of children's guarantee (cpu: 4001m) "
-                           "exceeds parent's guarantee limit (cpu: 4)"),
+    ("guarantee", "2001m", "parent queue h-parent validation failed: sum of children's guarantee (cpu 4001.00, "
+                           "memory 0.00) exceeds parent's guarantee limit (cpu 4000.00, memory 0.00)"),
 ])
 def test_children_sum_within_parent(cluster: Cluster, request: pytest.FixtureRequest, key: str, cpu: str,
                                     expected: str | None) -> None:

@@ -63,7 +63,7 @@ def test_validate_queue_resources_and_parents(cluster: Cluster, request: pytest.
         cluster.create(queue_manifest(name, {"weight": 1, **spec}))
 
     assert _refused(lambda: create("strength-q-neg", capability={"cpu": "-1"})) \
-        == 'requestBody.spec.capability[cpu]: Invalid value: "-1": must be greater than or equal to 0'
+        == 'requestBody.spec.capability.cpu: Invalid value: "-1": must be greater than or equal to 0'
     assert _refused(lambda: create("strength-q-self", parent="strength-q-self")) \
         == "queue strength-q-self cannot use itself as parent"
     assert _refused(lambda: create("strength-q-orphan", parent="strength-q-none")) \

@@ -152,7 +152,10 @@ def test_a_siblings_guarantee_comes_off_a_childs_real_capability(cluster: Cluste
     """``parent`` (capability 4 CPUs) has children ``kept`` (guarantee ``guarantee`` CPUs, no job) and
     ``busy``: busy's real capability is 4 less kept's guarantee, so a job of 6 one-CPU pods in busy
     binds ``runs`` of them although the cluster has 8 free CPUs."""
-    make_queues(cluster, simple_queue("parent", parent="root", capability={"cpu": "4", "memory": "8Gi"}))
+    # The parent guarantees what its children do: Volcano's queue webhook refuses a child guarantee its
+    # parent's guarantee does not cover (a resource the parent leaves out counts as zero).
+    make_queues(cluster, simple_queue("parent", parent="root", capability={"cpu": "4", "memory": "8Gi"},
+                                      guarantee={"cpu": "2"}))
     kept = simple_queue("kept", parent="parent", guarantee={"cpu": str(guarantee)} if guarantee else None)
     make_queues(cluster, kept, simple_queue("busy", parent="parent"))
     cluster.apply(pod_group("job-busy", min_member=1, queue="busy"))

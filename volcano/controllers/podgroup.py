@@ -55,7 +55,7 @@ from volcano.api.well_known import GROUP_NAME, PREEMPTABLE
 from volcano.apiserver.client import Client, Obj
 from volcano.apiserver.errors import ApiError
 from volcano.controllers.base import Controller, Recorder, WatchHandler
-from volcano.informers import InformerFactory
+from volcano.informers import GuardedIndex, InformerFactory, same_owner_refs
 from volcano.informers.poison import DATA_ERRORS
 from volcano.sim import Clock, RandomStreams, Trace
 
@@ -252,7 +252,7 @@ class PodGroupController(Controller[tuple[str, str, str]]):
     """
 
     COMPONENT = COMPONENT
-    INDEXES = (("Pod", _OWNER_INDEX, _controller_uid),)
+    INDEXES = (("Pod", _OWNER_INDEX, GuardedIndex(_controller_uid, same_owner_refs)),)
 
     def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *,
                  streams: RandomStreams | None = None, trace: Trace | None = None,

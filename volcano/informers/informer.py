@@ -22,6 +22,7 @@ from typing import Any
 
 from volcano.api.kinds import KindInfo, resolve_kind
 from volcano.apiserver.client import Client, Obj, WatchEvent, WatchHandle
+from volcano.informers.indexfn import GuardedIndex, IndexGuard
 from volcano.informers.poison import DATA_ERRORS, UnusableObjects, component_of
 from volcano.sim.clock import Clock, Priority
 
@@ -61,6 +62,8 @@ class Informer:
         """In the order added; replaced (never edited) on add, so a loop over it sees the handlers
         that existed when the loop began."""
         self._indexers: dict[str, Callable[[Obj], list[str]]] = {}
+        self._guards: dict[str, IndexGuard | None] = {}
+        """Each index's ``GuardedIndex.unchanged`` test (None: the function is called on every update)."""
         self._indexes: dict[str, dict[str, dict[_Key, None]]] = {}
         self._watch: WatchHandle | None = None
         self.unusable = unusable if unusable is not None else UnusableObjects()
@@ -153,8 +156,14 @@ class Informer:
 
     def _reindex(self, key: _Key, old: Obj | None, new: Obj | None) -> None:
         """Move ``key`` from ``old``'s index values to ``new``'s (an update that keeps its values,
-        as most do, leaves the index as it is: buckets are sets, read sorted)."""
+        as most do, leaves the index as it is: buckets are sets, read sorted). An update that a
+        ``GuardedIndex``'s test shows cannot change its values does not call the function."""
+        guards = self._guards
         for name, fn in self._indexers.items():
+            if old is not None and new is not None:
+                guard = guards[name]
+                if guard is not None and guard(old, new):  # the same values, neither call raising
+                    continue
             # ``_index_values`` inlined (every watch event of an indexed kind runs this): the same
             # calls and error handling, in the same order (``old``'s values, then ``new``'s).
             before: list[str] = []
@@ -234,10 +243,12 @@ class Informer:
             self.unusable.handle(component_of(fn), obj, exc)
 
     def add_index(self, name: str, fn: Callable[[Obj], builtins.list[str]]) -> None:
-        """Maintain index ``name``: ``fn(obj)`` lists the values under which ``obj`` is found."""
+        """Maintain index ``name``: ``fn(obj)`` lists the values under which ``obj`` is found (a
+        ``GuardedIndex`` is not called for an update its ``unchanged`` test passes)."""
         if name in self._indexers:
             raise ValueError(f"informer for {self.kind}: index {name!r} already exists")
         self._indexers[name] = fn
+        self._guards[name] = fn.unchanged if isinstance(fn, GuardedIndex) else None
         index: dict[str, dict[_Key, None]] = {}
         self._indexes[name] = index
         for key in sorted(self._cache):

@@ -40,7 +40,9 @@ bound pod through the lifecycle a real kubelet reports:
   written (``Succeeded`` for 0, else ``Failed``) and the pod is deleted with
   grace 0. A deleted pod whose containers had not started yet (or were waiting
   to restart) is deleted with grace 0 at once. If the work ends during the
-  grace period, the pod terminates normally and is deleted at once.
+  grace period, the pod terminates normally and is deleted at once. A later
+  DELETE with a shorter grace period brings the kill forward to when the new
+  period runs out, counted from that DELETE; a longer one changes nothing.
 * **Node failure.** ``fail_node`` stops the node's kubelet: its pods make no
   progress, the node's ``Ready`` condition becomes ``Unknown``
   (``NodeStatusUnknown``) and the ``node.kubernetes.io/unreachable``
@@ -69,10 +71,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from volcano.api import accessors
-from volcano.api.frozen import thaw
+from volcano.api.frozen import FrozenDict, thaw
 from volcano.api.quantity import QuantityError
 from volcano.api.resources import Resources, node_allocatable
 from volcano.apiserver.client import Client, Obj
+from volcano.informers import GuardedIndex, same_spec
 from volcano.kubelet.admit import eviction_delay_ms
 from volcano.kubelet.config import KubeletConfig
 from volcano.kubelet.gang import GangTable
@@ -89,6 +92,7 @@ __all__ = ["SimKubelet"]
 
 _TERMINAL_PHASES = ("Succeeded", "Failed")
 _NODE_INDEX = "kubelet/spec.nodeName"
+_DICTS = (dict, FrozenDict)
 
 
 def _pod_key(obj: Mapping[str, Any]) -> str:
@@ -99,6 +103,10 @@ def _pod_key(obj: Mapping[str, Any]) -> str:
 def _node_of_pod(pod: Obj) -> list[str]:
     node = (pod.get("spec") or {}).get("nodeName")
     return [node] if node else []
+
+
+_NODE_OF_POD = GuardedIndex(_node_of_pod, same_spec)
+"""``_node_of_pod``, not called for a status write (the pod's ``spec`` shared, by identity)."""
 
 
 class SimKubelet(PodStages):
@@ -143,7 +151,7 @@ class SimKubelet(PodStages):
         self._node_informer = self.informers.informer("Node")
         self._pod_informer = self.informers.informer("Pod")
         self._pg_informer = self.informers.informer("PodGroup")
-        self._pod_informer.add_index(_NODE_INDEX, _node_of_pod)
+        self._pod_informer.add_index(_NODE_INDEX, _NODE_OF_POD)
         self._node_informer.add_handler(self._on_node)
         self._pod_informer.add_handler(self._on_pod)
         self._pg_informer.add_handler(self._on_podgroup)
@@ -153,7 +161,8 @@ class SimKubelet(PodStages):
         self._schedule_drain()
 
     def _on_pod(self, event: str, obj: Obj, old: Obj | None) -> None:
-        key = _pod_key(obj)
+        meta: Any = obj.get("metadata")  # ``_pod_key`` inlined for the common shape (every pod event)
+        key = f"{meta.get('namespace', '')}/{meta.get('name', '')}" if type(meta) in _DICTS else _pod_key(obj)
         if key not in self._pods and not (obj.get("spec") or {}).get("nodeName"):
             return
         self._dirty_pods[key] = None

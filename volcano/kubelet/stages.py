@@ -69,8 +69,11 @@ class PodStages:
         deleting = bool(accessors.meta(obj).get("deletionTimestamp"))
         if st is not None:
             node = self._nodes.get(st.node)
-            if deleting and not st.killing and node is not None and not node.down:
-                self._begin_kill(st, obj)
+            if deleting and node is not None and not node.down:
+                if not st.killing:
+                    self._begin_kill(st, obj)
+                elif st.kill_timer is not None:
+                    self._shorten_kill(st, obj)
             return
         node_name = (obj.get("spec") or {}).get("nodeName")
         if not node_name or (obj.get("status") or {}).get("phase") in _TERMINAL_PHASES:
@@ -303,8 +306,23 @@ class PodStages:
         if self.recorder is not None:
             for container in (pod.get("spec") or {}).get("containers") or ():
                 self.recorder.event(pod, "Normal", "Killing", f"Stopping container {container.get('name')}")
+        st.kill_at_ms = self.clock.now_ms + delay
         st.kill_timer = self.clock.call_later(delay, self._kill, st, 0 if by_stop else 137,
                                               priority=Priority.KUBELET)
+
+    def _shorten_kill(self, st: PodState, pod: Obj) -> None:
+        """A later DELETE shortened the grace period: the containers are killed (exit 137) when the
+        new period runs out, if that is sooner than the kill already planned. A longer or equal
+        period changes nothing, as the kubelet only ever shortens an ongoing termination."""
+        grace = accessors.meta(pod).get("deletionGracePeriodSeconds")
+        if grace is None or st.kill_timer is None:
+            return
+        delay = max(0, int(grace)) * 1000
+        if self.clock.now_ms + delay >= st.kill_at_ms:
+            return
+        st.kill_timer.cancel()
+        st.kill_at_ms = self.clock.now_ms + delay
+        st.kill_timer = self.clock.call_later(delay, self._kill, st, 137, priority=Priority.KUBELET)
 
     def _kill(self, st: PodState, exit_code: int) -> None:
         st.kill_timer = None

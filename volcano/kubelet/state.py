@@ -50,6 +50,7 @@ class PodState:
     killing: bool = False
     timer: TimerHandle | None = None
     kill_timer: TimerHandle | None = None
+    kill_at_ms: int = 0
     pod_ip: str = ""
     start_time: str = ""
     started_at: str | None = None

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from volcano.api import accessors
-from volcano.api.frozen import thaw
+from volcano.api.frozen import FrozenDict, thaw
 from volcano.api.resources import PODS, Resources, node_allocatable, pod_requests
 from volcano.apiserver.client import Client
 from volcano.apiserver.errors import ApiError
@@ -62,24 +62,42 @@ it is remembered by their containers), so that the per-pod memo of a cluster of 
 one ``Resources`` rather than one each. Resources are immutable values; bounded."""
 
 
+def _same_for_scan(pod: Obj, old: Obj) -> bool:
+    """Whether ``_needs_scan`` gives ``pod`` what it gave ``old``, and ``_requests`` the same
+    answer: the same frozen ``spec`` (``pod_requests`` reads only it), the same deletionTimestamp
+    and the same ``status.phase`` (set, so no ``status.state`` fallback)."""
+    spec = pod.get("spec")
+    if spec is not old.get("spec") or type(spec) is not FrozenDict:
+        return False
+    status, old_status = pod.get("status"), old.get("status")
+    if status is not old_status:
+        if type(status) is not FrozenDict or type(old_status) is not FrozenDict:
+            return False
+        phase = status.get("phase")
+        if phase is None or phase != old_status.get("phase"):
+            return False
+    return bool(pod["metadata"].get("deletionTimestamp") == old["metadata"].get("deletionTimestamp"))
+
+
 class _RequestMemo:
-    """``_requests`` per pod version: the informer's objects are immutable, so a pod seen again as
-    the very same object has the same requests. A pod whose requests cannot be read is not
-    remembered (it raises again on every call, as without the memo)."""
+    """``_requests`` per pod version: the informer's objects are immutable, so a pod seen again with
+    the very same frozen ``spec`` (which a status write shares) has the same requests. A pod whose
+    requests cannot be read is not remembered (it raises again on every call, as without the memo)."""
 
     def __init__(self) -> None:
-        self._memo: dict[str, tuple[Obj, Resources]] = {}
+        self._memo: dict[str, tuple[Any, Resources]] = {}
         self.enabled = True
 
     def __call__(self, pod: Obj) -> Resources:
         if not self.enabled:
             return _requests(pod)
         uid = pod["metadata"].get("uid", "")
+        spec = pod.get("spec")
         hit = self._memo.get(uid)
-        if hit is not None and hit[0] is pod:
+        if hit is not None and hit[0] is spec and type(spec) is FrozenDict:
             return hit[1]
         out = _requests(pod)
-        self._memo[uid] = (pod, out)
+        self._memo[uid] = (spec, out)
         return out
 
     def forget(self, uid: str) -> None:
@@ -114,6 +132,10 @@ class DefaultScheduler:
     def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
         meta = pod["metadata"]
         uid = meta.get("uid", "")
+        if event == "MODIFIED" and old is not None and _same_for_scan(pod, old) and uid in self._arrival:
+            # A status write (most often a condition message): ``old`` was the last version this
+            # handler saw of the pod, and ``_needs_scan`` reads nothing that differs between them.
+            return
         key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
         if event == "DELETED":
             self._arrival.pop(uid, None)

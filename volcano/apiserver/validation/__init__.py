@@ -36,6 +36,7 @@ API server runs them::
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from volcano.api.frozen import FrozenDict, FrozenList, thaw
@@ -83,8 +84,10 @@ __all__ = [
     "decode",
     "decode_status",
     "depth_error",
+    "has_status_rules",
     "prepare_for_create",
     "problem",
+    "status_item_check",
     "status_items_decode",
     "status_parts_decode",
     "too_deep",
@@ -327,24 +330,45 @@ def status_items_decode(info: KindInfo, prop: str, items: Sequence[Any]) -> bool
     item must be a mapping of scalar values checked property by property (``_parts_decode``).
     False means "not proven": the caller decodes the whole status, which alone reports errors
     and normalises values. With no ``items``: whether the property is such an array at all."""
+    check = status_item_check(info, prop)
+    if check is None:
+        return False
+    return all(check(item) for item in items)
+
+
+_ITEM_CHECKS: dict[tuple[str, str, str, str], Callable[[Any], bool] | None] = {}
+"""``status_item_check`` by (group, version, kind, property): the definitions are fixed."""
+
+
+def status_item_check(info: KindInfo, prop: str) -> Callable[[Any], bool] | None:
+    """The check ``status_items_decode`` runs on each item of the status property ``prop``
+    (True: the item provably decodes), or None when ``prop`` is not an array of flat items of a
+    status type checked property by property. Looked up once per kind and property."""
+    key = (info.group, info.version, info.kind, prop)
+    try:
+        return _ITEM_CHECKS[key]
+    except KeyError:
+        pass
+    found: Callable[[Any], bool] | None = None
     def_name = status_definition_name(info)
-    if def_name is None or part_validators(def_name) is None:  # the status type checks across properties
+    item_name = item_definition(def_name, prop) \
+        if def_name is not None and part_validators(def_name) is not None else None  # else checks across
+    checks = part_validators(item_name) if item_name is not None else None
+    if item_name is not None and checks is not None \
+            and definitions()[item_name].get("type") in ("object", ["object", "null"]):
+        found = partial(_flat_item_decodes, item_name, checks)
+    _ITEM_CHECKS[key] = found
+    return found
+
+
+def _flat_item_decodes(item_name: str, checks: Mapping[str, Callable[[Any], bool]], item: Any) -> bool:
+    """Whether ``item`` is a plain mapping of scalars whose properties decode as ``item_name``'s."""
+    if type(item) is not dict:
         return False
-    item_name = item_definition(def_name, prop)
-    if item_name is None:
-        return False
-    checks = part_validators(item_name)
-    if checks is None or definitions()[item_name].get("type") not in ("object", ["object", "null"]):
-        return False
-    for item in items:
-        if type(item) is not dict:
+    for value in item.values():
+        if type(value) not in _LEAVES:
             return False
-        for value in item.values():
-            if type(value) not in _LEAVES:
-                return False
-        if not _parts_decode(item_name, checks, item):
-            return False
-    return True
+    return _parts_decode(item_name, checks, item)
 
 
 def decode(info: KindInfo, obj: dict[str, Any]) -> None:
@@ -424,6 +448,11 @@ def validate(info: KindInfo, obj: Mapping[str, Any], old: Mapping[str, Any] | No
         errors.extend(update_rule(obj, old))
     if errors:
         raise invalid_error(info.key, _name(obj), errors)
+
+
+def has_status_rules(info: KindInfo) -> bool:
+    """Whether ``validate_status`` checks anything for ``info`` (else it accepts every object)."""
+    return info.key in _STATUS_RULES or has_crd_schema(info.key)
 
 
 def validate_status(info: KindInfo, obj: Mapping[str, Any]) -> None:

@@ -22,6 +22,7 @@ from volcano.api.frozen import thaw
 from volcano.apiserver.client import Client
 from volcano.apiserver.errors import ApiError
 from volcano.controllers.base import Controller
+from volcano.informers import GuardedIndex, same_owner_refs
 
 __all__ = [
     "CONTROLLER_UID_INDEX",
@@ -76,10 +77,14 @@ def desired_replicas(controller: Controller[str], key: str, obj: Mapping[str, An
         return None
 
 
-def controller_uid_index(obj: Mapping[str, Any]) -> list[str]:
-    """Index function: the uid of ``obj``'s controller, as a one-element list (empty without one)."""
+def _controller_uid_index(obj: Mapping[str, Any]) -> list[str]:
     ref = controller_of(obj)
     return [str(ref.get("uid"))] if ref is not None and ref.get("uid") else []
+
+
+controller_uid_index = GuardedIndex(_controller_uid_index, same_owner_refs)
+"""Index function: the uid of ``obj``'s controller, as a one-element list (empty without one); not
+called for an update that keeps the ``ownerReferences`` object (a status write)."""
 
 
 def controller_ref_to(owner: Mapping[str, Any], api_version: str, kind: str) -> dict[str, Any]:

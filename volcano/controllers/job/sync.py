@@ -217,6 +217,8 @@ def _initiate(ctx: ActionContext, job: dict[str, Any], plugins: list[JobPlugin])
 
 
 def _volumes(ctx: ActionContext, job: dict[str, Any]) -> dict[str, Any]:
+    """Give every volume a claim (a generated name when it has none, written back to the Job), create the
+    claims that do not exist yet, and record each under ``status.controlledResources``."""
     volumes = job["spec"].get("volumes") or []
     ns = job["metadata"].get("namespace", "default")
     need_update = False
@@ -229,29 +231,36 @@ def _volumes(ctx: ActionContext, job: dict[str, Any]) -> dict[str, Any]:
             need_update = True
         else:
             exists = _pvc_exists(ctx, ns, claim)
-        if exists:
-            continue
-        if vol.get("volumeClaim") is not None:
-            pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                   "metadata": {"name": claim, "namespace": ns,
-                                "ownerReferences": build_podgroup(job)["metadata"]["ownerReferences"]},
-                   "spec": thaw(vol["volumeClaim"])}
-            try:
-                ctx.client.create(pvc)
-            except ApiError as exc:
-                if exc.code != 409:
-                    ctx.recorder.event(job, "Warning", "PVCError", f"Failed to create PVC, err: {exc.message}")
-                    raise
-            job.setdefault("status", {}).setdefault("controlledResources", {})[f"volume-pvc-{claim}"] = claim
-        else:
-            msg = f"pvc {claim} is not found, the job will be in the Pending state until the PVC is created"
-            ctx.recorder.event(job, "Warning", "PVCError", f"Failed to create PVC, err: {msg}")
-            raise JobSyncError(msg)
+        if not exists:
+            _create_claim(ctx, job, vol, claim)
+        # Every volume's claim is recorded, an existing named one included (upstream createJobIOIfNotExist).
+        job.setdefault("status", {}).setdefault("controlledResources", {})[f"volume-pvc-{claim}"] = claim
     if need_update:
         status = job.get("status")
         job = thaw(ctx.client.update(job))
         job["status"] = status
     return job
+
+
+def _create_claim(ctx: ActionContext, job: dict[str, Any], vol: dict[str, Any], claim: str) -> None:
+    """Create the volume's claim from its ``volumeClaim`` template; without one the claim must exist
+    already: a ``PVCError`` event, and the sync fails until it is created."""
+    ns = job["metadata"].get("namespace", "default")
+    if vol.get("volumeClaim") is not None:
+        pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+               "metadata": {"name": claim, "namespace": ns,
+                            "ownerReferences": build_podgroup(job)["metadata"]["ownerReferences"]},
+               "spec": thaw(vol["volumeClaim"])}
+        try:
+            ctx.client.create(pvc)
+        except ApiError as exc:
+            if exc.code != 409:
+                ctx.recorder.event(job, "Warning", "PVCError", f"Failed to create PVC, err: {exc.message}")
+                raise
+    else:
+        msg = f"pvc {claim} is not found, the job will be in the Pending state until the PVC is created"
+        ctx.recorder.event(job, "Warning", "PVCError", f"Failed to create PVC, err: {msg}")
+        raise JobSyncError(msg)
 
 
 def _pvc_exists(ctx: ActionContext, ns: str, name: str) -> bool:

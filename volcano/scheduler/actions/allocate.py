@@ -17,6 +17,7 @@ from collections import deque
 from volcano.scheduler.actions.base import Action, Agenda, is_pending
 from volcano.scheduler.actions.futile import FutileMemo, Placed, Quota
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskStatus
+from volcano.scheduler.framework.points import JOB_READY, PRE_PREDICATE
 from volcano.scheduler.framework.select import Lookahead, fits
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.statement import Statement
@@ -58,6 +59,11 @@ def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
     table = ssn.table
     if look is None:
         look = Lookahead(ssn)
+    pre = ssn.has(PRE_PREDICATE)  # no plugin: every answer is None (``all_ok``), left unasked
+    # A recordable visit's plugins are the built-in ones (``futile``), of which only gang answers
+    # JobReady, ``check_task_ready() and is_ready()`` (pure reads): while ``is_ready`` is False
+    # the answer is False, left unasked.
+    gang = quota is not None and ssn.has(JOB_READY)
     while tasks:
         task = tasks.popleft()
         allowed = ssn.allocatable(queue, task) if quota is None else quota.allowed(task)
@@ -71,7 +77,7 @@ def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
             job.fit_errors[task.uid] = FitErrors(
                 f"Task {task.name} with role spec {task.spec.role} has already predicated failed, skip")
             continue
-        err = ssn.pre_predicate(task)
+        err = ssn.pre_predicate(task) if pre else None
         if err:
             fe = FitErrors()
             fe.add({err: len(table)}, len(table))
@@ -90,15 +96,16 @@ def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
         if best is None:
             continue
         node = ssn.nodes[best]
-        if fits(task, table.idle[best]):
+        idle = look.fit_idle
+        if idle if idle is not None else fits(task, table.idle[best]):
             stmt.allocate(task, node)
             if quota is not None:
                 quota.placed(task)
-        elif fits(task, table.fidle[best]):
+        elif idle is not None or fits(task, table.fidle[best]):
             stmt.pipeline(task, node, False)
             if quota is not None:
                 quota.placed(task)
-        if ssn.job_ready(job):
+        if (not gang or job.is_ready()) and ssn.job_ready(job):
             break
     if ssn.job_ready(job) or ssn.job_pipelined(job):
         stmt.release()

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Hashable, Iterable, Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -87,8 +88,9 @@ _KNOWN = (PriorityPlugin, GangPlugin, ConformancePlugin, OvercommitPlugin, DrfPl
           ProportionPlugin, NodeorderPlugin, BinpackPlugin)
 """Plugins whose allocate-time reads the memo covers (see the module docstring)."""
 
-_COLUMNS = ("alloc", "used", "idle", "fidle", "releasing", "pipelined", "pods", "max_pods")
-"""The node table's accounting columns, in the order of the memo's matrix."""
+_COLUMNS = ("alloc", "block", "max_pods")
+"""The node table's accounting columns (``NodeTable.block``: the changing ones), in the order of
+the memo's matrix."""
 
 Placed = tuple[str, TaskStatus, str]
 """(task uid, status, node) of one tentative placement, in placement order."""
@@ -152,20 +154,15 @@ def _copy(fe: FitErrors) -> FitErrors:
 
 def _matrix(table: NodeTable) -> npt.NDArray[np.int64]:
     """The table's accounting columns side by side (a new array)."""
-    return np.concatenate([np.asarray(getattr(table, name)).reshape(len(table), -1) for name in _COLUMNS], axis=1)
+    return np.concatenate((table.alloc, table.block, table.max_pods[:, None]), axis=1)
 
 
 def _write_rows(table: NodeTable, rows: npt.NDArray[np.intp], values: npt.NDArray[np.int64]) -> None:
     """Write ``values`` (rows of a ``_matrix``) into ``rows`` of the table's columns."""
-    at = 0
-    for name in _COLUMNS:
-        col = getattr(table, name)
-        width = 1 if col.ndim == 1 else col.shape[1]
-        if col.ndim == 1:
-            col[rows] = values[:, at]
-        else:
-            col[rows] = values[:, at:at + width]
-        at += width
+    r, b = table.alloc.shape[1], table.block.shape[1]
+    table.alloc[rows] = values[:, :r]
+    table.block[rows] = values[:, r:r + b]
+    table.max_pods[rows] = values[:, r + b]
 
 
 class Quota:
@@ -174,9 +171,16 @@ class Quota:
     within the deserved share on the requested dimensions; ``proportion`` None: nobody did),
     where the visit's placements reach the plugins' event handlers only later (a quiet
     ``Statement``): ``placed`` adds a placed task's request to the allocation with the
-    arithmetic, and in the order, of proportion's own handler."""
+    arithmetic, and in the order, of proportion's own handler.
 
-    __slots__ = ("allocated", "deserved", "fixed")
+    Consecutive placements of one request (``TaskSpec.sched_sig``'s requests part, compared by
+    value) are counted and added to the allocation when another request comes (``_flush``): with
+    exact numbers (int, ``Fraction``) ``c`` additions of ``v`` are ``c * v`` and the test
+    ``allocated + c * v + v <= deserved`` is ``c < (deserved - allocated) // v`` on each requested
+    dimension, worked out once per request (``_cap``). Any other number type takes the
+    one-by-one path."""
+
+    __slots__ = ("_cap", "_count", "_key", "allocated", "deserved", "fixed")
 
     def __init__(self, proportion: ProportionPlugin | None, queue: QueueInfo) -> None:
         attr = proportion.attrs.get(queue.name) if proportion is not None else None
@@ -184,19 +188,66 @@ class Quota:
             False if queue.state != "Open" or attr is None else None)
         self.allocated: dict[str, Any] = dict(attr.allocated) if attr is not None else {}
         self.deserved: Mapping[str, Any] = attr.quota.deserved if attr is not None else {}
+        self._key: tuple[tuple[str, Any], ...] | None = None
+        """The request being counted (its items, sorted), or None."""
+        self._count = 0
+        """Placements of ``_key`` not yet added to ``allocated``."""
+        self._cap: float | int | None = None
+        """``_key`` is allowed while ``_count < _cap`` (None: one by one)."""
+
+    def _flush(self) -> None:
+        """Add the counted placements to ``allocated`` (the request's items in its order) and
+        stop counting."""
+        key, count = self._key, self._count
+        self._key, self._count, self._cap = None, 0, None
+        if key is not None and count:
+            allocated = self.allocated
+            for name, value in key:
+                allocated[name] = allocated.get(name, 0) + count * value
+
+    def _counting(self, task: TaskInfo) -> bool:
+        """Whether ``task``'s request is the one counted (after starting to count it when it can)."""
+        key = task.spec.sched_sig[2]
+        if key is self._key or (self._key is not None and key == self._key):
+            return True
+        self._flush()
+        allocated, deserved = self.allocated, self.deserved
+        cap: float | int = float("inf")
+        for name, value in key:
+            if type(value) not in _EXACT or type(allocated.get(name, 0)) not in _EXACT:
+                return False
+            if name != _PODS and value > 0:
+                room = deserved.get(name, 0)
+                if type(room) not in _EXACT:
+                    return False
+                cap = min(cap, (room - allocated.get(name, 0)) // value)
+        self._key, self._cap = key, cap
+        return True
 
     def allowed(self, task: TaskInfo) -> bool:
         """The ALLOCATABLE answer for ``task`` now."""
         if self.fixed is not None:
             return self.fixed
+        if self._counting(task):
+            assert self._cap is not None
+            return self._count < self._cap
         return queue_allocatable(self.allocated, task.spec.requests, self.deserved)
 
     def placed(self, task: TaskInfo) -> None:
         """``task`` was placed (the allocation the next answers read grows by its request)."""
         if self.fixed is None:
+            if self._counting(task):
+                self._count += 1
+                return
             allocated = self.allocated
             for name, value in task.spec.requests.items():
                 allocated[name] = allocated.get(name, 0) + value
+
+
+_EXACT = (int, Fraction, bool)
+"""Number types whose sums do not depend on their order (``Quota`` counts with them)."""
+_PODS = "pods"
+"""The dimension proportion's test ignores (``queue_allocatable``)."""
 
 
 class FutileMemo:
@@ -210,6 +261,8 @@ class FutileMemo:
         self.entries: dict[str, _Entry] = ssn.shared.get(FUTILE_VISITS) if self.enabled else {}
         self._table: tuple[int, npt.NDArray[np.int64]] = (-1, np.zeros((0, 0), dtype=np.int64))
         self._specs: list[Any] | None = None
+        self._seen: dict[int, tuple[list[Any], bool]] = {}
+        """Node spec lists compared with the session's in this action (``_same_nodes``)."""
         self._reps: tuple[int, ...] = ()
         # Of the plugins above only proportion can answer ALLOCATABLE (when its option enables it).
         self._proportion = next((p for p in ssn.plugins.values() if type(p) is ProportionPlugin), None) \
@@ -283,10 +336,8 @@ class FutileMemo:
 
     def _same_shape(self, entry: _Entry, job: JobInfo, taken: tuple[TaskInfo, ...]) -> bool:
         """The entry's node specs are these very objects, its task specs the same parses."""
-        ssn = self.ssn
         if entry.nodes is not self._node_specs():
-            if len(entry.nodes) != len(ssn.table) or not all(
-                    a is n.spec for a, n in zip(entry.nodes, ssn.table.nodes, strict=True)):
+            if not self._same_nodes(entry.nodes):
                 return False
             entry.nodes = self._node_specs()
         specs = entry.specs
@@ -338,6 +389,17 @@ class FutileMemo:
                 return False
         entry.table = now
         return True
+
+    def _same_nodes(self, specs: list[Any]) -> bool:
+        """Whether ``specs`` are the session's node specs, these very objects in node order (each
+        list compared once per action: the entries hold their lists, never changed)."""
+        seen = self._seen.get(id(specs))
+        if seen is not None and seen[0] is specs:
+            return seen[1]
+        now = self._node_specs()
+        same = len(specs) == len(now) and all(a is b for a, b in zip(specs, now, strict=True))
+        self._seen[id(specs)] = (specs, same)
+        return same
 
     def _node_specs(self) -> list[Any]:
         """The session's node specs in node order (one list per action)."""

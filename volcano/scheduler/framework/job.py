@@ -410,10 +410,18 @@ class JobInfo:
         parts = [f"{c} {s.name}" for s, c in self.status_counts.items() if c > 0]
         parts.append(f"{self.min_available} minAvailable")
         msg = head + ", " + ", ".join(sorted(parts))
-        reasons: Counter[str] = Counter()
-        for t in self.tasks.values():
-            if t.status == S.Pending:
-                reasons[scheduling_reason(t)] += 1
+        reasons: Counter[str] = Counter()  # its order does not matter: the message sorts it
+        if self.status_counts[S.Pending]:
+            plain = 0  # Pending tasks without a transaction: ``scheduling_reason`` says Unschedulable
+            pending = S.Pending
+            for t in self.tasks.values():
+                if t.status == pending:
+                    if t.last_txn is None:
+                        plain += 1
+                    else:
+                        reasons[scheduling_reason(t)] += 1
+            if plain:
+                reasons["Unschedulable"] += plain
         if reasons:
             msg += "; Pending: " + ", ".join(sorted(f"{c} {r}" for r, c in reasons.items()))
         if self.job_fit_errors:

@@ -140,13 +140,14 @@ class NodeTable:
         n, r = self.alloc.shape
         self.nodes = [NodeInfo(s, i) for i, s in enumerate(specs)]
         self.by_name = {node.name: node for node in self.nodes}
-        self.used = np.zeros((n, r), dtype=np.int64)
-        self.releasing = np.zeros((n, r), dtype=np.int64)
-        self.pipelined = np.zeros((n, r), dtype=np.int64)
-        self.idle = self.alloc.copy()
-        self.fidle = self.alloc.copy()
-        self.pods = np.zeros(n, dtype=np.int64)
+        self.block = np.zeros((n, 5 * r + 1), dtype=np.int64)
+        """Every row's changing accounting side by side: used, idle, FutureIdle, pipelined,
+        releasing (``r`` columns each) and pods; the named columns are views of it."""
+        self.block[:, r:2 * r] = self.alloc
+        self.block[:, 2 * r:3 * r] = self.alloc
+        self._views()
         self.max_pods = self.alloc[:, space.index[PODS]] // POD_UNIT
+        self._deltas: dict[tuple[bytes, int], npt.NDArray[np.int64]] = {}
         self.changes: list[int] = []
         """Every row whose accounting changed, in order (appended by ``add_task`` /
         ``remove_task``): caches of row-local results re-evaluate only the rows
@@ -163,21 +164,40 @@ class NodeTable:
     def __len__(self) -> int:
         return len(self.nodes)
 
+    def _views(self) -> None:
+        """Point the named columns at their parts of ``block``."""
+        block = self.block
+        r = (block.shape[1] - 1) // 5
+        self.used = block[:, 0:r]
+        self.idle = block[:, r:2 * r]
+        self.fidle = block[:, 2 * r:3 * r]
+        self.pipelined = block[:, 3 * r:4 * r]
+        self.releasing = block[:, 4 * r:5 * r]
+        self.pods = block[:, 5 * r]
+
+    def delta(self, vec: Vec, status: TaskStatus) -> npt.NDArray[np.int64]:
+        """What ``add_task`` adds to a row of ``block`` for a task of ``status`` with request
+        ``vec`` (one array per request and kind of status, kept; never write it)."""
+        kind = 1 if status == S.Pipelined else (2 if status == S.Releasing else 0)
+        key = (vec.tobytes(), kind)
+        out = self._deltas.get(key)
+        if out is None:
+            zero = np.zeros_like(vec)
+            pods = np.array([0 if kind == 1 else 1], dtype=np.int64)
+            if kind == 1:
+                parts = (zero, zero, -vec, vec, zero)
+            elif kind == 2:
+                parts = (vec, -vec, zero, zero, vec)
+            else:
+                parts = (vec, -vec, -vec, zero, zero)
+            out = self._deltas[key] = np.concatenate((*parts, pods)).astype(np.int64)
+        return out
+
     def add_task(self, node: NodeInfo, task: TaskInfo) -> None:
         """Account ``task`` (by its current status) on ``node``."""
-        row, vec = node.row, task.vec
+        row = node.row
         self.changes.append(row)
-        if task.status == S.Pipelined:
-            self.pipelined[row] += vec
-            self.fidle[row] -= vec
-        else:
-            self.used[row] += vec
-            self.idle[row] -= vec
-            if task.status == S.Releasing:
-                self.releasing[row] += vec
-            else:
-                self.fidle[row] -= vec
-            self.pods[row] += 1
+        self.block[row] += self.delta(task.vec, task.status)
         node.tasks[task.uid] = task
         if task.spec.terms:
             self.count(row, task.spec, 1)
@@ -230,17 +250,7 @@ class NodeTable:
         if gone.spec.terms:
             self.count(row, gone.spec, -1)
         self.changes.append(row)
-        if task.status == S.Pipelined:
-            self.pipelined[row] -= vec
-            self.fidle[row] += vec
-        else:
-            self.used[row] -= vec
-            self.idle[row] += vec
-            if task.status == S.Releasing:
-                self.releasing[row] -= vec
-            else:
-                self.fidle[row] += vec
-            self.pods[row] -= 1
+        self.block[row] -= self.delta(vec, task.status)
 
     def remove_tasks(self, placed: list[tuple[NodeInfo, TaskInfo]]) -> None:
         """``remove_task`` for each pair, in order, with the accounting summed in a few vector
@@ -255,23 +265,10 @@ class NodeTable:
             gone.append((node.row, task))
         if not gone:
             return
-        n = len(gone)
-        rows = np.fromiter((row for row, _ in gone), dtype=np.intp, count=n)
-        self.changes.extend(rows.tolist())
-        vecs = np.stack([task.vec for _, task in gone])
-        pipe = np.fromiter((task.status == S.Pipelined for _, task in gone), dtype=np.bool_, count=n)
-        rel = np.fromiter((task.status == S.Releasing for _, task in gone), dtype=np.bool_, count=n)
-        if pipe.any():
-            np.subtract.at(self.pipelined, rows[pipe], vecs[pipe])
-            np.add.at(self.fidle, rows[pipe], vecs[pipe])
-        held = ~pipe
-        np.subtract.at(self.used, rows[held], vecs[held])
-        np.add.at(self.idle, rows[held], vecs[held])
-        if rel.any():
-            np.subtract.at(self.releasing, rows[rel], vecs[rel])
-        busy = held & ~rel
-        np.add.at(self.fidle, rows[busy], vecs[busy])
-        np.subtract.at(self.pods, rows[held], 1)
+        rows = [row for row, _ in gone]
+        self.changes.extend(rows)
+        delta = self.delta
+        np.subtract.at(self.block, rows, np.stack([delta(task.vec, task.status) for _, task in gone]))
 
     def account(self, row: int, vec: Vec, status: TaskStatus, sign: int) -> None:
         """The accounting of ``add_task`` (``sign`` 1) or ``remove_task`` (-1) for a task of
@@ -296,8 +293,11 @@ class NodeTable:
         not written since (``by_name``: ``nodes`` by name). ``changes`` starts empty."""
         table = NodeTable.__new__(NodeTable)
         table.space = self.space
-        for name in _COLUMNS:
-            setattr(table, name, getattr(self, name).copy())
+        table.alloc = self.alloc.copy()
+        table.block = self.block.copy()
+        table._views()
+        table.max_pods = self.max_pods.copy()
+        table._deltas = {}
         for node, mine in zip(nodes, self.nodes, strict=True):
             held = node.tasks
             if moved is None or not isinstance(held, RowTasks) or held.dirty or node.row in moved:
@@ -308,7 +308,3 @@ class NodeTable:
         table.with_terms, table.with_anti = self.with_terms, self.with_anti
         table.anti_rows = dict(self.anti_rows)
         return table
-
-
-_COLUMNS = ("alloc", "used", "releasing", "pipelined", "idle", "fidle", "pods", "max_pods")
-"""The table's numpy columns (``copy`` copies each)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from volcano.scheduler.framework.job import JobInfo, parse_podgroup
 from volcano.scheduler.framework.points import (
@@ -133,18 +133,48 @@ def _job_parts(ssn: Session, job: JobInfo, names: Sequence[str]) -> _Parts:
         if hit is not None and hit[0] == key:
             return hit[1]  # type: ignore[no-any-return]
     job_alloc = vec_to_dict(names, ssn.space.fit(job.allocated).tolist())
-    pending: dict[str, Num] = {}
-    if job.status_counts[TaskStatus.Pending]:
-        for task in job.tasks.values():
-            if task.status == TaskStatus.Pending:
-                for name, value in task.spec.requests.items():
-                    pending[name] = pending.get(name, 0) + value
+    pending = _pending_requests(job) if job.status_counts[TaskStatus.Pending] else {}
     parts = (job_alloc, pending, job_reserved(job, names), exceeded_part(job_alloc, job.min_resources or {}))
     if keep:
         if job.memo is None:
             job.memo = {}
         job.memo[_PARTS] = (key, parts)
     return parts
+
+
+def _pending_requests(job: JobInfo) -> dict[str, Num]:
+    """The summed requests of ``job``'s Pending tasks, keys in the order adding them task by task
+    puts them. The tasks of a job mostly share one requests object (their pods' parses made alike):
+    each distinct object (by identity, in the order of its first task) is added once, its amounts
+    times its task count: sums of ints do not depend on their order (with an amount of another
+    type, the tasks are added one by one)."""
+    counts: dict[int, list[Any]] = {}
+    pending_status = TaskStatus.Pending
+    for task in job.tasks.values():
+        if task.status == pending_status:
+            req = task.spec.requests
+            hit = counts.get(id(req))
+            if hit is None:
+                counts[id(req)] = [req, 1]
+            else:
+                hit[1] += 1
+    pending: dict[str, Num] = {}
+    for req, n in counts.values():
+        for name, value in req.items():
+            if type(value) is not int:
+                return _pending_one_by_one(job)
+            pending[name] = pending.get(name, 0) + value * n
+    return pending
+
+
+def _pending_one_by_one(job: JobInfo) -> dict[str, Num]:
+    """The summed requests of ``job``'s Pending tasks, added task by task in task order."""
+    pending: dict[str, Num] = {}
+    for task in job.tasks.values():
+        if task.status == TaskStatus.Pending:
+            for name, value in task.spec.requests.items():
+                pending[name] = pending.get(name, 0) + value
+    return pending
 
 
 _ROUTES = ((0, 0), (1, 0), (1, 1), (2, 2), (3, 3))
@@ -159,7 +189,7 @@ class _NotInt(Exception):
 class _QueueSums:
     """Across sessions: the per-queue sums of the parts of the carried jobs (``_carried_sums``)."""
 
-    __slots__ = ("counts", "session", "sums", "width")
+    __slots__ = ("counts", "jobs", "session", "sums", "width")
 
     def __init__(self, session: int, width: int) -> None:
         self.session = session
@@ -169,6 +199,8 @@ class _QueueSums:
         """Per queue: the allocation, request, in-queue and elastic sums (key order not kept)."""
         self.counts: dict[str, list[dict[str, int]]] = {}
         """Per queue and sum: how many parts hold each key (a key leaves the sum with its last part)."""
+        self.jobs: dict[str, int] = {}
+        """Per queue with a job: how many jobs' parts are summed."""
 
     def apply(self, queue: str, parts: _Parts, sign: int) -> None:
         """Add (``sign`` 1) or take out (-1) one job's parts in ``queue``'s sums."""
@@ -177,6 +209,11 @@ class _QueueSums:
             sums = self.sums[queue] = [{}, {}, {}, {}]
             self.counts[queue] = [{}, {}, {}, {}]
         counts = self.counts[queue]
+        jobs = self.jobs.get(queue, 0) + sign
+        if jobs:
+            self.jobs[queue] = jobs
+        else:
+            del self.jobs[queue]
         for acc, at in _ROUTES:
             total, count = sums[acc], counts[acc]
             for name, value in parts[at].items():
@@ -241,32 +278,40 @@ def _carried_sums(ssn: Session, names: Sequence[str]) -> dict[str, list[dict[str
         carry.state.set(_SUMS, None)
         return None
     carry.state.set(_SUMS, state)
-    by_queue: dict[str, list[JobInfo]] = {}
+    return _ordered(ssn, state, names)
+
+
+def _ordered(ssn: Session, state: _QueueSums, names: Sequence[str]) -> dict[str, list[dict[str, Num]]]:
+    """Copies of each queue's sums in ``state``, the queues in the order of their first job and the
+    keys in the order summing their jobs' parts one by one puts them (each key where a part first
+    holds it). The session's jobs are scanned in order until every queue that has a job (``state``
+    counts them) was seen and every key of its sums placed: usually the first few jobs."""
+    sums = state.sums
+    out: dict[str, list[dict[str, Num]]] = {}
+    left: dict[str, int] = {}
+    unseen = len(state.jobs)
+    unplaced = 0
     for job in ssn.jobs.values():
-        jobs = by_queue.get(job.queue)
-        if jobs is None:
-            by_queue[job.queue] = [job]
-        else:
-            jobs.append(job)
-    return {queue: _ordered(ssn, state.sums[queue], jobs, names) for queue, jobs in by_queue.items()}
-
-
-def _ordered(ssn: Session, sums: list[dict[str, Num]], jobs: list[JobInfo],
-             names: Sequence[str]) -> list[dict[str, Num]]:
-    """Copies of ``sums`` with their keys in the order summing the parts of ``jobs`` one by one
-    puts them (each key where a part first holds it; the scan stops once every key is placed)."""
-    out: list[dict[str, Num]] = [{}, {}, {}, {}]
-    left = sum(len(total) for total in sums)
-    for job in jobs:
-        if not left:
+        queue = job.queue
+        mine = out.get(queue)
+        if mine is None:
+            mine = out[queue] = [{}, {}, {}, {}]
+            left[queue] = n = sum(len(total) for total in sums[queue])
+            unplaced += n
+            unseen -= 1
+        if left[queue]:
+            parts = _job_parts(ssn, job, names)
+            placed = 0
+            for acc, at in _ROUTES:
+                into, total = mine[acc], sums[queue][acc]
+                for name in parts[at]:
+                    if name not in into:
+                        into[name] = total[name]
+                        placed += 1
+            left[queue] -= placed
+            unplaced -= placed
+        if unseen <= 0 and not unplaced:
             break
-        parts = _job_parts(ssn, job, names)
-        for acc, at in _ROUTES:
-            mine, total = out[acc], sums[acc]
-            for name in parts[at]:
-                if name not in mine:
-                    mine[name] = total[name]
-                    left -= 1
     return out
 
 

@@ -31,7 +31,7 @@ from volcano.scheduler.framework.job import FitErrors
 from volcano.scheduler.framework.points import PREDICATE
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.state import StateKey
-from volcano.scheduler.framework.task import TaskInfo
+from volcano.scheduler.framework.task import TaskInfo, TaskStatus
 
 __all__ = ["SELECT_STATES", "Lookahead", "RowFailure", "feasible", "fits", "prioritize", "row_failures", "select_node"]
 
@@ -268,6 +268,8 @@ class Lookahead:
         nothing = np.zeros(0, dtype=np.int64)
         self._deltas: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = (nothing, nothing)
         """What one placement of the run's vector adds to ``_row_state``: (Allocated, Pipelined)."""
+        self.fit_idle: bool | None = None
+        """Whether the last task answered fits its row's Idle (None: not known here; see ``select``)."""
 
     def _applies(self, task: TaskInfo, local: bool) -> bool:
         spec = task.spec
@@ -286,16 +288,14 @@ class Lookahead:
         self._pos = len(self.ssn.table.changes)
         self._last = -1
         self._heaps = None
-        vec, zero = task.vec, np.zeros_like(task.vec)
-        one, none = np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-        self._deltas = (np.concatenate((vec, -vec, -vec, zero, zero, one)),
-                        np.concatenate((zero, zero, -vec, vec, zero, none)))
+        table = self.ssn.table
+        self._deltas = (table.delta(task.vec, TaskStatus.Allocated), table.delta(task.vec, TaskStatus.Pipelined))
 
     def _row_state(self, row: int) -> npt.NDArray[np.int64]:
-        """``row``'s accounting: used, idle, FutureIdle, pipelined, releasing and pods, in one vector."""
-        t = self.ssn.table
-        return np.concatenate((t.used[row], t.idle[row], t.fidle[row], t.pipelined[row], t.releasing[row],
-                               t.pods[row:row + 1]))
+        """``row``'s accounting: used, idle, FutureIdle, pipelined, releasing and pods, in one vector
+        (a view of ``NodeTable.block``)."""
+        state: npt.NDArray[np.int64] = self.ssn.table.block[row]
+        return state
 
     def _level_values(self, task: TaskInfo, j: int) -> None:
         """Compute level ``j`` (from level ``j - 1``) for every row that passes at ``j - 1``."""
@@ -303,19 +303,13 @@ class Lookahead:
         allocated = alloc_prev + idle_prev  # a placement is Allocated exactly when the task fits Idle
         rows = np.flatnonzero(ok_prev)
         table = self.ssn.table
-        vec = task.vec
         # The table already holds each row's placements so far (its current level): shift by the rest.
         more = allocated[rows] - self._allocated[rows]
-        a = more[:, None] * vec
-        p = ((j - self._level[rows]) - more)[:, None] * vec
+        shift = more[:, None] * self._deltas[0] + ((j - self._level[rows]) - more)[:, None] * self._deltas[1]
         ok = np.zeros(len(ok_prev), dtype=np.bool_)
         idle = np.zeros(len(ok_prev), dtype=np.bool_)
         scores = np.full(len(ok_prev), -np.inf, dtype=np.float64)
-        table.used[rows] += a
-        table.idle[rows] -= a
-        table.fidle[rows] -= a + p
-        table.pipelined[rows] += p
-        table.pods[rows] += more
+        table.block[rows] += shift
         try:
             d = task.spec.dims()
             need = task.vec[d]
@@ -324,11 +318,7 @@ class Lookahead:
             idle[rows] = (table.idle[cells] >= need).all(axis=1)
             scores[rows] = self.ssn.node_scores(task, rows)
         finally:
-            table.used[rows] -= a
-            table.idle[rows] += a
-            table.fidle[rows] += a + p
-            table.pipelined[rows] -= p
-            table.pods[rows] -= more
+            table.block[rows] -= shift
         self._levels.append((ok, idle, scores, allocated))
 
     def _advance(self, task: TaskInfo) -> bool:
@@ -338,7 +328,8 @@ class Lookahead:
         if end == self._pos:
             return True
         row = self._last
-        if row < 0 or any(changes[i] != row for i in range(self._pos, end)):
+        if row < 0 or (changes[self._pos] != row if end - self._pos == 1
+                       else any(changes[i] != row for i in range(self._pos, end))):
             return False
         state = self._row_state(row).tobytes()
         if state == self._snap:  # undone (or moved within the same columns): still its level
@@ -390,7 +381,10 @@ class Lookahead:
 
     def select(self, task: TaskInfo, local: bool = False) -> tuple[int | None, FitErrors | None]:
         """What ``select_node(ssn, task)`` answers (see the class docstring). ``local``: the caller
-        knows that ``ssn.rows_local(task)`` holds (it is not asked again)."""
+        knows that ``ssn.rows_local(task)`` holds (it is not asked again). ``fit_idle`` then tells
+        whether the task fits the answer's Idle (``fits``; a row that passes fits its FutureIdle),
+        or is None when unknown (``select_node`` answered)."""
+        self.fit_idle = None
         if not self._applies(task, local):
             self._sig = None
             return select_node(self.ssn, task)
@@ -423,7 +417,9 @@ class Lookahead:
         self._last = row
         state = self._row_state(row)
         self._snap = state.tobytes()
-        self._placed = (state + self._deltas[0 if self._idle[row] else 1]).tobytes()
+        idle = bool(self._idle[row])
+        self.fit_idle = idle
+        self._placed = (state + self._deltas[0 if idle else 1]).tobytes()
 
 
 _BUILTIN = "volcano.scheduler.plugins."

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from functools import cmp_to_key
+from operator import attrgetter
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -88,6 +89,24 @@ def _columns(status: TaskStatus) -> int:
     """Which node-table columns a task of ``status`` counts in (``NodeTable.add_task``):
     pipelined (1), used and releasing (2), used and FutureIdle (0)."""
     return 1 if status == S.Pipelined else (2 if status == S.Releasing else 0)
+
+
+_INDEX = attrgetter("spec.index")
+"""A task's pod-name index."""
+
+
+def _task_sort_key(flat: list[Callable[[TaskSpec], Any]]) -> Callable[[TaskInfo], tuple[Any, ...]]:
+    """The sort key of ``Session.sort_tasks``: the task-order keys ``flat`` of the task's spec, then
+    its index, creation and uid (with none, one or two keys, a function made for that count)."""
+    if not flat:
+        return lambda t: ((s := t.spec).index, s.creation, s.uid)
+    if len(flat) == 1:
+        k0 = flat[0]
+        return lambda t: (k0(s := t.spec), s.index, s.creation, s.uid)
+    if len(flat) == 2:
+        k0, k1 = flat
+        return lambda t: (k0(s := t.spec), k1(s), s.index, s.creation, s.uid)
+    return lambda t: (*(k(t.spec) for k in flat), t.spec.index, t.spec.creation, t.spec.uid)
 
 
 class Session:
@@ -369,10 +388,8 @@ class Session:
         keys = self._task_keys
         if self.reuse and keys is not None:
             items = list(tasks)
-            if all(t.spec.index is not None for t in items):
-                flat = [k for tier in keys for k in tier]
-                return sorted(items, key=lambda t: (*(k(t.spec) for k in flat), t.spec.index, t.spec.creation,
-                                                    t.spec.uid))
+            if None not in map(_INDEX, items):
+                return sorted(items, key=_task_sort_key([k for tier in keys for k in tier]))
             tasks = items
 
         def cmp(a: TaskInfo, b: TaskInfo) -> int:

@@ -45,8 +45,9 @@ from volcano.scheduler.framework.plugin import Plugin
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.state import StateKey
 
-__all__ = ["Event", "SessionOutcome", "Statuses", "close_memos", "close_session", "job_status", "pod_group_phase",
-           "session_outcome", "set_condition", "status_changed", "updated_conditions"]
+__all__ = ["FIT_MESSAGES", "Event", "SessionOutcome", "Statuses", "close_memos", "close_session", "fit_messages",
+           "job_status", "origin_order", "pod_group_phase", "session_outcome", "set_condition", "status_changed",
+           "updated_conditions"]
 
 S = TaskStatus
 _UNPLACED = (S.Allocated, S.Pending, S.Pipelined)
@@ -310,6 +311,90 @@ def _task_conditions(out: SessionOutcome, job: JobInfo, ordered: list[TaskInfo],
             out.pod_conditions.append((task, cond, nominated if nominate else ""))
 
 
+def origin_order(ssn: Session, job: JobInfo) -> list[TaskInfo]:
+    """Tasks in task order for ``JobInfo.fit_error``, which reads only the first one with a fit
+    error: with ``reuse``, just the tasks that have one, sorted (task order is a total order, so a
+    sort of some tasks keeps their relative order in the sort of all)."""
+    if not ssn.reuse:
+        return ssn.sort_tasks(job.tasks.values())
+    if job.job_fit_errors or not job.fit_errors:
+        return []
+    return ssn.sort_tasks(t for t in job.tasks.values() if t.uid in job.fit_errors)
+
+
+FIT_MESSAGES: StateKey[dict[str, str]] = StateKey("status.fit_messages", dict)
+"""Per session (``Session.state``): each job's ``JobInfo.fit_error`` message in task order as the
+gang plugin's close worked it out, by job uid (``fit_messages``)."""
+
+
+def fit_messages(ssn: Session) -> dict[str, str] | None:
+    """The fit messages the gang plugin's close worked out (``FIT_MESSAGES``), when they still hold
+    at the status close: with ``reuse``, and when every close hook is the base one or gang's
+    (``_hooks_keep_memos``: no hook moves a task after gang's read them). None otherwise."""
+    if not ssn.reuse:
+        return None
+    fits = ssn.state.peek(FIT_MESSAGES)
+    if not fits:
+        return None
+    known = ssn.carry.state.get(_HOOKS) if ssn.carry is not None else {}
+    return fits if _hooks_keep_memos(ssn, known) else None
+
+
+def _condition_differs(pod: Mapping[str, Any], reason: str, message: str) -> bool:
+    """``_pod_condition_changed`` for the condition ``PodScheduled=False`` with ``reason`` and
+    ``message``."""
+    status: Any = pod.get("status")
+    conditions = status.get("conditions") if type(status) in _DICTS else accessors.status(pod).get("conditions")
+    for c in conditions or ():
+        if c.get("type") == "PodScheduled":
+            return bool(c.get("status") != "False" or c.get("reason") != reason or c.get("message") != message)
+    return True
+
+
+def _changed_conditions(ssn: Session, out: SessionOutcome, job: JobInfo, fit: str) -> None:
+    """``_task_conditions(out, job, ssn.sort_tasks(job.tasks.values()), fit)``: each unplaced
+    task's condition worked out and compared in the job's own order, and only the tasks to write
+    sorted (a sort of some tasks keeps their relative order in the sort of all), so that a job
+    whose pods all carry their conditions already is not sorted. A Pending task's message from
+    its fit errors is rendered once per ``FitErrors`` object (the tasks of one signature share
+    one; its message is a function of its state, which the close does not move)."""
+    fallback = fit or "all nodes are unavailable"
+    rendered: dict[int, str] = {}
+    writes: dict[str, tuple[str, str, str]] = {}
+    fit_errors, job_error = job.fit_errors, job.job_fit_errors
+    pending = S.Pending
+    for task in job.tasks.values():
+        status = task.status
+        if status not in _UNPLACED or task.spec.gated:
+            continue
+        if status == pending and task.last_txn is None:
+            reason, nominated = "Unschedulable", ""
+            fe = fit_errors.get(task.uid)
+            if fe is None:
+                msg = job_error
+            else:
+                msg = rendered.get(id(fe), "")
+                if not msg:
+                    msg = rendered[id(fe)] = fe.error()
+        else:
+            reason, msg, nominated = task_scheduling_reason(job, task)
+        if not msg:
+            msg = fallback
+        spec = task.spec
+        nominate = bool(nominated) and nominated != spec.nominated_node
+        if nominate or _condition_differs(spec.pod, reason, msg):
+            writes[task.uid] = (reason, msg, nominated if nominate else "")
+    if not writes:
+        return
+    tasks = job.tasks
+    ordered = ssn.sort_tasks([tasks[uid] for uid in writes]) if len(writes) > 1 else [tasks[next(iter(writes))]]
+    for task in ordered:
+        reason, msg, nominated = writes[task.uid]
+        out.events.append(Event("Pod", task.namespace, task.name, "Warning", "FailedScheduling", msg))
+        out.pod_conditions.append((task, {"type": "PodScheduled", "status": "False", "reason": reason,
+                                          "message": msg}, nominated))
+
+
 def _queue_allocated_reference(ssn: Session, out: SessionOutcome) -> None:
     """Each queue's ``status.allocated`` when it changed: its jobs' allocated tasks, summed task by
     task up the queue tree."""
@@ -382,8 +467,10 @@ def _conditions_differ(nc: Any, oc: Any) -> bool:
 def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
     """``_close_jobs_reference`` and ``_queue_allocated_reference`` in one pass per job (see the
     module docstring): the counts are read once; a job with nothing waiting (not waiting, no
-    unplaced task) skips the task order and the fit message, which only its event and its tasks'
-    conditions read; its allocation is its ``JobInfo.allocated`` (the sum of its tasks' vectors
+    unplaced task) skips the fit message, which only its event and its tasks' conditions read
+    (the others take it from the gang plugin's close when it worked it out, ``fit_messages``, and
+    sort only the tasks that have a fit error for it, ``origin_order``; their tasks' conditions
+    are ``_changed_conditions``); its allocation is its ``JobInfo.allocated`` (the sum of its tasks' vectors
     in ``ALLOCATED_STATUSES``), gathered per queue. A job whose memo says the last close of the
     same job, untouched, wrote nothing is passed over (``_reused``)."""
     uid = ssn.uid
@@ -392,6 +479,7 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
     podgroups, events = out.podgroups, out.events
     per_queue: dict[str, list[Any]] = {}
     memos = close_memos(ssn)
+    fits = fit_messages(ssn)
     conf = ssn.conf
     for job in ssn.jobs.values():
         memo = job.closed if memos is not None else None
@@ -424,14 +512,15 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
             continue
         if memo is not None and memo.quiet is not False and memos is not None:
             job.closed = memos.keep(conf, memo.phase, memo.gang, False)
-        ordered = ssn.sort_tasks(job.tasks.values())
-        fit = job.fit_error(ordered)
+        fit = fits.get(job.uid) if fits is not None else None
+        if fit is None:
+            fit = job.fit_error(origin_order(ssn, job))
         if waiting:
             events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable",
                                 f"{get(S.Pending, 0)}/{len(job.tasks)} tasks in gang unschedulable: {fit}"))
         elif update:
             events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled", "pod group is ready"))
-        _task_conditions(out, job, ordered, fit)
+        _changed_conditions(ssn, out, job, fit)
     _queue_allocated(ssn, out, per_queue)
 
 
@@ -444,8 +533,10 @@ def _reused(job: JobInfo, memo: CloseMemo, uid: str, statuses: Statuses, per_que
     through that condition's ``lastTransitionTime`` and ``transitionID`` (which the change test
     strips) and the Unknown test (made here)."""
     conditions = job.conditions
-    if memo.out[1] and conditions and _unschedulable_now(conditions, uid):
-        return False
+    if memo.out[1] and conditions:  # ``_unschedulable_now``, inlined: this runs for most jobs
+        for c in conditions:
+            if c.get("type") == "Unschedulable" and c.get("status") == "True" and c.get("transitionID") == uid:
+                return False
     statuses.later(job.uid, memo, tuple(conditions))
     if memo.alloc:
         per_queue.setdefault(job.queue, []).append(job.allocated)

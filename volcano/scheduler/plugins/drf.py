@@ -117,8 +117,9 @@ class DrfPlugin(Plugin):
         """Jobs whose allocation moved since their share was last computed (computed when read)."""
         # The job's own vector (``JobInfo`` replaces it on every change, never writes it; ``_update``
         # replaces the entry in turn), so opening copies none.
-        fit = space.fit
-        self.alloc: dict[str, IntVec] = {uid: fit(job.allocated) for uid, job in ssn.jobs.items()}
+        fit, width = space.fit, len(space)
+        self.alloc: dict[str, IntVec] = {uid: a if (a := job.allocated).shape[0] == width else fit(a)
+                                         for uid, job in ssn.jobs.items()}  # ``fit`` of each, called only to pad
         # A share is a pure function of its job's allocation: worked out when first read (most
         # jobs of a session are never ordered), then kept until an event moves the allocation.
         self._ssn = ssn

@@ -27,7 +27,7 @@ from volcano.scheduler.framework.points import (
     UNIFIED_EVICTABLE,
 )
 from volcano.scheduler.framework.session import Session
-from volcano.scheduler.framework.status import close_memos
+from volcano.scheduler.framework.status import FIT_MESSAGES, close_memos, origin_order
 
 __all__ = ["GangPlugin", "set_condition", "should_skip_unschedulable_for_releasing"]
 
@@ -51,16 +51,6 @@ def set_condition(job: JobInfo, cond: dict[str, Any]) -> None:
             job.conditions[i] = cond
             return
     job.conditions.append(cond)
-
-
-def _origin_order(ssn: Session, job: JobInfo) -> list[TaskInfo]:
-    """Tasks in task order for ``JobInfo.fit_error``, which reads only the first one with a fit
-    error: with ``reuse``, just the tasks that have one, sorted (a sort keeps their relative order)."""
-    if not ssn.reuse:
-        return ssn.sort_tasks(job.tasks.values())
-    if job.job_fit_errors or not job.fit_errors:
-        return []
-    return ssn.sort_tasks(t for t in job.tasks.values() if t.uid in job.fit_errors)
 
 
 class GangPlugin(Plugin):
@@ -124,7 +114,9 @@ class GangPlugin(Plugin):
         not_ready_jobs = 0
         now = ssn.timestamp()
         memos = close_memos(ssn)
-        conf = ssn.conf
+        conf, uid = ssn.conf, ssn.uid
+        metrics = ssn.metrics
+        set_tasks = metrics.set_unschedulable_tasks
         for job in ssn.jobs.values():
             if not job.tasks:
                 continue
@@ -139,15 +131,21 @@ class GangPlugin(Plugin):
                 continue
             kind, unready, msg = verdict
             if kind == "Unschedulable":
-                set_condition(job, {"type": "Unschedulable", "status": "True", "transitionID": ssn.uid,
-                                    "lastTransitionTime": now, "reason": "NotEnoughResources", "message": msg})
+                cond = {"type": "Unschedulable", "status": "True", "transitionID": uid,
+                        "lastTransitionTime": now, "reason": "NotEnoughResources", "message": msg}
                 not_ready_jobs += 1
-                ssn.metrics.count_job_retry(job.name)
+                metrics.count_job_retry(job.name)
             else:
-                set_condition(job, {"type": "Scheduled", "status": "True", "transitionID": ssn.uid,
-                                    "lastTransitionTime": now, "reason": "tasks in gang are ready to be scheduled",
-                                    "message": ""})
-            ssn.metrics.set_unschedulable_tasks(job.name, unready)
+                cond = {"type": "Scheduled", "status": "True", "transitionID": uid, "lastTransitionTime": now,
+                        "reason": "tasks in gang are ready to be scheduled", "message": ""}
+            conditions = job.conditions  # ``set_condition``, inlined: this loop runs over every job
+            for i, c in enumerate(conditions):
+                if c.get("type") == kind:
+                    conditions[i] = cond
+                    break
+            else:
+                conditions.append(cond)
+            set_tasks(job.name, unready)
         ssn.metrics.set_unschedulable_jobs(not_ready_jobs)
 
 
@@ -165,5 +163,7 @@ def _verdict(ssn: Session, job: JobInfo) -> tuple[str, int, str] | None:
             if st in ALLOCATED_STATUSES:
                 schedulable += 1
     unready = job.min_available - schedulable
-    return ("Unschedulable", unready,
-            f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error(_origin_order(ssn, job))}")
+    fit = job.fit_error(origin_order(ssn, job))
+    if ssn.reuse:  # the status close writes the same message in the job's event (``status.fit_messages``)
+        ssn.state.get(FIT_MESSAGES)[job.uid] = fit
+    return ("Unschedulable", unready, f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {fit}")

@@ -54,6 +54,10 @@ _DESERVED: StateKey[_Deserved | None] = StateKey("proportion.deserved", lambda: 
 """The last session's ``compute_deserved`` inputs (as a ``_typed`` key) and each queue's result."""
 
 
+_NAMES: StateKey[dict[tuple[tuple[str, Num], ...], list[str]]] = StateKey("proportion.names", dict)
+"""``resource_names`` of the deserved amounts seen, by their entries (in ``Session.shared``)."""
+
+
 def _deserved(ssn: Session, total: Vec, quotas: list[QueueQuota], total_guarantee: Vec) -> None:
     """``compute_deserved(total, quotas, total_guarantee)``, taken from the last session when
     every input is the same (it is a pure function of them: queue names, weights, requests,
@@ -101,8 +105,23 @@ class ProportionPlugin(Plugin):
         # per deserved mapping, not on every allocation event.
         hit = self._names.get(id(attr))
         if hit is None or hit[0] is not deserved:
-            hit = self._names[id(attr)] = (deserved, resource_names(deserved))
+            hit = self._names[id(attr)] = (deserved, self._resource_names(deserved))
         attr.share = max((share(attr.allocated.get(n, 0), deserved[n]) for n in hit[1]), default=0.0)
+
+    def _resource_names(self, deserved: Mapping[str, Num]) -> list[str]:
+        """``resource_names(deserved)``; with ``reuse``, kept across sessions by ``deserved``'s
+        entries (``_NAMES``: a function of the names and values alone, and the deserved amounts
+        mostly stay put from one session to the next)."""
+        if not self._ssn.reuse:
+            return resource_names(deserved)
+        known = self._ssn.shared.get(_NAMES)
+        key = tuple(deserved.items())
+        names = known.get(key)
+        if names is None:
+            if len(known) >= 256:
+                known.clear()
+            names = known[key] = resource_names(deserved)
+        return names
 
     def share_of(self, queue: str) -> float:
         """The queue's current share (0.0 for a queue without jobs). Allocation events only mark
