@@ -1,5 +1,6 @@
 """Job controller conformance: status fields a client reads back (controllers reference §1.3, §2.7).
 
+* The pod counters of ``status`` are written only when not zero (int32 with ``omitempty``).
 * ``status.runningDuration`` is written by the kill operations: ``state.lastTransitionTime`` less the
   Job's ``creationTimestamp``, in Go's duration form (``1m2.5s``); an aborted job carries it.
 * ``status.conditions`` holds at most one entry per phase, the most recent last: a phase set again
@@ -46,6 +47,11 @@ def test_an_aborted_job_reports_how_long_it_ran(cluster: Cluster) -> None:
     name = "m11-ran"
     cluster.apply(job(name, [Task(name="run", rep=1, req=NO_REQUESTS)]))
     cluster.wait_until(lambda: job_phase(cluster, name) == "Running", 300, f"{name} running")
+    cluster.wait_until(lambda: (cluster.get("Job", name).get("status") or {}).get("running") == 1, 300,
+                       f"{name}: status.running 1")
+    counters = cluster.get("Job", name)["status"]
+    # The pod counters are int32 with omitempty: a count of zero is not written at all.
+    assert {key: counters[key] for key in ("failed", "terminating", "unknown") if key in counters} == {}
     before = job_conditions(cluster, name)
     cluster.apply(job_command(cluster.get("Job", name), "AbortJob"))
     wait_job_phases(cluster, name, ["Aborting", "Aborted"], since=before)
