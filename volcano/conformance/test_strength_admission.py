@@ -468,6 +468,9 @@ def test_queue_with_children_cannot_be_deleted(cluster: Cluster, request: pytest
     pytest.param(["--master=task-2"], True, id="master-with-equals"),
     pytest.param(["--worker=task-1"], False, id="default-master-absent"),
     pytest.param(["--master", "launcher"], False, id="named-master-absent"),
+    # A bare --master at the end is a flag error (value missing): the default, or the value before, stays.
+    pytest.param(["--master"], False, id="bare-master-keeps-default"),
+    pytest.param(["--master=task-2", "--master"], True, id="bare-master-keeps-earlier"),
 ])
 def test_mpi_master_task_must_exist(cluster: Cluster, request: pytest.FixtureRequest, args: list[str],
                                     admitted: bool) -> None:
