@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.scheduler.test_pod_status_write import _CONDITION
+from tests.scheduler.test_pod_status_write import _CONDITION, _writer
 from volcano.api.frozen import freeze
 from volcano.apiserver.server import ApiServer
 from volcano.scheduler.framework.status import updated_conditions
@@ -77,7 +77,7 @@ def test_shared_writes_store_what_the_reference_patches_store(before: dict[str, 
             if nominated:
                 status["nominatedNodeName"] = nominated
             if fast:
-                Scheduler._update_pod_status(SimpleNamespace(client=server), task, status)  # type: ignore[arg-type]
+                Scheduler._update_pod_status(_writer(server), task, status)  # type: ignore[arg-type]
             else:
                 server.patch("Pod", "p-0", {"status": status}, "default", subresource="status")
     a, b = patched.get("Pod", "p-0", "default"), direct.get("Pod", "p-0", "default")

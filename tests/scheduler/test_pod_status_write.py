@@ -26,6 +26,11 @@ _CONDITION = st.fixed_dictionaries(
               "lastTransitionTime": st.sampled_from(["2024-01-01T00:00:00Z", "2024-01-01T00:01:00Z"])})
 
 
+
+def _writer(server: ApiServer) -> SimpleNamespace:
+    """The scheduler's state ``_update_pod_status`` reads, with ``server`` as its in-process client."""
+    return SimpleNamespace(client=server, _status_fields=ApiServer.update_status_fields)
+
 def _pod() -> dict[str, Any]:
     pod: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
                            "metadata": {"name": "p-0", "namespace": "default", "labels": {"a": "b"}},
@@ -52,7 +57,7 @@ def test_direct_write_stores_what_the_patch_stores(before: dict[str, Any], conds
     task = SimpleNamespace(name="p-0", namespace="default")
     patched, direct = servers
     patched.patch("Pod", "p-0", {"status": status}, "default", subresource="status")
-    Scheduler._update_pod_status(SimpleNamespace(client=direct), task, status)  # type: ignore[arg-type]
+    Scheduler._update_pod_status(_writer(direct), task, status)  # type: ignore[arg-type]
     a, b = patched.get("Pod", "p-0", "default"), direct.get("Pod", "p-0", "default")
     assert a == b
     assert list(a["status"]) == list(b["status"])
@@ -64,6 +69,6 @@ def test_a_missing_pod_is_not_found_either_way() -> None:
     with pytest.raises(ApiError) as via_patch:
         server.patch("Pod", "gone", {"status": {"conditions": []}}, "default", subresource="status")
     with pytest.raises(ApiError) as direct:
-        Scheduler._update_pod_status(SimpleNamespace(client=server),  # type: ignore[arg-type]
+        Scheduler._update_pod_status(_writer(server),  # type: ignore[arg-type]
                                      SimpleNamespace(name="gone", namespace="default"), {"conditions": []})
     assert via_patch.value.code == direct.value.code == 404

@@ -195,6 +195,9 @@ class Scheduler:
                  period_ms: int = 1000, registry: PluginRegistry | None = None,
                  default_queue: str = "default", actions: ActionRegistry | None = None) -> None:
         self.client = client
+        # The in-process server's own status write (None for any other client: a real API server, a
+        # retrying wrapper): the condition write below takes it, with no copy of the pod for a patch.
+        self._status_fields: Any = type(client).__dict__.get("update_status_fields")
         self.clock = clock
         self.conf = conf or DEFAULT_SCHEDULER_CONF
         self.streams = streams
@@ -381,7 +384,7 @@ class Scheduler:
         if pod is None:
             return
         conditions = (pod.get("status") or {}).get("conditions") or []
-        fast = self.reuse and type(self.client).__dict__.get("create_event") is not None
+        fast = self.reuse and self._status_fields is not None
         status: Obj = {"conditions": (shared_conditions if fast else updated_conditions)(conditions, cond,
                                                                                          self._now())}
         if nominated:
@@ -401,8 +404,7 @@ class Scheduler:
         ``update_status_fields``. Only for a client that is the in-process server itself (whose
         writes cannot interleave), where it stores the same object without copying the whole pod
         for the patch; a property test compares the stored objects of both ways."""
-        write = type(self.client).__dict__["update_status_fields"]
-        write(self.client, "Pod", task.name, task.namespace, status)
+        self._status_fields(self.client, "Pod", task.name, task.namespace, status)
 
     def _now(self) -> str:
         return self.clock.timestamp()
