@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from volcano.replay.trace import TraceJob
+from volcano.sim.collector import fewer_collections
 from volcano.testbed import FakeCluster
 
 __all__ = ["JobRecord", "ReplayConfig", "ReplayResult", "job_objects", "replay"]
@@ -240,7 +241,11 @@ def replay(trace: Sequence[TraceJob], config: ReplayConfig | None = None, *,
     setup_wall = time.perf_counter() - wall0
     _freeze()  # the cluster's long-lived objects leave the collector's scans (see _drive)
     try:
-        _drive(cluster, trace, config, records, recorder, start_ms, progress)
+        # One collector setting for the whole drive, not one per ``cluster.run`` between submissions:
+        # restoring the default threshold after each run let the next allocations start a young
+        # collection of everything the run had allocated (about 6% of a saturated day's CPU).
+        with fewer_collections(cluster.gc_threshold):
+            _drive(cluster, trace, config, records, recorder, start_ms, progress)
     finally:
         gc.unfreeze()
     for record in records.values():
