@@ -30,7 +30,7 @@ def test_create_sets_server_metadata(server: ApiServer, clock: SimClock) -> None
     assert meta["resourceVersion"] == str(before + 1)
     assert meta["generation"] == 1
     assert meta["creationTimestamp"] == "2024-01-01T00:01:01Z"
-    assert out["status"] == {"phase": "Pending"}
+    assert out["status"] == {"phase": "Pending", "qosClass": "BestEffort"}
 
 
 def test_uids_are_deterministic_per_seed() -> None:
@@ -308,7 +308,7 @@ def test_merge_patch(server: ApiServer) -> None:
     assert out["metadata"]["labels"] == {"b": "2", "c": "3"}
     assert out["status"]["phase"] == "Pending"  # status ignored on the main resource
     out = server.patch("Pod", "p", {"status": {"phase": "Running", "podIP": "10.0.0.1"}}, subresource="status")
-    assert out["status"] == {"phase": "Running", "podIP": "10.0.0.1"}
+    assert out["status"] == {"phase": "Running", "podIP": "10.0.0.1", "qosClass": "BestEffort"}
     assert out["metadata"]["labels"] == {"b": "2", "c": "3"}
     with pytest.raises(ApiError) as err:
         server.patch("Pod", "p", {"metadata": {"resourceVersion": "1"}})

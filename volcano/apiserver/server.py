@@ -75,6 +75,7 @@ from volcano.apiserver.patching import (
     normalize_patch_type,
     options_invalid,
 )
+from volcano.apiserver.pod_create import prepare_pod_status
 from volcano.apiserver.status_write import shared_status, status_with
 from volcano.apiserver.store import ObjectStore
 from volcano.apiserver.validation import (
@@ -302,6 +303,8 @@ class ApiServer:
         def check() -> None:
             check_object_shape(info, new)
             validate(info, new)
+            if info.key == "Pod":  # the pod strategy's status, on the admitted and valid object
+                prepare_pod_status(new, self.timestamp())
         self._admit("CREATE", info, new, None, validate_fn=check)
         meta = new["metadata"]
         ns = self._ns(info, meta.get("namespace"))

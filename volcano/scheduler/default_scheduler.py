@@ -152,7 +152,7 @@ class DefaultScheduler:
 
     def _needs_scan(self, pod: Obj) -> bool:
         """Whether ``_cycle``'s scan would do anything with ``pod`` but count its requests on its
-        node: place it (unbound, this scheduler's, not being deleted) or report it unreadable
+        node: place it (unbound, this scheduler's, without scheduling gates, not being deleted) or report it unreadable
         (any error reading what the scan reads)."""
         try:
             spec = pod.get("spec") or {}
@@ -162,7 +162,7 @@ class DefaultScheduler:
                     self._requests(pod)
                 return False
             return (spec.get("schedulerName") or "default-scheduler") == "default-scheduler" \
-                and not accessors.meta(pod).get("deletionTimestamp")
+                and not spec.get("schedulingGates") and not accessors.meta(pod).get("deletionTimestamp")
         except Exception:  # the scan meets the same error and handles (or raises) it there
             return True
 
@@ -226,7 +226,8 @@ class DefaultScheduler:
                     if phase not in ("Succeeded", "Failed"):
                         used.append((spec["nodeName"], self._requests(pod)))
                 elif (spec.get("schedulerName") or "default-scheduler") == "default-scheduler" and \
-                        not accessors.meta(pod).get("deletionTimestamp"):
+                        not spec.get("schedulingGates") and not accessors.meta(pod).get("deletionTimestamp"):
+                    # a gated pod waits (kube-scheduler's SchedulingGates PreEnqueue) until its gates are removed
                     int(spec.get("priority") or 0)
                     self._requests(pod)
                     pending.append(pod)

@@ -116,7 +116,7 @@ def test_node_podgroup_and_selector_mismatch_are_refused() -> None:
 def test_create_resets_status_and_keeps_a_nodes() -> None:
     server = ApiServer(SimClock(), RandomStreams(0))
     pod = {**_pod(), "status": {"phase": "Running", "podIP": "1.2.3.4"}}
-    assert server.create(pod)["status"] == {"phase": "Pending"}
+    assert server.create(pod)["status"] == {"phase": "Pending", "qosClass": "Burstable"}
     deploy = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "status": {"replicas": 9},
               "spec": {"selector": {"matchLabels": {"app": "a"}},
                        "template": {"metadata": {"labels": {"app": "a"}}, "spec": _pod()["spec"]}}}
