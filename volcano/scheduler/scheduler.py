@@ -371,13 +371,19 @@ class Scheduler:
                 continue
 
     def _emit(self, events: list[Event]) -> None:
-        pg_informer = self.cache.informers.informer("PodGroup")
-        pods = self.cache.informers.informer("Pod")
+        """Record ``events`` on the objects they name, as ``_event`` does one by one (an object
+        no longer in the informer's cache gets none; without a recorder nothing happens: the
+        informer reads have no effect)."""
+        recorder = self.recorder
+        if recorder is None or not events:
+            return
+        record = recorder.event
+        pg_get = self.cache.informers.informer("PodGroup").get
+        pod_get = self.cache.informers.informer("Pod").get
         for ev in events:
-            if ev.kind == "PodGroup":
-                self._event(pg_informer.get(ev.name, ev.namespace), ev.type, ev.reason, ev.message)
-            else:
-                self._event(pods.get(ev.name, ev.namespace), ev.type, ev.reason, ev.message)
+            obj = pg_get(ev.name, ev.namespace) if ev.kind == "PodGroup" else pod_get(ev.name, ev.namespace)
+            if obj is not None:
+                record(obj, ev.type, ev.reason, ev.message)
 
     def _set_pod_condition(self, task: TaskInfo, cond: Obj, nominated: str = "") -> None:
         pod = self._pod(task)
