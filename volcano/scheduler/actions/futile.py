@@ -58,6 +58,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Hashable, Iterable, Mapping
 from fractions import Fraction
+from operator import attrgetter, is_
 from typing import Any
 
 import numpy as np
@@ -244,6 +245,10 @@ class Quota:
                 allocated[name] = allocated.get(name, 0) + value
 
 
+_STATE = attrgetter("status", "node_name")
+_UID = attrgetter("uid")
+_SPEC = attrgetter("spec")
+
 _UNKNOWN: Any = object()
 """A signature's ``before`` failures not worked out yet (``FutileMemo._same_table``)."""
 
@@ -346,9 +351,9 @@ class FutileMemo:
         return tuple(reps)
 
     def _job_key(self, job: JobInfo, taken: tuple[TaskInfo, ...]) -> tuple[Hashable, ...]:
-        states = tuple((t.status, t.node_name) for t in job.tasks.values())
+        states = tuple(map(_STATE, job.tasks.values()))  # (status, node_name) per task, in order
         return (job.uid, job.min_available, tuple(sorted(job.min_task_member.items())), states,
-                tuple(t.uid for t in taken))
+                tuple(map(_UID, taken)))
 
     def _same_shape(self, entry: _Entry, job: JobInfo, taken: tuple[TaskInfo, ...]) -> bool:
         """The entry's node specs are these very objects, its task specs the same parses."""
@@ -357,10 +362,12 @@ class FutileMemo:
                 return False
             entry.nodes = self._node_specs()
         specs = entry.specs
-        now = [t.spec for t in job.tasks.values()]
-        now.extend(t.spec for t in taken)
+        now = list(map(_SPEC, job.tasks.values()))
+        now.extend(map(_SPEC, taken))
         if len(specs) != len(now):
             return False
+        if all(map(is_, specs, now)):  # the common case: the very same parses
+            return True
         renewed = False
         for a, b in zip(specs, now, strict=True):
             if a is not b:
