@@ -91,7 +91,8 @@ class _WatchedMetrics(MetricsSink):
 
     def _gauge(self, key: tuple[str, ...], n: int) -> bool:
         """Note a gauge report; True when it moves the gauge (every gauge write goes through
-        here, so an unmoved one already holds ``n`` and is not forwarded)."""
+        here or its copy in ``set_unschedulable_tasks``, so an unmoved one already holds ``n``
+        and is not forwarded)."""
         if self.gauges.get(key) != n:
             self.gauges[key] = n
             self.changed = self.gauge_changed = True
@@ -117,8 +118,13 @@ class _WatchedMetrics(MetricsSink):
         self.sink.count_eviction_transaction(action)
 
     def set_unschedulable_tasks(self, job: str, n: int) -> None:
-        """Forwarded when the value moves (a change)."""
-        if self._gauge(("tasks", job), n):
+        """Forwarded when the value moves (a change). ``_gauge`` inlined: the session close
+        reports this gauge for every job, every cycle, and most reports do not move it."""
+        key = ("tasks", job)
+        gauges = self.gauges
+        if gauges.get(key) != n:
+            gauges[key] = n
+            self.changed = self.gauge_changed = True
             self.sink.set_unschedulable_tasks(job, n)
 
     def set_unschedulable_jobs(self, n: int) -> None:
