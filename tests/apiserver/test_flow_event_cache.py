@@ -70,7 +70,7 @@ def _record(cls: type[EventRecorder], steps: list[tuple[int, str, str, str, int]
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(_STEP, max_size=80), st.sampled_from([3, 8192]))
+@given(st.lists(_STEP, max_size=80), st.sampled_from([3, 4096]))
 def test_the_cached_recorder_records_what_the_uncached_one_records(
         steps: list[tuple[int, str, str, str, int]], size: int) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
