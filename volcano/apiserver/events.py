@@ -70,11 +70,11 @@ SPAM_QPS: float = struct.unpack("f", struct.pack("f", 1.0 / 300.0))[0]
 """The spam filter's refill rate in tokens per second: client-go's float32 ``1/300`` widened to
 float64 as ``rate.Limit`` does (0.0033333334140479565, so a token is back after exactly 300 s)."""
 AGGREGATE_PREFIX = "(combined from similar events): "
+"""The message prefix of an aggregate Event."""
 _KEY_CACHE = LRU_SIZE
 """Entries of the correlator's key-string cache (and of the recorder's involved-object cache)
 beyond which it starts again empty (each is a cache of a pure function: only speed depends on it;
 the object cache holds at most this many involved objects alive meanwhile)."""
-"""The message prefix of an aggregate Event."""
 
 _MAPS = (dict, FrozenDict)
 """The ``source`` types of a recorded Event: the recorder shares one frozen ``source`` among its Events."""
