@@ -71,6 +71,10 @@ SPAM_QPS: float = struct.unpack("f", struct.pack("f", 1.0 / 300.0))[0]
 float64 as ``rate.Limit`` does (0.0033333334140479565, so a token is back after exactly 300 s)."""
 AGGREGATE_PREFIX = "(combined from similar events): "
 """The message prefix of an aggregate Event."""
+_KEY_CACHE = LRU_SIZE
+"""Entries of the correlator's key-string cache (and of the recorder's involved-object cache)
+beyond which it starts again empty (each is a cache of a pure function: only speed depends on it;
+the object cache holds at most this many involved objects alive meanwhile)."""
 
 _MAPS = (dict, FrozenDict)
 """The ``source`` types of a recorded Event: the recorder shares one frozen ``source`` among its Events."""
@@ -203,6 +207,9 @@ class EventCorrelator:
         self._spam: _Lru[str, TokenBucket] = _Lru(lru_size)
         self._burst, self._qps = burst, qps
         self._max_events, self._max_interval_ns = max_events, max_interval_ns
+        self._keys: dict[tuple[str, str, str, str, str], tuple[str, str, str]] = {}
+        """``observe``'s keys (base, aggregate, event) per event identity; a cache of pure string
+        functions, emptied when it reaches ``_KEY_CACHE`` entries."""
 
     def correlate(self, source: str, involved: dict[str, str], etype: str, reason: str, message: str,
                   reporting: str, now_ns: int, now: str) -> Observed | None:
@@ -217,8 +224,18 @@ class EventCorrelator:
                 now_ns: int, now: str) -> Observed | None:
         """``correlate`` from the event's spam key ``obj_key`` (client-go's ``getSpamKey`` of the
         source and the involved object) and the involved object's name."""
-        base = f"{obj_key}{etype}{reason}"
-        aggregate_key = base + reporting  # EventAggregatorByReasonFunc (reporting instance empty)
+        # The keys below as strings built once per (object, type, reason, reporting, message):
+        # the same string objects again keep their hashes, so the cache lookups below do not hash
+        # them anew (a waiting gang's events repeat every cycle).
+        names = (obj_key, etype, reason, reporting, message)
+        keys = self._keys.get(names)
+        if keys is None:
+            base = f"{obj_key}{etype}{reason}"
+            keys = (base, base + reporting, base + message)
+            if len(self._keys) >= _KEY_CACHE:
+                self._keys.clear()
+            self._keys[names] = keys
+        base, aggregate_key, event_key = keys  # aggregate: EventAggregatorByReasonFunc (instance empty)
         # The three LRU caches' ``get`` and ``add`` inlined (``_Lru``: every event runs them).
         # A cache entry that ``get`` found is the newest already: client-go's ``Add`` of the same
         # record after its ``Get`` changes nothing then, so only a new record is added.
@@ -233,7 +250,7 @@ class EventCorrelator:
         messages[message] = None
         record[1] = now_ns
         if len(messages) < self._max_events:
-            key, aggregate = base + message, False  # getEventKey (host and fieldPath empty)
+            key, aggregate = event_key, False  # getEventKey (host and fieldPath empty): base + message
         else:
             del messages[next(iter(messages))]  # client-go: PopAny (an arbitrary one)
             key, aggregate = aggregate_key, True
@@ -293,6 +310,9 @@ class EventRecorder:
         """Every Event's ``source``, one read-only object shared by all of them (the store keeps
         frozen parts as they are: one dict for all the component's Events instead of one each)."""
         self.correlator = EventCorrelator()
+        self._objects: dict[int, tuple[Any, ...]] = {}
+        """Per frozen involved object (by identity, held): ``(obj, spam key, name, kind, apiVersion,
+        namespace, uid)`` as ``event`` reads them (emptied at ``_KEY_CACHE`` entries)."""
         self.filtered = 0
         # The server's Event fast paths, only when the client is the server itself: a wrapper (retries,
         # injected faults, HTTP) keeps its own create and patch, whatever attributes it forwards.
@@ -307,15 +327,25 @@ class EventRecorder:
         """Record that ``reason``/``message`` happened to ``obj`` (``type`` Normal or Warning)."""
         if type not in EVENT_TYPES:
             raise ValueError(f"event type must be one of {EVENT_TYPES}, got {type!r}")
-        meta = obj.get("metadata") or {}
-        name = meta.get("name")
-        if not name:
-            raise ValueError(f"event {reason!r}: the involved object has no metadata.name: {obj!r}")
-        kind, api_version, given_ns, uid = obj.get("kind", ""), obj.get("apiVersion", ""), meta.get("namespace"), \
-            meta.get("uid", "")
-        # The correlator's ``getSpamKey`` of the involved object built below (without building it:
-        # most events are dropped by the spam filter).
-        obj_key = "".join((self.component, kind, given_ns if given_ns else "", name, uid, api_version))
+        known = self._objects.get(id(obj)) if obj.__class__ is FrozenDict else None
+        if known is not None and known[0] is obj:
+            _, obj_key, name, kind, api_version, given_ns, uid = known
+        else:
+            meta = obj.get("metadata") or {}
+            name = meta.get("name")
+            if not name:
+                raise ValueError(f"event {reason!r}: the involved object has no metadata.name: {obj!r}")
+            kind, api_version, given_ns, uid = obj.get("kind", ""), obj.get("apiVersion", ""), \
+                meta.get("namespace"), meta.get("uid", "")
+            # The correlator's ``getSpamKey`` of the involved object built below (without building it:
+            # most events are dropped by the spam filter).
+            obj_key = "".join((self.component, kind, given_ns if given_ns else "", name, uid, api_version))
+            if obj.__class__ is FrozenDict and meta.__class__ is FrozenDict:
+                # A frozen object (and its frozen metadata) never changes: its fields are read once
+                # while it is the one an event names (the same key string, hashed once, each time).
+                if len(self._objects) >= _KEY_CACHE:
+                    self._objects.clear()
+                self._objects[id(obj)] = (obj, obj_key, name, kind, api_version, given_ns, uid)
         clock = self._clock
         now, now_ns = clock.timestamp(), clock.unix_ns()
         seen = self.correlator.observe(obj_key, name, type, reason, message, self.component, now_ns, now)
@@ -327,7 +357,7 @@ class EventRecorder:
             involved["namespace"] = given_ns
         involved["uid"] = uid
         involved["apiVersion"] = api_version
-        involved["resourceVersion"] = meta.get("resourceVersion", "")
+        involved["resourceVersion"] = (obj.get("metadata") or {}).get("resourceVersion", "")
         stored = self._write(seen, involved, given_ns or "default", type, reason, now, now_ns)
         if stored is not None:
             self.correlator.update_state(seen, stored)

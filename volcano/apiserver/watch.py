@@ -26,6 +26,9 @@ from volcano.sim.clock import Clock, Priority
 __all__ = ["KindLog", "WatchHub", "Watcher"]
 
 _Entry = tuple[str, Any, Any]  # (type, object, previous object or None)
+_event: Any = tuple.__new__
+"""``WatchEvent(type, object)`` without the named tuple's Python-level ``__new__`` (which is this
+very call): one frame less per event and watcher."""
 
 
 class Watcher:
@@ -93,7 +96,7 @@ class Watcher:
             entry = log.events[self.cursor - log.base]
             self.cursor += 1
             if unfiltered:  # ``_convert`` without a filter: the entry as it is
-                self.handler(WatchEvent(entry[0], entry[1]))  # type: ignore[arg-type]
+                self.handler(_event(WatchEvent, (entry[0], entry[1])))
                 continue
             ev = self._convert(entry)
             if ev is not None:

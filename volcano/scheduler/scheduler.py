@@ -91,7 +91,8 @@ class _WatchedMetrics(MetricsSink):
 
     def _gauge(self, key: tuple[str, ...], n: int) -> bool:
         """Note a gauge report; True when it moves the gauge (every gauge write goes through
-        here, so an unmoved one already holds ``n`` and is not forwarded)."""
+        here or its copy in ``set_unschedulable_tasks``, so an unmoved one already holds ``n``
+        and is not forwarded)."""
         if self.gauges.get(key) != n:
             self.gauges[key] = n
             self.changed = self.gauge_changed = True
@@ -117,8 +118,13 @@ class _WatchedMetrics(MetricsSink):
         self.sink.count_eviction_transaction(action)
 
     def set_unschedulable_tasks(self, job: str, n: int) -> None:
-        """Forwarded when the value moves (a change)."""
-        if self._gauge(("tasks", job), n):
+        """Forwarded when the value moves (a change). ``_gauge`` inlined: the session close
+        reports this gauge for every job, every cycle, and most reports do not move it."""
+        key = ("tasks", job)
+        gauges = self.gauges
+        if gauges.get(key) != n:
+            gauges[key] = n
+            self.changed = self.gauge_changed = True
             self.sink.set_unschedulable_tasks(job, n)
 
     def set_unschedulable_jobs(self, n: int) -> None:
@@ -371,13 +377,19 @@ class Scheduler:
                 continue
 
     def _emit(self, events: list[Event]) -> None:
-        pg_informer = self.cache.informers.informer("PodGroup")
-        pods = self.cache.informers.informer("Pod")
+        """Record ``events`` on the objects they name, as ``_event`` does one by one (an object
+        no longer in the informer's cache gets none; without a recorder nothing happens: the
+        informer reads have no effect)."""
+        recorder = self.recorder
+        if recorder is None or not events:
+            return
+        record = recorder.event
+        pg_get = self.cache.informers.informer("PodGroup").get
+        pod_get = self.cache.informers.informer("Pod").get
         for ev in events:
-            if ev.kind == "PodGroup":
-                self._event(pg_informer.get(ev.name, ev.namespace), ev.type, ev.reason, ev.message)
-            else:
-                self._event(pods.get(ev.name, ev.namespace), ev.type, ev.reason, ev.message)
+            obj = pg_get(ev.name, ev.namespace) if ev.kind == "PodGroup" else pod_get(ev.name, ev.namespace)
+            if obj is not None:
+                record(obj, ev.type, ev.reason, ev.message)
 
     def _set_pod_condition(self, task: TaskInfo, cond: Obj, nominated: str = "") -> None:
         pod = self._pod(task)

@@ -88,9 +88,26 @@ class JobCache:
         self._pod_index.forget_job(key)
         self._pg_writes.forget_group(key)
 
-    def observe_pod(self, etype: str, pod: Obj) -> None:
-        """A pod watch event (call first from the pod handler)."""
-        self._pod_index.observe(etype, pod)
+    def observe_pod(self, etype: str, pod: Obj) -> bool:
+        """A pod watch event (call first from the pod handler); whether the controller manages the
+        pod (``job_pod_keys``): the handler has nothing more to do for one it does not.
+
+        A pod it does not manage reaches the index only when the index tracks it (it was managed
+        before, or the controller wrote it): for any other, the index's ``observe`` does nothing
+        (it would only ask ``job_pod_keys`` again), so most pods of a cluster whose pods belong to
+        PodGroups, not Jobs, cost one ownerReference read per event."""
+        if self.tracks_pod(pod):  # the index's own order: it reads the pod, then the handler asks
+            self._pod_index.observe(etype, pod)
+            return bool(job_pod_keys(pod))
+        managed = bool(job_pod_keys(pod))
+        if managed:
+            self._pod_index.observe(etype, pod)
+        return managed
+
+    def tracks_pod(self, pod: Obj) -> bool:
+        """Whether the pod index holds an entry for ``pod``'s namespace and name."""
+        meta = pod["metadata"]
+        return (str(meta.get("namespace") or ""), str(meta["name"])) in self._pod_index._entries
 
     def job_pods(self, namespace: str, name: str) -> JobPods:
         """The Job's pods and counters as the controller knows them (informer copies with the

@@ -181,8 +181,7 @@ class JobController:
 
     def _on_pod(self, etype: str, pod: Obj, old: Obj | None) -> None:
         assert self.cache is not None
-        self.cache.observe_pod(etype, pod)
-        if not job_pod_keys(pod):
+        if not self.cache.observe_pod(etype, pod):  # a pod the controller does not manage
             return
         req: Request | None
         if etype == "ADDED":

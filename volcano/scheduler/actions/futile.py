@@ -58,6 +58,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Hashable, Iterable, Mapping
 from fractions import Fraction
+from operator import attrgetter, is_
 from typing import Any
 
 import numpy as np
@@ -244,6 +245,13 @@ class Quota:
                 allocated[name] = allocated.get(name, 0) + value
 
 
+_STATE = attrgetter("status", "node_name")
+_UID = attrgetter("uid")
+_SPEC = attrgetter("spec")
+
+_UNKNOWN: Any = object()
+"""A signature's ``before`` failures not worked out yet (``FutileMemo._same_table``)."""
+
 _EXACT = (int, Fraction, bool)
 """Number types whose sums do not depend on their order (``Quota`` counts with them)."""
 _PODS = "pods"
@@ -264,6 +272,12 @@ class FutileMemo:
         self._seen: dict[int, tuple[list[Any], bool]] = {}
         """Node spec lists compared with the session's in this action (``_same_nodes``)."""
         self._reps: tuple[int, ...] = ()
+        self._moved_for: npt.NDArray[np.int64] | None = None
+        """The table matrix the per-matrix caches below were worked out against (``_moved_rows``)."""
+        self._moved: dict[int, tuple[npt.NDArray[np.int64], npt.NDArray[np.intp],
+                                     dict[Hashable, tuple[Any, Any]]]] = {}
+        """Per recorded matrix (by identity, held): the rows that moved between it and
+        ``_moved_for``, and per task signature the rows' failures after and before (``_same_table``)."""
         # Of the plugins above only proportion can answer ALLOCATABLE (when its option enables it).
         self._proportion = next((p for p in ssn.plugins.values() if type(p) is ProportionPlugin), None) \
             if ssn.has(ALLOCATABLE) else None
@@ -318,21 +332,28 @@ class FutileMemo:
         seen: set[Hashable] = set()
         reps: list[int] = []
         ssn = self.ssn
+        last: Any = _UNKNOWN
         for i, task in enumerate(taken):
             spec = task.spec
             if spec.terms or spec.host_ports:
                 return None
-            if spec.sched_sig not in seen:
+            sig = spec.sched_sig
+            # The previous task's signature is in ``seen``: an equal one (a gang's tasks mostly
+            # share theirs, equal parts often the same objects) needs no hash of the whole tuple.
+            if sig is last or sig == last:
+                continue
+            last = sig
+            if sig not in seen:
                 if not ssn.rows_local(task):
                     return None
-                seen.add(spec.sched_sig)
+                seen.add(sig)
                 reps.append(i)
         return tuple(reps)
 
     def _job_key(self, job: JobInfo, taken: tuple[TaskInfo, ...]) -> tuple[Hashable, ...]:
-        states = tuple((t.status, t.node_name) for t in job.tasks.values())
+        states = tuple(map(_STATE, job.tasks.values()))  # (status, node_name) per task, in order
         return (job.uid, job.min_available, tuple(sorted(job.min_task_member.items())), states,
-                tuple(t.uid for t in taken))
+                tuple(map(_UID, taken)))
 
     def _same_shape(self, entry: _Entry, job: JobInfo, taken: tuple[TaskInfo, ...]) -> bool:
         """The entry's node specs are these very objects, its task specs the same parses."""
@@ -341,10 +362,12 @@ class FutileMemo:
                 return False
             entry.nodes = self._node_specs()
         specs = entry.specs
-        now = [t.spec for t in job.tasks.values()]
-        now.extend(t.spec for t in taken)
+        now = list(map(_SPEC, job.tasks.values()))
+        now.extend(map(_SPEC, taken))
         if len(specs) != len(now):
             return False
+        if all(map(is_, specs, now)):  # the common case: the very same parses
+            return True
         renewed = False
         for a, b in zip(specs, now, strict=True):
             if a is not b:
@@ -365,27 +388,62 @@ class FutileMemo:
         entry.queue_key = key
         return True
 
+    def _moved_rows(self, now: npt.NDArray[np.int64], then: npt.NDArray[np.int64]
+                    ) -> tuple[npt.NDArray[np.intp], dict[Hashable, tuple[Any, Any]]]:
+        """The rows where ``now`` and ``then`` (matrices of the same shape) differ, and the
+        signature cache of that pair. Both are functions of the two matrices only, worked out once
+        per pair in an action: entries recorded in one state share its matrix, and the table's
+        matrix object stays the same while the table does (``_matrix``), so the many entries a
+        busy cycle checks against one table state compare it with their matrix once."""
+        if self._moved_for is not now:
+            self._moved_for = now
+            self._moved = {}
+        hit = self._moved.get(id(then))
+        if hit is not None and hit[0] is then:
+            return hit[1], hit[2]
+        rows = np.flatnonzero((now != then).any(axis=1))
+        fails: dict[Hashable, tuple[Any, Any]] = {}
+        self._moved[id(then)] = (then, rows, fails)
+        return rows, fails
+
     def _same_table(self, entry: _Entry, taken: tuple[TaskInfo, ...]) -> bool:
         """Every row that moved since the entry fails every signature of the visit alike before and
-        after (then the entry takes the table as it is)."""
+        after (then the entry takes the table as it is).
+
+        A row's failures for a row-local task are a function of the task's signature and the
+        row's columns (``TaskSpec.sched_sig``, ``select.row_failures``), so they are kept per
+        signature for the pair of matrices (``_moved_rows``): ``after`` on the table as it is,
+        ``before`` with the moved rows set back to the entry's matrix; each is worked out the first
+        time a signature asks, in the order the reference asks (every ``after``, then, when none
+        passes, every ``before``)."""
         now = self._matrix()
         then = entry.table
         if now is then:
             return True
         if now.shape != then.shape:
             return False
-        rows = np.flatnonzero((now != then).any(axis=1))
+        rows, fails = self._moved_rows(now, then)
         if len(rows):
             ssn = self.ssn
-            after = [row_failures(ssn, taken[i], rows) for i in entry.reps]
+            sigs = [taken[i].spec.sched_sig for i in entry.reps]
+            after: list[Any] = []
+            for i, sig in zip(entry.reps, sigs, strict=True):
+                known = fails.get(sig)
+                if known is None:
+                    known = fails[sig] = (row_failures(ssn, taken[i], rows), _UNKNOWN)
+                after.append(known[0])
             if any(a is None for a in after):
                 return False
-            _write_rows(ssn.table, rows, then[rows])
-            try:
-                before = [row_failures(ssn, taken[i], rows) for i in entry.reps]
-            finally:
-                _write_rows(ssn.table, rows, now[rows])
-            if before != after:
+            todo = [(i, sig) for i, sig in zip(entry.reps, sigs, strict=True) if fails[sig][1] is _UNKNOWN]
+            if todo:
+                _write_rows(ssn.table, rows, then[rows])
+                try:
+                    for i, sig in todo:
+                        if fails[sig][1] is _UNKNOWN:
+                            fails[sig] = (fails[sig][0], row_failures(ssn, taken[i], rows))
+                finally:
+                    _write_rows(ssn.table, rows, now[rows])
+            if [fails[sig][1] for sig in sigs] != after:
                 return False
         entry.table = now
         return True
