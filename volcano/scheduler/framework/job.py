@@ -129,11 +129,14 @@ class CloseMemo(NamedTuple):
     gang: tuple[str, int, str] | None
     """The gang plugin's condition: (type, unschedulable tasks, message); None: it set none."""
     quiet: bool | None
-    """The status close wrote nothing for the job and read none of its tasks (None: not derived)."""
+    """The status close wrote nothing for the job but the event ``said`` (None: not derived)."""
     out: tuple[str, int, int, int]
     """The job's PodGroup status phase and running, succeeded and failed counts (when quiet)."""
     alloc: bool
     """Whether the job has a task in an allocated status (its queue's sum reads its vector)."""
+    said: str = ""
+    """The message of the PodGroup's Unschedulable event the close recorded (a waiting job's, when
+    quiet: its PodGroup and its tasks' conditions needed no write); "": none."""
 
 
 class CloseMemos:
@@ -148,14 +151,14 @@ class CloseMemos:
         self._table: dict[tuple[Any, ...], CloseMemo] = {}
 
     def keep(self, conf: Any, phase: str, gang: tuple[str, int, str] | None, quiet: bool | None = None,
-             out: tuple[str, int, int, int] = ("", 0, 0, 0), alloc: bool = False) -> CloseMemo:
+             out: tuple[str, int, int, int] = ("", 0, 0, 0), alloc: bool = False, said: str = "") -> CloseMemo:
         """The shared memo of these values."""
-        key = (id(conf), phase, gang, quiet, out, alloc)  # the memo holds ``conf``: its id stays its own
+        key = (id(conf), phase, gang, quiet, out, alloc, said)  # the memo holds ``conf``: its id stays its own
         memo = self._table.get(key)
         if memo is None:
             if len(self._table) >= self.LIMIT:
                 self._table.clear()
-            memo = self._table[key] = CloseMemo(conf, phase, gang, quiet, out, alloc)
+            memo = self._table[key] = CloseMemo(conf, phase, gang, quiet, out, alloc, said)
         return memo
 
 

@@ -484,7 +484,8 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
     sort only the tasks that have a fit error for it, ``origin_order``; their tasks' conditions
     are ``_changed_conditions``); its allocation is its ``JobInfo.allocated`` (the sum of its tasks' vectors
     in ``ALLOCATED_STATUSES``), gathered per queue. A job whose memo says the last close of the
-    same job, untouched, wrote nothing is passed over (``_reused``)."""
+    same job, untouched, wrote nothing (but, when waiting, its Unschedulable event, recorded again
+    from the memo) is passed over (``_reused``)."""
     uid = ssn.uid
     statuses = out.statuses
     assert isinstance(statuses, Statuses)
@@ -497,6 +498,8 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
         memo = job.closed if memos is not None else None
         if memo is not None and memo.conf is conf and memo.phase == job.phase and job.untouched():
             if memo.quiet and _reused(job, memo, uid, statuses, per_queue):
+                if memo.said:
+                    events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable", memo.said))
                 continue
         else:
             memo = None
@@ -522,17 +525,26 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
                 events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled",
                                     "pod group is ready"))
             continue
-        if memo is not None and memo.quiet is not False and memos is not None:
-            job.closed = memos.keep(conf, memo.phase, memo.gang, False)
         fit = fits.get(job.uid) if fits is not None else None
         if fit is None:
             fit = job.fit_error(origin_order(ssn, job))
+        said = ""
         if waiting:
-            events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable",
-                                f"{get(S.Pending, 0)}/{len(job.tasks)} tasks in gang unschedulable: {fit}"))
+            said = f"{get(S.Pending, 0)}/{len(job.tasks)} tasks in gang unschedulable: {fit}"
+            events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable", said))
         elif update:
             events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled", "pod group is ready"))
+        written = len(out.pod_conditions)
         _changed_conditions(ssn, out, job, fit)
+        if memo is not None and memos is not None:
+            phase = new["phase"]
+            if not update and len(out.pod_conditions) == written and phase != "Unknown":
+                # Wrote nothing but the Unschedulable event (a waiting job's): the next close of
+                # the job, untouched again, says the same (``_reused``).
+                job.closed = memos.keep(conf, memo.phase, memo.gang, True, (phase, running, succeeded, failed),
+                                        alloc, said)
+            elif memo.quiet is not False:
+                job.closed = memos.keep(conf, memo.phase, memo.gang, False)
     _queue_allocated(ssn, out, per_queue)
 
 
@@ -543,7 +555,10 @@ def _reused(job: JobInfo, memo: CloseMemo, uid: str, statuses: Statuses, per_que
     its allocation is gathered. Exact: the job is as built from the same inputs as then, the gang
     plugin set the memo's condition again, and the close reads the session's time and uid only
     through that condition's ``lastTransitionTime`` and ``transitionID`` (which the change test
-    strips) and the Unknown test (made here)."""
+    strips) and the Unknown test (made here). A waiting job's event message and its tasks'
+    conditions are functions of the job as built too (untouched: no fit error, no transaction,
+    the same pods), so the tasks that needed no condition then need none now, and the caller
+    records the memo's event (``CloseMemo.said``) again."""
     conditions = job.conditions
     if memo.out[1] and conditions:  # ``_unschedulable_now``, inlined: this runs for most jobs
         for c in conditions:
