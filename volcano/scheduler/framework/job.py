@@ -129,7 +129,8 @@ class CloseMemo(NamedTuple):
     gang: tuple[str, int, str] | None
     """The gang plugin's condition: (type, unschedulable tasks, message); None: it set none."""
     quiet: bool | None
-    """The status close wrote nothing for the job but the event ``said`` (None: not derived)."""
+    """True: the status close wrote nothing for the job but the event ``said`` (when there is one);
+    False: it wrote something; None: not derived."""
     out: tuple[str, int, int, int]
     """The job's PodGroup status phase and running, succeeded and failed counts (when quiet)."""
     alloc: bool
