@@ -358,27 +358,46 @@ def _changed_conditions(ssn: Session, out: SessionOutcome, job: JobInfo, fit: st
     sorted (a sort of some tasks keeps their relative order in the sort of all), so that a job
     whose pods all carry their conditions already is not sorted. A Pending task's message from
     its fit errors is rendered once per ``FitErrors`` object (the tasks of one signature share
-    one; its message is a function of its state, which the close does not move)."""
+    one; its message is a function of its state, which the close does not move). A Pending task
+    without a transaction (most of a large waiting gang's) takes a path of its own, with
+    ``task_scheduling_reason`` and ``_condition_differs`` inlined."""
     fallback = fit or "all nodes are unavailable"
     rendered: dict[int, str] = {}
     writes: dict[str, tuple[str, str, str]] = {}
     fit_errors, job_error = job.fit_errors, job.job_fit_errors
+    plain = job_error or fallback  # a Pending task's without a transaction or a fit error of its own
     pending = S.Pending
     for task in job.tasks.values():
         status = task.status
-        if status not in _UNPLACED or task.spec.gated:
-            continue
-        if status == pending and task.last_txn is None:
-            reason, nominated = "Unschedulable", ""
-            fe = fit_errors.get(task.uid)
+        if status == pending and task.last_txn is None:  # the common case, inlined
+            spec = task.spec
+            if spec.gated:
+                continue
+            fe = fit_errors.get(task.uid) if fit_errors else None
             if fe is None:
-                msg = job_error
+                msg = plain
             else:
                 msg = rendered.get(id(fe), "")
                 if not msg:
                     msg = rendered[id(fe)] = fe.error()
-        else:
-            reason, msg, nominated = task_scheduling_reason(job, task)
+                if not msg:
+                    msg = fallback
+            # ``_condition_differs(spec.pod, "Unschedulable", msg)``, inlined
+            pod = spec.pod
+            pod_status: Any = pod.get("status")
+            conditions = pod_status.get("conditions") if type(pod_status) in _DICTS \
+                else accessors.status(pod).get("conditions")
+            for c in conditions or ():
+                if c.get("type") == "PodScheduled":
+                    if c.get("status") != "False" or c.get("reason") != "Unschedulable" or c.get("message") != msg:
+                        writes[task.uid] = ("Unschedulable", msg, "")
+                    break
+            else:
+                writes[task.uid] = ("Unschedulable", msg, "")
+            continue
+        if status not in _UNPLACED or task.spec.gated:
+            continue
+        reason, msg, nominated = task_scheduling_reason(job, task)
         if not msg:
             msg = fallback
         spec = task.spec
