@@ -392,14 +392,15 @@ class JobInfo:
         if self.min_available >= n:
             return False
         failed_roles = {self.tasks[uid].spec.role for uid in self.fit_errors if uid in self.tasks}
-        pending: Counter[str] = Counter(t.spec.role for t in self.tasks.values() if t.status == S.Pending)
+        waiting = S.Pending  # read once: an enum member read off its class is slow, and this runs per task
+        pending: Counter[str] = Counter(t.spec.role for t in self.tasks.values() if t.status == waiting)
         total_min = sum(self.min_task_member.values())
         if self.min_available < total_min:
             left = sum(c for r, c in pending.items() if r not in failed_roles)
             return self.ready_task_num() + left >= self.min_available
         allocated: Counter[str] = Counter()
         for t in self.tasks.values():
-            if t.status in READY_STATUSES or (t.status == S.Pending and t.best_effort):
+            if t.status in READY_STATUSES or (t.status == waiting and t.best_effort):
                 allocated[t.spec.role] += 1
         for role in sorted(failed_roles):
             minimum = self.min_task_member.get(role, 0)

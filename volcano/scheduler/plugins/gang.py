@@ -164,10 +164,11 @@ def _verdict(ssn: Session, job: JobInfo) -> tuple[str, int, str] | None:
     if should_skip_unschedulable_for_releasing(job):
         return None
     schedulable = job.ready_task_num()
-    for t in job.tasks.values():
-        if t.status == S.Pending:
-            st = t.last_txn[0] if t.last_txn is not None else t.status
-            if st in ALLOCATED_STATUSES:
+    pending = S.Pending  # read once: an enum member read off its class is slow, and this runs per task
+    for t in job.tasks.values():  # a Pending task whose last transaction allocated it counts
+        if t.status == pending:
+            txn = t.last_txn  # without one its status, Pending, is not an allocated one
+            if txn is not None and txn[0] in ALLOCATED_STATUSES:
                 schedulable += 1
     unready = job.min_available - schedulable
     fit = job.fit_error(origin_order(ssn, job))
