@@ -55,13 +55,18 @@ _NO_SPECS: list[TaskSpec] = []
 class Kept:
     """One carried job and the inputs it was built from."""
 
-    __slots__ = ("default_queue", "job", "key", "overrides", "parsed", "podgroup", "priority", "specs", "width")
+    __slots__ = ("conditions", "default_queue", "job", "key", "overrides", "parsed", "podgroup", "priority", "specs",
+                 "width")
 
     def __init__(self, job: JobInfo, podgroup: Mapping[str, Any], priority: int, default_queue: str, width: int,
                  specs: list[TaskSpec], overrides: dict[str, Override], parsed: PodGroupParse) -> None:
         self.job = job
         self.parsed = parsed
         """The PodGroup's parse the job was built from."""
+        self.conditions = tuple(map(dict, parsed.conditions))
+        """The parse's conditions as the plain dicts a job starts a session with, made once: a
+        session replaces a job's conditions (the gang plugin sets one in the list, the status
+        close copies them) but never writes into one, so the next session's list may hold them."""
         self.key: str | None = None
         """The cache key of the PodGroup when it is not the job's uid (set when the carry can follow
         a delta; ``JobCarry.note``; None: the uid, so that no string is kept per job)."""
@@ -241,7 +246,7 @@ class JobCarry:
             if uid in visited:
                 continue
             job, p = kept.job, kept.parsed
-            job.conditions = list(map(dict, p.conditions))
+            job.conditions = list(kept.conditions)
             job.phase = p.phase
             if job.fit_errors:
                 job.fit_errors = {}

@@ -129,11 +129,15 @@ class CloseMemo(NamedTuple):
     gang: tuple[str, int, str] | None
     """The gang plugin's condition: (type, unschedulable tasks, message); None: it set none."""
     quiet: bool | None
-    """The status close wrote nothing for the job and read none of its tasks (None: not derived)."""
+    """True: the status close wrote nothing for the job but the event ``said`` (when there is one);
+    False: it wrote something; None: not derived."""
     out: tuple[str, int, int, int]
     """The job's PodGroup status phase and running, succeeded and failed counts (when quiet)."""
     alloc: bool
     """Whether the job has a task in an allocated status (its queue's sum reads its vector)."""
+    said: str = ""
+    """The message of the PodGroup's Unschedulable event the close recorded (a waiting job's, when
+    quiet: its PodGroup and its tasks' conditions needed no write); "": none."""
 
 
 class CloseMemos:
@@ -148,14 +152,14 @@ class CloseMemos:
         self._table: dict[tuple[Any, ...], CloseMemo] = {}
 
     def keep(self, conf: Any, phase: str, gang: tuple[str, int, str] | None, quiet: bool | None = None,
-             out: tuple[str, int, int, int] = ("", 0, 0, 0), alloc: bool = False) -> CloseMemo:
+             out: tuple[str, int, int, int] = ("", 0, 0, 0), alloc: bool = False, said: str = "") -> CloseMemo:
         """The shared memo of these values."""
-        key = (id(conf), phase, gang, quiet, out, alloc)  # the memo holds ``conf``: its id stays its own
+        key = (id(conf), phase, gang, quiet, out, alloc, said)  # the memo holds ``conf``: its id stays its own
         memo = self._table.get(key)
         if memo is None:
             if len(self._table) >= self.LIMIT:
                 self._table.clear()
-            memo = self._table[key] = CloseMemo(conf, phase, gang, quiet, out, alloc)
+            memo = self._table[key] = CloseMemo(conf, phase, gang, quiet, out, alloc, said)
         return memo
 
 
@@ -388,14 +392,15 @@ class JobInfo:
         if self.min_available >= n:
             return False
         failed_roles = {self.tasks[uid].spec.role for uid in self.fit_errors if uid in self.tasks}
-        pending: Counter[str] = Counter(t.spec.role for t in self.tasks.values() if t.status == S.Pending)
+        waiting = S.Pending  # read once: an enum member read off its class is slow, and this runs per task
+        pending: Counter[str] = Counter(t.spec.role for t in self.tasks.values() if t.status == waiting)
         total_min = sum(self.min_task_member.values())
         if self.min_available < total_min:
             left = sum(c for r, c in pending.items() if r not in failed_roles)
             return self.ready_task_num() + left >= self.min_available
         allocated: Counter[str] = Counter()
         for t in self.tasks.values():
-            if t.status in READY_STATUSES or (t.status == S.Pending and t.best_effort):
+            if t.status in READY_STATUSES or (t.status == waiting and t.best_effort):
                 allocated[t.spec.role] += 1
         for role in sorted(failed_roles):
             minimum = self.min_task_member.get(role, 0)

@@ -358,27 +358,46 @@ def _changed_conditions(ssn: Session, out: SessionOutcome, job: JobInfo, fit: st
     sorted (a sort of some tasks keeps their relative order in the sort of all), so that a job
     whose pods all carry their conditions already is not sorted. A Pending task's message from
     its fit errors is rendered once per ``FitErrors`` object (the tasks of one signature share
-    one; its message is a function of its state, which the close does not move)."""
+    one; its message is a function of its state, which the close does not move). A Pending task
+    without a transaction (most of a large waiting gang's) takes a path of its own, with
+    ``task_scheduling_reason`` and ``_condition_differs`` inlined."""
     fallback = fit or "all nodes are unavailable"
     rendered: dict[int, str] = {}
     writes: dict[str, tuple[str, str, str]] = {}
     fit_errors, job_error = job.fit_errors, job.job_fit_errors
+    plain = job_error or fallback  # a Pending task's without a transaction or a fit error of its own
     pending = S.Pending
     for task in job.tasks.values():
         status = task.status
-        if status not in _UNPLACED or task.spec.gated:
-            continue
-        if status == pending and task.last_txn is None:
-            reason, nominated = "Unschedulable", ""
-            fe = fit_errors.get(task.uid)
+        if status == pending and task.last_txn is None:  # the common case, inlined
+            spec = task.spec
+            if spec.gated:
+                continue
+            fe = fit_errors.get(task.uid) if fit_errors else None
             if fe is None:
-                msg = job_error
+                msg = plain
             else:
                 msg = rendered.get(id(fe), "")
                 if not msg:
                     msg = rendered[id(fe)] = fe.error()
-        else:
-            reason, msg, nominated = task_scheduling_reason(job, task)
+                if not msg:
+                    msg = fallback
+            # ``_condition_differs(spec.pod, "Unschedulable", msg)``, inlined
+            pod = spec.pod
+            pod_status: Any = pod.get("status")
+            conditions = pod_status.get("conditions") if type(pod_status) in _DICTS \
+                else accessors.status(pod).get("conditions")
+            for c in conditions or ():
+                if c.get("type") == "PodScheduled":
+                    if c.get("status") != "False" or c.get("reason") != "Unschedulable" or c.get("message") != msg:
+                        writes[task.uid] = ("Unschedulable", msg, "")
+                    break
+            else:
+                writes[task.uid] = ("Unschedulable", msg, "")
+            continue
+        if status not in _UNPLACED or task.spec.gated:
+            continue
+        reason, msg, nominated = task_scheduling_reason(job, task)
         if not msg:
             msg = fallback
         spec = task.spec
@@ -484,7 +503,8 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
     sort only the tasks that have a fit error for it, ``origin_order``; their tasks' conditions
     are ``_changed_conditions``); its allocation is its ``JobInfo.allocated`` (the sum of its tasks' vectors
     in ``ALLOCATED_STATUSES``), gathered per queue. A job whose memo says the last close of the
-    same job, untouched, wrote nothing is passed over (``_reused``)."""
+    same job, untouched, wrote nothing (but, when waiting, its Unschedulable event, recorded again
+    from the memo) is passed over (``_reused``)."""
     uid = ssn.uid
     statuses = out.statuses
     assert isinstance(statuses, Statuses)
@@ -497,6 +517,8 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
         memo = job.closed if memos is not None else None
         if memo is not None and memo.conf is conf and memo.phase == job.phase and job.untouched():
             if memo.quiet and _reused(job, memo, uid, statuses, per_queue):
+                if memo.said:
+                    events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable", memo.said))
                 continue
         else:
             memo = None
@@ -522,17 +544,26 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
                 events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled",
                                     "pod group is ready"))
             continue
-        if memo is not None and memo.quiet is not False and memos is not None:
-            job.closed = memos.keep(conf, memo.phase, memo.gang, False)
         fit = fits.get(job.uid) if fits is not None else None
         if fit is None:
             fit = job.fit_error(origin_order(ssn, job))
+        said = ""
         if waiting:
-            events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable",
-                                f"{get(S.Pending, 0)}/{len(job.tasks)} tasks in gang unschedulable: {fit}"))
+            said = f"{get(S.Pending, 0)}/{len(job.tasks)} tasks in gang unschedulable: {fit}"
+            events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable", said))
         elif update:
             events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled", "pod group is ready"))
+        written = len(out.pod_conditions)
         _changed_conditions(ssn, out, job, fit)
+        if memo is not None and memos is not None:
+            phase = new["phase"]
+            if not update and len(out.pod_conditions) == written and phase != "Unknown":
+                # Wrote nothing but the Unschedulable event (a waiting job's): the next close of
+                # the job, untouched again, says the same (``_reused``).
+                job.closed = memos.keep(conf, memo.phase, memo.gang, True, (phase, running, succeeded, failed),
+                                        alloc, said)
+            elif memo.quiet is not False:
+                job.closed = memos.keep(conf, memo.phase, memo.gang, False)
     _queue_allocated(ssn, out, per_queue)
 
 
@@ -543,7 +574,10 @@ def _reused(job: JobInfo, memo: CloseMemo, uid: str, statuses: Statuses, per_que
     its allocation is gathered. Exact: the job is as built from the same inputs as then, the gang
     plugin set the memo's condition again, and the close reads the session's time and uid only
     through that condition's ``lastTransitionTime`` and ``transitionID`` (which the change test
-    strips) and the Unknown test (made here)."""
+    strips) and the Unknown test (made here). A waiting job's event message and its tasks'
+    conditions are functions of the job as built too (untouched: no fit error, no transaction,
+    the same pods), so the tasks that needed no condition then need none now, and the caller
+    records the memo's event (``CloseMemo.said``) again."""
     conditions = job.conditions
     if memo.out[1] and conditions:  # ``_unschedulable_now``, inlined: this runs for most jobs
         for c in conditions:

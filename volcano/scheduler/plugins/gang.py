@@ -117,6 +117,9 @@ class GangPlugin(Plugin):
         conf, uid = ssn.conf, ssn.uid
         metrics = ssn.metrics
         set_tasks = metrics.set_unschedulable_tasks
+        # One condition dict per verdict (jobs of one verdict share it: nothing writes into a
+        # job's condition, it is replaced in the list or copied).
+        made: dict[tuple[str, int, str], dict[str, Any]] = {}
         for job in ssn.jobs.values():
             if not job.tasks:
                 continue
@@ -130,14 +133,18 @@ class GangPlugin(Plugin):
             if verdict is None:
                 continue
             kind, unready, msg = verdict
+            cond = made.get(verdict)
+            if cond is None:
+                if kind == "Unschedulable":
+                    cond = {"type": "Unschedulable", "status": "True", "transitionID": uid,
+                            "lastTransitionTime": now, "reason": "NotEnoughResources", "message": msg}
+                else:
+                    cond = {"type": "Scheduled", "status": "True", "transitionID": uid, "lastTransitionTime": now,
+                            "reason": "tasks in gang are ready to be scheduled", "message": ""}
+                made[verdict] = cond
             if kind == "Unschedulable":
-                cond = {"type": "Unschedulable", "status": "True", "transitionID": uid,
-                        "lastTransitionTime": now, "reason": "NotEnoughResources", "message": msg}
                 not_ready_jobs += 1
                 metrics.count_job_retry(job.name)
-            else:
-                cond = {"type": "Scheduled", "status": "True", "transitionID": uid, "lastTransitionTime": now,
-                        "reason": "tasks in gang are ready to be scheduled", "message": ""}
             conditions = job.conditions  # ``set_condition``, inlined: this loop runs over every job
             for i, c in enumerate(conditions):
                 if c.get("type") == kind:
@@ -157,10 +164,11 @@ def _verdict(ssn: Session, job: JobInfo) -> tuple[str, int, str] | None:
     if should_skip_unschedulable_for_releasing(job):
         return None
     schedulable = job.ready_task_num()
-    for t in job.tasks.values():
-        if t.status == S.Pending:
-            st = t.last_txn[0] if t.last_txn is not None else t.status
-            if st in ALLOCATED_STATUSES:
+    pending = S.Pending  # read once: an enum member read off its class is slow, and this runs per task
+    for t in job.tasks.values():  # a Pending task whose last transaction allocated it counts
+        if t.status == pending:
+            txn = t.last_txn  # without one its status, Pending, is not an allocated one
+            if txn is not None and txn[0] in ALLOCATED_STATUSES:
                 schedulable += 1
     unready = job.min_available - schedulable
     fit = job.fit_error(origin_order(ssn, job))
