@@ -139,3 +139,29 @@ def test_an_apply_of_status_records_its_manager_for_the_subresource(cluster: Clu
         "Apply", "status", {"f:status": {"f:phase": {}}}), entry
     stored = plain(cluster.get("PersistentVolumeClaim", "gaps-status"))
     assert [e for e in stored["metadata"]["managedFields"] if e["manager"] == "gaps-status"] == [entry], stored
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+@pytest.mark.parametrize(("containers", "problem"), [
+    pytest.param([{"name": "c", "image": "busybox:1.36"}, {"image": "busybox:1.36"}],
+                 'element 1: associative list with keys has an element that omits key field "name" '
+                 "(and doesn't have default value)", id="no-name"),
+    pytest.param([{"name": "c", "image": "busybox:1.36"}, "c"],
+                 "element 1: associative list with keys may not have non-map elements", id="not-a-map"),
+])
+def test_an_applied_list_item_without_its_key_names_the_item(cluster: Cluster, containers: list[Any],
+                                                             problem: str) -> None:
+    """Server-side apply of a Deployment whose second container has no name (or is not a map) fails
+    while the field manager types the applied configuration: 500 ``failed to create typed patch object
+    (<namespace>/<name>; apps/v1, Kind=Deployment): <path>: element 1: ...``; nothing is stored."""
+    labels = {"app": "gaps-key"}
+    body = {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "gaps-key", "namespace": cluster.namespace},
+            "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels}, "spec": {"containers": containers}}}}
+    d = denial(lambda: cluster.patch("Deployment", "gaps-key", body, patch_type="apply", field_manager="gaps"))
+    assert (d.code, d.message) == (
+        500, f"failed to create typed patch object ({cluster.namespace}/gaps-key; apps/v1, Kind=Deployment): "
+             f".spec.template.spec.containers: {problem}"), d
+    assert cluster.try_get("Deployment", "gaps-key") is None
