@@ -326,6 +326,8 @@ _STRUCT_FIELDS: dict[str, tuple[str, ...]] = {
 def _gvknn(obj: dict[str, Any]) -> str:
     """How upstream's field manager names an applied object in its errors (``objectGVKNN``):
     ``<namespace>/<name>; <group>/<version>, Kind=<kind>``, from the applied configuration itself."""
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
     group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
     return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}; {group}/{version}, Kind={obj.get('kind') or ''}"

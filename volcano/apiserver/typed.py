@@ -47,7 +47,8 @@ def item_element(meta: FieldMeta, item: Any, index: int, path: Path) -> PathElem
     if meta.list_type == "set":
         return ("v", hashable(item))
     if item is None:
-        raise TypedError(f"{path_string(path)}: element {index}: associative list with keys may not have a null element")
+        raise TypedError(f"{path_string(path)}: element {index}: associative list with keys may not have a null "
+                         "element")
     if not isinstance(item, dict):
         raise TypedError(f"{path_string(path)}: element {index}: associative list with keys may not have non-map "
                          "elements")
