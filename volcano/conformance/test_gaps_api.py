@@ -13,6 +13,9 @@
   <decode error>`` (422).
 * A strategic merge patch of a Deployment's pod template merges a container's ``env`` by ``name``
   (``patchMergeKey: name``, ``patchStrategy: merge``): the variables it does not name stay.
+* A pod template's ``priorityClassName`` must be a DNS subdomain (``ValidatePodSpec``): a Deployment naming
+  ``Bad_Class`` is 422 on ``spec.template.spec.priorityClassName`` (no Priority admission runs for it).
+* A malformed label selector on a list is 400 BadRequest whose message names what the parser found.
 * A server-side apply to the ``status`` subresource records the applier's ``managedFields`` entry with
   ``subresource: status``.
 
@@ -165,3 +168,31 @@ def test_an_applied_list_item_without_its_key_names_the_item(cluster: Cluster, c
         500, f"failed to create typed patch object ({cluster.namespace}/gaps-key; apps/v1, Kind=Deployment): "
              f".spec.template.spec.containers: {problem}"), d
     assert cluster.try_get("Deployment", "gaps-key") is None
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_a_pod_templates_priority_class_name_must_be_a_subdomain(cluster: Cluster) -> None:
+    """A Deployment whose template names priority class ``Bad_Class`` is 422 naming the template's field
+    with the subdomain rule; nothing is stored."""
+    labels = {"app": "gaps-prio"}
+    body = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "gaps-prio"},
+            "spec": {"replicas": 0, "selector": {"matchLabels": labels}, "template": {
+                "metadata": {"labels": labels},
+                "spec": {"priorityClassName": "Bad_Class",
+                         "containers": [{"name": "c", "image": "busybox:1.36"}]}}}}
+    d = denial(lambda: cluster.create(body))
+    assert (d.code, d.reason, d.message) == (
+        422, "Invalid", f'Deployment.apps "gaps-prio" is invalid: spec.template.spec.priorityClassName: Invalid '
+                        f'value: "Bad_Class": {SUBDOMAIN}'), d
+    assert cluster.try_get("Deployment", "gaps-prio") is None
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_a_malformed_label_selector_names_what_the_parser_found(cluster: Cluster) -> None:
+    """Listing with ``labelSelector=a b`` (a key, then another word where an operator belongs) is 400
+    BadRequest; the parser's message names the stray ``b``."""
+    d = denial(lambda: cluster.list_page("ConfigMap", label_selector="a b"))
+    assert (d.code, d.reason) == (400, "BadRequest"), d
+    assert "'b'" in (d.message or ""), d
