@@ -214,7 +214,7 @@ def test_apply_with_a_missing_list_key_is_500(server: ApiServer) -> None:
     body["spec"]["template"]["spec"]["containers"] = [{"image": "x"}]
     with pytest.raises(ApiError) as err:
         apply(server, body)
-    assert err.value.code == 500 and "omits key field 'name'" in err.value.message
+    assert err.value.code == 500 and 'omits key field "name"' in err.value.message
 
 
 def test_kubectl_applier_keeps_an_existing_last_applied_annotation_in_step(server: ApiServer) -> None:

@@ -268,7 +268,7 @@ class FieldManager:
                 self._record_update(self.empty_object(), base, entries, BEFORE_FIRST_APPLY, subresource)
             new = self._apply(base, config, entries, manager, force, subresource)
         except TypedError as exc:
-            raise ApiError(500, "", f"failed to create typed patch object: {exc}") from None
+            raise ApiError(500, "", f"failed to create typed patch object ({_gvknn(config)}): {exc}") from None
         if entries:
             new.setdefault("metadata", {})["managedFields"] = encode_entries(entries)
         return new
@@ -321,3 +321,13 @@ _STRUCT_FIELDS: dict[str, tuple[str, ...]] = {
     "NetworkPolicy.networking.k8s.io": ("spec",),
 }
 """Top-level struct fields a typed built-in object always has (so they are never "added" on create)."""
+
+
+def _gvknn(obj: dict[str, Any]) -> str:
+    """How upstream's field manager names an applied object in its errors (``objectGVKNN``):
+    ``<namespace>/<name>; <group>/<version>, Kind=<kind>``, from the applied configuration itself."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
+    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+    return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}; {group}/{version}, Kind={obj.get('kind') or ''}"

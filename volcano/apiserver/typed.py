@@ -46,8 +46,12 @@ def item_element(meta: FieldMeta, item: Any, index: int, path: Path) -> PathElem
     """The path element of a list item (key fields for a list-map, the value for a set)."""
     if meta.list_type == "set":
         return ("v", hashable(item))
+    if item is None:
+        raise TypedError(f"{path_string(path)}: element {index}: associative list with keys may not have a null "
+                         "element")
     if not isinstance(item, dict):
-        raise TypedError(f"{path_string(path)}: element {index}: associative list with keys must hold maps")
+        raise TypedError(f"{path_string(path)}: element {index}: associative list with keys may not have non-map "
+                         "elements")
     fields = []
     for name in meta.map_keys:
         if name in item:
@@ -56,7 +60,7 @@ def item_element(meta: FieldMeta, item: Any, index: int, path: Path) -> PathElem
             fields.append((name, meta.key_defaults[name]))
         else:
             raise TypedError(f"{path_string(path)}: element {index}: associative list with keys has an element "
-                             f"that omits key field {name!r} (and doesn't have default value)")
+                             f"that omits key field {go_json(name)} (and doesn't have default value)")
     return ("k", tuple(sorted(fields)))
 
 
