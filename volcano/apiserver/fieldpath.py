@@ -30,6 +30,7 @@ __all__ = [
     "ensure_named_fields",
     "from_fields_v1",
     "hashable",
+    "iteration_key",
     "path_string",
     "restrict",
     "to_fields_v1",
@@ -66,6 +67,15 @@ def _element_rank(pe: PathElement) -> tuple[Any, ...]:
     if kind == "v":
         return (2, _value_rank(body))
     return (3, body)
+
+
+def iteration_key(path: Path) -> tuple[tuple[int, tuple[Any, ...]], ...]:
+    """The sort key that orders paths as structured-merge-diff's ``Set.Iterate`` visits them (the order
+    of an apply conflict's paths): level by level, a set's members (paths ending at that level) before
+    its children (longer paths), each by the element order ``to_fields_v1`` sorts by (so list-map keys
+    compare as values: ``containerPort=8080`` before ``containerPort=10000``)."""
+    last = len(path) - 1
+    return tuple((0 if i == last else 1, _element_rank(pe)) for i, pe in enumerate(path))
 
 
 @functools.lru_cache(maxsize=4096)

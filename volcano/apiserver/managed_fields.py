@@ -38,6 +38,7 @@ from volcano.apiserver.fieldpath import (
     Path,
     ensure_named_fields,
     from_fields_v1,
+    iteration_key,
     path_string,
     restrict,
     to_fields_v1,
@@ -135,7 +136,7 @@ def _without_managed(obj: dict[str, Any]) -> dict[str, Any]:
 
 def conflict_error(conflicts: list[tuple[ManagerEntry, Path]]) -> ApiError:
     """409 Conflict for an apply that would change fields other managers own (upstream's message)."""
-    conflicts = sorted(conflicts, key=lambda c: (c[0].describe(), path_string(c[1])))
+    conflicts = sorted(conflicts, key=lambda c: (c[0].describe(), iteration_key(c[1])))
     causes = [{"reason": "FieldManagerConflict", "message": f"conflict with {e.describe()}", "field": path_string(p)}
               for e, p in conflicts]
     if len(conflicts) == 1:
@@ -186,7 +187,7 @@ class FieldManager:
         for key, entry in entries.items():
             if key == skip:
                 continue
-            conflicts.extend((entry, p) for p in sorted(entry.fields & changed, key=path_string))
+            conflicts.extend((entry, p) for p in sorted(entry.fields & changed, key=iteration_key))
             entry.fields -= removed
         return changed, conflicts, removed
 

@@ -2,7 +2,9 @@
 
 * Several conflicts with one manager: ``Apply failed with N conflicts: conflicts with "m":`` then one
   ``- <path>`` line per field, paths in order; an element of a list keyed by several fields prints as
-  ``[containerPort=80,protocol="TCP"]`` (key fields by name, values as JSON).
+  ``[containerPort=80,protocol="TCP"]`` (key fields by name, values as JSON). The paths come in
+  structured-merge-diff's set order: a level's own fields before deeper ones, list items by their key
+  values compared as values (port 8080 before port 10000, though "10000" sorts first as text).
 * The Status of a conflict is 409 Conflict whose ``details`` hold only the causes: one
   ``FieldManagerConflict`` per field, its path and ``conflict with "m"``.
 * Nothing is stored; forcing takes the fields over, and the first manager keeps only the rest.
@@ -70,3 +72,28 @@ def test_two_conflicts_with_one_manager(cluster: Cluster) -> None:
                                                                  "f:protocol": {}}}}
     mine = owners["mgr-a"]["f:spec"]["f:template"]["f:spec"]["f:containers"]['k:{"name":"c"}']
     assert "f:image" not in mine and mine["f:ports"][key] == {".": {}, "f:containerPort": {}, "f:protocol": {}}
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_conflicts_on_two_ports_come_in_key_value_order(cluster: Cluster) -> None:
+    """A second manager renaming ports 10000 and 8080 conflicts on both names; the 409 lists port 8080
+    first (keys compare as numbers), and the causes in the same order."""
+    def ports(names: tuple[str, str]) -> Obj:
+        body = _deployment("busybox:1.36", "x", full=True)
+        body["metadata"]["name"] = "mut8-ports"
+        body["spec"]["template"]["spec"]["containers"][0]["ports"] = [
+            {"containerPort": 10000, "protocol": "TCP", "name": names[0]},
+            {"containerPort": 8080, "protocol": "TCP", "name": names[1]}]
+        return body
+    cluster.patch("Deployment", "mut8-ports", ports(("big", "small")), patch_type="apply", field_manager="mgr-a")
+    first, second = (f'{C}.ports[containerPort={n},protocol="TCP"].name' for n in (8080, 10000))
+    d = denial(lambda: cluster.patch("Deployment", "mut8-ports", ports(("b2", "s2")), patch_type="apply",
+                                     field_manager="mgr-b"))
+    assert (d.code, d.message) == (
+        409, f'Apply failed with 2 conflicts: conflicts with "mgr-a":\n- {first}\n- {second}'), d
+    assert _status(lambda: cluster.patch("Deployment", "mut8-ports", ports(("b2", "s2")), patch_type="apply",
+                                         field_manager="mgr-b")) == (409, "Conflict", {"causes": [
+        {"reason": "FieldManagerConflict", "message": 'conflict with "mgr-a"', "field": first},
+        {"reason": "FieldManagerConflict", "message": 'conflict with "mgr-a"', "field": second}]})
+    cluster.delete("Deployment", "mut8-ports")
