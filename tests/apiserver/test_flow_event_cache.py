@@ -8,13 +8,13 @@ every event."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.apiserver.test_event_observe_path import _state
 from volcano.api.frozen import freeze
 from volcano.apiserver import ApiServer, EventRecorder, events
 from volcano.apiserver.client import Obj
@@ -49,14 +49,6 @@ _OBJECTS: list[Any] = [
 _STEP = st.tuples(st.integers(0, len(_OBJECTS) - 1), st.sampled_from(["Normal", "Warning"]),
                   st.sampled_from(["FailedScheduling", "Unschedulable"]),
                   st.sampled_from([f"0/{i} nodes" for i in range(12)]), st.sampled_from([0, 0, 1, 1000, 400_000]))
-
-
-def _state(server: ApiServer, rec: EventRecorder) -> Any:
-    corr = rec.correlator
-    caches = [list(c._entries.items()) for c in (corr._aggregates, corr._logs)]
-    spam = [(k, b.tokens, b.last_ns) for k, b in corr._spam._entries.items()]
-    history = [(t, json.dumps(o)) for t, o, _ in server._hub.log("Event").events]
-    return rec.filtered, json.dumps(caches, default=str), spam, history
 
 
 def _record(cls: type[EventRecorder], steps: list[tuple[int, str, str, str, int]]) -> tuple[Any, EventRecorder]:

@@ -32,14 +32,11 @@ import pytest
 from volcano.conformance.backends.base import Cluster
 from volcano.conformance.lib.builders import plain
 from volcano.conformance.test_admission import denial
+from volcano.conformance.test_cov_api_claims import GOOD, SUBDOMAIN
 
 __all__: list[str] = []
 
 Obj = dict[str, Any]
-GOOD: Obj = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
-SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
-             "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
 COST = "controller.kubernetes.io/pod-deletion-cost"
 
 
