@@ -110,7 +110,9 @@ def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
         # Proportion is the default scheduler configuration's queue plugin, here and in Volcano's chart.
         conf = conf_marker.args[0] if conf_marker else ""
         proportion = not conf or ("name: proportion" in conf and "name: capacity" not in conf)
-        violations = check_invariants(c.recorded_history(), gang_window=c.gang_window, proportion=proportion)
+        gang = not conf or "name: gang" in conf
+        violations = check_invariants(c.recorded_history(), gang_window=c.gang_window, proportion=proportion,
+                                      gang=gang)
         assert not violations, "invariants broken:\n" + "\n".join(violations)
     finally:
         c.close()

@@ -9,7 +9,8 @@ gang's binds spread over a short window, given as ``gang_window``.
    scheduler binds a pod of a gang at time t, the gang's pods bound and alive
    at the end of instant t, together with those bound later within
    ``gang_window``, reach ``minMember`` (a pod that fails or is deleted after
-   its bind, inside the window, still counted: it was placed with its gang).
+   its bind, inside the window, still counted: it was placed with its gang). Not checked when the
+   scheduler's configuration has no gang plugin (nothing then holds a gang together).
 2. No node's bound, non-terminated pods exceed its allocatable in any resource.
 3. No pod is bound to a NotReady or unschedulable node.
 4. No queue's running pods exceed its ``capability``.
@@ -115,9 +116,10 @@ class _State:
 
 
 def check_invariants(history: list[tuple[float, str, str, Obj]], gang_window: float = 0.0,
-                     proportion: bool = True) -> list[str]:
+                     proportion: bool = True, gang: bool = True) -> list[str]:
     """Replay ``history`` (time, kind, event type, object) and return every violation found.
-    ``proportion``: the scheduler shares queues with the proportion plugin (enables check 7)."""
+    ``proportion``: the scheduler shares queues with the proportion plugin (enables check 7);
+    ``gang``: the scheduler's configuration has the gang plugin (enables check 1)."""
     state = _State()
     violations: list[str] = []
     pg_phase: dict[str, str] = {}
@@ -142,7 +144,7 @@ def check_invariants(history: list[tuple[float, str, str, Obj]], gang_window: fl
 
     for i, (_, (t, kind, etype, obj)) in enumerate(events):
         if kind == "Pod":
-            _on_pod(state, t, etype, obj, pending_gang_checks, violations)
+            _on_pod(state, t, etype, obj, pending_gang_checks if gang else [], violations)
         elif kind == "Node":
             name = obj["metadata"]["name"]
             if etype == "DELETED":
