@@ -34,11 +34,14 @@ ONE = {"cpu": "1"}
 
 
 def _group(cluster: Cluster, name: str, queue: str, pods: int, *, cpu: str = "1",
-           min_resources: dict[str, str] | None = None, node: str | None = None) -> list[str]:
-    """A PodGroup of minMember 1 in ``queue`` with ``pods`` pods of ``cpu`` each; their names."""
+           min_resources: dict[str, str] | None = None, node: str | None = None,
+           resource: str = "cpu") -> list[str]:
+    """A PodGroup of minMember 1 in ``queue`` with ``pods`` pods of ``cpu`` units of ``resource`` each (a
+    GPU pod asks 100m cpu too); their names."""
     cluster.apply(pod_group(name, min_member=1, queue=queue, min_resources=min_resources))
     names = [f"{name}-{i}" for i in range(pods)]
-    cluster.apply([pod(n, group=name, req={"cpu": cpu}, grace_seconds=0,
+    req = {"cpu": cpu} if resource == "cpu" else {"cpu": "100m", resource: cpu}
+    cluster.apply([pod(n, group=name, req=req, grace_seconds=0,
                        node_selector={"kubernetes.io/hostname": node} if node else None) for n in names])
     return names
 
@@ -51,22 +54,31 @@ def _all_bound(cluster: Cluster, names: list[str], what: str) -> None:
     cluster.wait_until(lambda: all(bound(cluster.get("Pod", n)) for n in names), 120, what)
 
 
+GPU = "nvidia.com/gpu"
+
+
+@pytest.mark.parametrize("resource", [
+    "cpu", pytest.param(GPU, marks=pytest.mark.cluster(workers=1, cpu="4", memory="16Gi", gpu=4, control_plane=False)),
+])
 @pytest.mark.parametrize(("a_running", "winner"), [(2, "kb"), (1, "ka")])
-def test_a_deserved_past_the_cluster_total_counts_as_the_total(cluster: Cluster, a_running: int,
+def test_a_deserved_past_the_cluster_total_counts_as_the_total(cluster: Cluster, resource: str, a_running: int,
                                                                 winner: str) -> None:
-    """Queue ``ka`` declares 8 CPUs (the cluster has 4: it deserves 4), ``kb`` 3. ``ka`` runs
-    ``a_running`` one-CPU pods, ``kb`` one, ``kc`` the rest (a one-CPU filler among them); each of
-    ``ka`` and ``kb`` then waits with one more pod. Once the filler goes the one free CPU goes to the
+    """Queue ``ka`` declares 8 of ``resource`` (the cluster has 4: it deserves 4), ``kb`` 3. ``ka`` runs
+    ``a_running`` pods of one unit, ``kb`` one, ``kc`` the rest (a one-unit filler among them); each of
+    ``ka`` and ``kb`` then waits with one more pod. Once the filler goes the one free unit goes to the
     queue of smaller share: with 2 running ``ka``'s share is 2/4 (not 2/8) against ``kb``'s 1/3, so
-    ``kb``'s pod binds; with 1 running, 1/4 against 1/3, ``ka``'s."""
-    make_queues(cluster, simple_queue("ka", deserved={"cpu": "8"}), simple_queue("kb", deserved={"cpu": "3"}),
+    ``kb``'s pod binds; with 1 running, 1/4 against 1/3, ``ka``'s. A scalar resource (GPUs) is capped
+    as cpu is."""
+    make_queues(cluster, simple_queue("ka", deserved={resource: "8"}), simple_queue("kb", deserved={resource: "3"}),
                 simple_queue("kc"))
-    running = _group(cluster, "ka-run", "ka", a_running) + _group(cluster, "kb-run", "kb", 1)
+    running = (_group(cluster, "ka-run", "ka", a_running, resource=resource)
+               + _group(cluster, "kb-run", "kb", 1, resource=resource))
     if a_running < 2:
-        running += _group(cluster, "kc-keep", "kc", 1, cpu=str(2 - a_running))
-    filler = _group(cluster, "kc-fill", "kc", 1)
+        running += _group(cluster, "kc-keep", "kc", 1, cpu=str(2 - a_running), resource=resource)
+    filler = _group(cluster, "kc-fill", "kc", 1, resource=resource)
     _all_bound(cluster, running + filler, "the queues' first pods bound")
-    waiting = _group(cluster, "ka-wait", "ka", 1) + _group(cluster, "kb-wait", "kb", 1)
+    waiting = _group(cluster, "ka-wait", "ka", 1, resource=resource) + _group(cluster, "kb-wait", "kb", 1,
+                                                                              resource=resource)
     cluster.wait_until(lambda: all(_pg_phase(cluster, g) == "Inqueue" for g in ("ka-wait", "kb-wait")), 60,
                        "both waiting PodGroups Inqueue")
     assert not any(bound(cluster.get("Pod", n)) for n in waiting)

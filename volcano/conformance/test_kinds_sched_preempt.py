@@ -67,8 +67,9 @@ def _case(arguments: dict[str, int], candidates: int) -> Any:
 ])
 def test_the_candidate_count_follows_each_argument(cluster: Cluster, candidates: int) -> None:
     """Three full 1-CPU workers: ``v-0`` (priority 50) on the first, ``v-1`` and ``v-2`` (priority 10) on
-    the others; a priority-100 pod preempts exactly one of them. With one candidate node the first
-    node's ``v-0`` goes; with two, the lower-priority ``v-1``."""
+    the others; a priority-100 pod preempts exactly one of them, nominated to (then bound on) that
+    victim's node. With one candidate node the first node's ``v-0`` goes; with two, the lower-priority
+    ``v-1``."""
     make_priority_classes(cluster, PRIORITIES)
     workers = sorted(w["metadata"]["name"] for w in cluster.worker_nodes())
     victims = {"v-0": "kp-high", "v-1": "kp-low", "v-2": "kp-low"}
@@ -81,6 +82,10 @@ def test_the_candidate_count_follows_each_argument(cluster: Cluster, candidates:
     assert len(gone) == 1, gone
     node = cluster.get("Pod", "urgent")["spec"]["nodeName"]
     assert node == workers[int(gone[0][-1])], (node, gone)
+    # The preemptor was pipelined with an eviction: its pod was nominated to the node it then bound to.
+    nominated = {(obj.get("status") or {}).get("nominatedNodeName") for _, kind, _, obj in cluster.recorded_history()
+                 if kind == "Pod" and obj["metadata"]["name"] == "urgent"} - {None, ""}
+    assert nominated == {node}, nominated
     if candidates == 2:
         assert gone != ["v-0"], gone
     if cluster.backend == "memory":  # the scan's start is random in Volcano, the first node here
