@@ -92,6 +92,27 @@ def test_a_deserved_past_the_cluster_total_counts_as_the_total(cluster: Cluster,
 QUOTA = "queue resource quota insufficient"
 
 
+def _ask(cluster: Cluster, asked: str, admitted: bool) -> None:
+    """A PodGroup ``kq-asks`` of minResources ``asked`` CPU in ``kq`` (a 100m pod): admitted, its pod
+    binds with no refusal; else its only refusals say the cpu quota is short, it stays Pending, its pod
+    unbound."""
+    [asks] = _group(cluster, "kq-asks", "kq", 1, cpu="100m", min_resources={"cpu": asked})
+
+    def refusals() -> list[Obj]:
+        return [e for e in cluster.events("PodGroup", "kq-asks")
+                if e.get("reason") == "Unschedulable" and e.get("type") == "Normal"]
+
+    if admitted:
+        cluster.wait_until(lambda: bound(cluster.get("Pod", asks)), 60, "the asking pod binds")
+        assert _pg_phase(cluster, "kq-asks") in ("Inqueue", "Running")
+        assert refusals() == []
+        return
+    cluster.wait_until(lambda: bool(refusals()), 60, "an Unschedulable event on kq-asks")
+    cluster.hold(lambda: _pg_phase(cluster, "kq-asks") == "Pending" and not bound(cluster.get("Pod", asks)), 10,
+                 "kq-asks stays Pending")
+    assert {e["message"] for e in refusals()} == {f"{QUOTA}: insufficient cpu"}
+
+
 @pytest.mark.parametrize(("run_min", "waiting", "asked", "admitted"), [
     ("2", None, "1", True), ("2", None, "1001m", False),
     ("2", "500m", "500m", True), ("2", "500m", "501m", False),
@@ -111,18 +132,17 @@ def test_enqueue_counts_what_the_queue_runs_and_admitted(cluster: Cluster, run_m
     if waiting is not None:
         _group(cluster, "kq-wait", "kq", 1, cpu=waiting, min_resources={"cpu": waiting}, node="kq-nowhere")
         cluster.wait_until(lambda: _pg_phase(cluster, "kq-wait") == "Inqueue", 60, "kq-wait Inqueue")
-    [asks] = _group(cluster, "kq-asks", "kq", 1, cpu="100m", min_resources={"cpu": asked})
+    _ask(cluster, asked, admitted)
 
-    def refusals() -> list[Obj]:
-        return [e for e in cluster.events("PodGroup", "kq-asks")
-                if e.get("reason") == "Unschedulable" and e.get("type") == "Normal"]
 
-    if admitted:
-        cluster.wait_until(lambda: bound(cluster.get("Pod", asks)), 60, "the asking pod binds")
-        assert _pg_phase(cluster, "kq-asks") in ("Inqueue", "Running")
-        assert refusals() == []
-        return
-    cluster.wait_until(lambda: bool(refusals()), 60, "an Unschedulable event on kq-asks")
-    cluster.hold(lambda: _pg_phase(cluster, "kq-asks") == "Pending" and not bound(cluster.get("Pod", asks)), 10,
-                 "kq-asks stays Pending")
-    assert {e["message"] for e in refusals()} == {f"{QUOTA}: insufficient cpu"}
+@pytest.mark.parametrize(("asked", "admitted"), [("1", True), ("1001m", False)])
+def test_a_running_podgroup_holds_back_its_minresources_beyond_its_allocation(cluster: Cluster, asked: str,
+                                                                              admitted: bool) -> None:
+    """Queue ``kq`` of capability 3 CPUs runs a PodGroup of minMember 1 and minResources 2 CPUs with one
+    1-CPU pod: Running with its minMember allocated, it still holds the other CPU back (inqueue
+    ``minResources - allocated``, upstream's reservation for running jobs). A PodGroup asking ``asked``
+    CPU is admitted while asked + 1 allocated + 1 held <= 3."""
+    make_queues(cluster, simple_queue("kq", capability={"cpu": "3", "memory": "16Gi"}))
+    _all_bound(cluster, _group(cluster, "kq-run", "kq", 1, min_resources={"cpu": "2"}), "the 1-CPU pod bound")
+    cluster.wait_until(lambda: _pg_phase(cluster, "kq-run") == "Running", 60, "kq-run Running")
+    _ask(cluster, asked, admitted)
