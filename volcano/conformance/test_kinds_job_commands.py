@@ -1,6 +1,8 @@
 """What a Job command does to a Running Job's finished and running pods (controllers reference §2.7,
 §3.2): AbortJob, TerminateJob and CompleteJob kill the Job keeping its Succeeded and Failed pods
 (``PodRetainPhaseSoft``); RestartJob kills every pod (``PodRetainPhaseNone``) and starts the Job again.
+The kill runs in the same sync as the phase change: the first status of the transient phase is the
+kill's (``version`` 1, the deleted pods counted terminating).
 
 Shape: a Job of task ``done`` (one pod that succeeds after 5 s) and task ``run`` (one pod that runs
 for an hour); the command is issued once ``done`` has succeeded and the Job is still Running.
@@ -77,3 +79,25 @@ def test_a_restart_kills_the_finished_pods_too(cluster: Cluster) -> None:
     wait_job_phase(cluster, name, "Running", 120)
     phases = [c.get("status") for c in cluster.get("Job", name)["status"].get("conditions") or []]
     assert "Restarting" in phases, phases
+
+
+@pytest.mark.parametrize(("action", "transient"), [("AbortJob", "Aborting"), ("TerminateJob", "Terminating"),
+                                                    ("CompleteJob", "Completing")])
+def test_the_command_kills_every_pod_in_the_write_that_sets_its_phase(cluster: Cluster, action: str,
+                                                                       transient: str) -> None:
+    """Two running pods with a 30 s grace period: the status write that first sets ``transient`` is the
+    kill's, version 1, counting both pods terminating and none running, and both pods are being deleted
+    then."""
+    name = f"kc-first-{action.lower()}"
+    cluster.apply(job(name, [Task(name="run", rep=2, req=NO_REQUESTS, grace_seconds=30)]))
+    cluster.wait_until(lambda: (cluster.get("Job", name).get("status") or {}).get("running") == 2, 120,
+                       f"{name}: two running")
+    cluster.apply(job_command(cluster.get("Job", name), action))
+    cluster.wait_until(lambda: job_phase(cluster, name) == transient, 60, f"{name} {transient}")
+    first = next(obj for _, kind, _, obj in cluster.recorded_history()
+                 if kind == "Job" and obj["metadata"]["name"] == name
+                 and ((obj.get("status") or {}).get("state") or {}).get("phase") == transient)
+    status = first["status"]
+    assert {k: status.get(k) for k in ("version", "terminating", "running", "pending")} == {
+        "version": 1, "terminating": 2, "running": None, "pending": None}, status
+    assert all(p["metadata"].get("deletionTimestamp") for p in cluster.job_pods(name))
