@@ -32,8 +32,13 @@ pytestmark = [pytest.mark.scheduling_base,
               pytest.mark.cluster(workers=1, cpu="4", memory="16Gi", control_plane=False)]
 
 JOBS = ("kg-a", "kg-b")
-PENDING_WARNING = ("1/3 tasks in gang unschedulable: pod group is not ready, 1 Pending, 2 Running, 3 minAvailable; "
-                   "Pending: 1 Unschedulable")
+# The session close's Warnings while the filler holds the worker, then once two pods are binding and
+# running (the recorder's spam filter may spend the PodGroup's tokens before the later ones).
+PENDING_WARNINGS = {
+    "3/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 3 minAvailable; Pending: 3 Unschedulable",
+    *(f"1/3 tasks in gang unschedulable: pod group is not ready, 1 Pending, 2 {state}, 3 minAvailable; "
+      "Pending: 1 Unschedulable" for state in ("Binding", "Running")),
+}
 
 
 def _start(cluster: Cluster) -> None:
@@ -75,7 +80,7 @@ def test_without_gang_two_jobs_share_the_cpus_pod_by_pod(cluster: Cluster) -> No
         assert (status.get("phase"), status.get("running"), status.get("conditions")) == ("Inqueue", 2, None), status
         warnings = {e.get("message") for e in cluster.events("PodGroup", name)
                     if (e.get("type"), e.get("reason")) == ("Warning", "Unschedulable")}
-        assert PENDING_WARNING in warnings, warnings
+        assert warnings and warnings <= PENDING_WARNINGS, warnings
 
 
 @pytest.mark.scheduler_conf(CI_CONF)
