@@ -10,6 +10,11 @@
   manager's ``invalid object type: <group>/<version>, Kind=<kind>``), a body carrying ``managedFields``
   (``metadata.managedFields must be nil``, an empty list included), and a body naming another object.
 * An apply of ``status`` to an object that does not exist is 404 NotFound (the status store never creates).
+* A set list (``metadata.finalizers``): each applier owns its values (``v:"<value>"``); a value an applier
+  drops is removed unless another applier owns it.
+* The applied object is converted to its typed form without allowing duplicates: a keyed list with two items
+  of one key, a null item or an item without its key is 500 ``failed to create typed patch object
+  (<namespace>/<name>; <group>/<version>, Kind=<kind>): <path>: <problem>``, nothing created.
 
 Pods name a scheduler nobody runs, so nothing else writes them.
 """
@@ -103,3 +108,43 @@ def test_refused_apply_bodies(cluster: Cluster) -> None:
         400, "BadRequest", f"the name of the object (kinds-other) does not match the name on the URL ({name})")
     assert refused({**_status(name, "True")}, kind="Pod", subresource="status") == (
         404, "NotFound", f'pods "{name}" not found')
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_set_lists_and_untyped_apply_bodies(cluster: Cluster) -> None:
+    """Two appliers share ``finalizers`` by value; then the three typed-conversion failures of a keyed list."""
+    name = "kinds-ssa-set"
+    a, b, c = "kinds.example/a", "kinds.example/b", "kinds.example/c"
+
+    def cm(finalizers: list[str]) -> Obj:
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "finalizers": finalizers}}
+
+    cluster.patch("ConfigMap", name, cm([b, a]), patch_type="apply", field_manager="kinds-applier")
+    both = plain(cluster.patch("ConfigMap", name, cm([c]), patch_type="apply", field_manager="kinds-other"))
+    assert both["metadata"]["finalizers"] == [b, a, c]
+    entries = _entries(both)
+    assert entries[("kinds-applier", "Apply", "")] == {"f:metadata": {"f:finalizers": {f'v:"{a}"': {}, f'v:"{b}"': {}}}}
+    assert entries[("kinds-other", "Apply", "")] == {"f:metadata": {"f:finalizers": {f'v:"{c}"': {}}}}
+    try:
+        kept = plain(cluster.patch("ConfigMap", name, cm([a]), patch_type="apply", field_manager="kinds-applier"))
+        assert kept["metadata"]["finalizers"] == [a, c]
+        assert _entries(kept)[("kinds-applier", "Apply", "")] == {"f:metadata": {"f:finalizers": {f'v:"{a}"': {}}}}
+    finally:
+        cluster.patch("ConfigMap", name, {"metadata": {"finalizers": None}})
+    prefix = "failed to create typed patch object (/kinds-ssa-typed; /v1, Kind=Pod): .spec.containers: "
+    problems = [
+        ([{"name": "c", "image": "busybox:1.36"}, {"name": "c", "image": "busybox:1.37"}],
+         'duplicate entries for key [name="c"]'),
+        ([None], "element 0: associative list with keys may not have a null element"),
+        ([{"name": "c", "image": "busybox:1.36"}, {"image": "busybox:1.36"}],
+         'element 1: associative list with keys has an element that omits key field "name" (and doesn\'t have '
+         "default value)"),
+    ]
+    for containers, problem in problems:
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "kinds-ssa-typed"},
+               "spec": {"schedulerName": "kinds-absent-scheduler", "containers": containers}}
+        d = denial(lambda: cluster.patch("Pod", "kinds-ssa-typed", pod, patch_type="apply",  # noqa: B023
+                                         field_manager="kinds-applier"))
+        assert (d.code, d.reason, d.message) == (500, "", prefix + problem), d
+        assert cluster.try_get("Pod", "kinds-ssa-typed") is None
