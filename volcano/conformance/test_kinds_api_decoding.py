@@ -8,6 +8,11 @@ field <Struct>.<path> of type <Go type>`` and nothing is stored:
   that are a string and annotations that are a list (``of type map[string]string``), ownerReferences that
   are an object (``of type []v1.OwnerReference``), an owner reference's ``apiVersion`` that is a number
   (``OwnerReference.metadata.ownerReferences.apiVersion``). A null label value decodes as ``""``.
+* typed fields below ``metadata``: the innermost Go struct names the error, the path runs from the
+  object's root through list fields without indices (a Deployment's pod template adds
+  ``spec.template``), the type is the Go one (``int32``, ``int64`` for a pointer, ``bool``, ``string`` for a
+  string map's value or a list's item, ``[]v1.ContainerPort``, ``v1.ResourceList``); a number out of
+  the ``int32`` range or with a fraction is quoted as sent (``number 80.5``).
 * ``resource.Quantity`` strings: ``ParseQuantity``'s two errors, the format one (the scanner meets a
   character no part of a quantity may hold: ``5Gx``, ``1.5.5``, ``abc``) quoting the quantity regular
   expression, and the suffix one (the text scans but names no suffix: ``5KM``, ``5e+``, ``5i``).
@@ -75,6 +80,52 @@ def test_metadata_of_the_wrong_json_type_is_bad_request(cluster: Cluster) -> Non
     made = plain(cluster.create(_cm("kinds-l-null", labels={"a": None, "b": "x"})))
     assert made["metadata"]["labels"] == {"a": "", "b": "x"}
     assert cluster.get("ConfigMap", "kinds-l-null")["metadata"]["labels"] == {"a": "", "b": "x"}
+
+
+def _typed_pod(container: Obj | None = None, **spec: Any) -> Obj:
+    pod = _pod("kinds-typed", [{"cpu": "1"}])
+    pod["spec"]["containers"][0].update(container or {})
+    pod["spec"].update(spec)
+    return pod
+
+
+@pytest.mark.admission
+@pytest.mark.cluster(workers=1)
+def test_typed_fields_of_the_wrong_json_type_are_bad_request(cluster: Cluster) -> None:
+    """Each field of the wrong JSON type: the Go struct, the path without indices, the Go type."""
+    field = "json: cannot unmarshal {} into Go struct field {} of type {}"
+    cases: list[tuple[Obj, str]] = [
+        (_typed_pod({"ports": [{"containerPort": "80"}]}),
+         field.format("string", "ContainerPort.spec.containers.ports.containerPort", "int32")),
+        (_typed_pod({"ports": [{"containerPort": 80.5}]}),
+         field.format("number 80.5", "ContainerPort.spec.containers.ports.containerPort", "int32")),
+        (_typed_pod({"ports": [{"containerPort": 2147483648}]}),
+         field.format("number 2147483648", "ContainerPort.spec.containers.ports.containerPort", "int32")),
+        (_typed_pod({"args": ["a", 1]}), field.format("number", "Container.spec.containers.args", "string")),
+        (_typed_pod(terminationGracePeriodSeconds="30"),
+         field.format("string", "PodSpec.spec.terminationGracePeriodSeconds", "int64")),
+        (_typed_pod(hostNetwork="true"), field.format("string", "PodSpec.spec.hostNetwork", "bool")),
+        (_typed_pod(nodeSelector={"a": 1}), field.format("number", "PodSpec.spec.nodeSelector", "string")),
+        (_typed_pod({"ports": "80"}), field.format("string", "Container.spec.containers.ports", "[]v1.ContainerPort")),
+        (_typed_pod({"env": {"a": "b"}}), field.format("object", "Container.spec.containers.env", "[]v1.EnvVar")),
+        (_typed_pod(tolerations=[{"key": "k", "tolerationSeconds": "5"}]),
+         field.format("string", "Toleration.spec.tolerations.tolerationSeconds", "int64")),
+        (_typed_pod({"resources": {"requests": ["cpu"]}}),
+         field.format("array", "ResourceRequirements.spec.containers.resources.requests", "v1.ResourceList")),
+        (_typed_pod(containers="c"), field.format("string", "PodSpec.spec.containers", "[]v1.Container")),
+    ]
+    for pod, message in cases:
+        assert _bad_request(cluster, pod) == message, pod
+    labels = {"app": "kinds-typed"}
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "kinds-typed"},
+                  "spec": {"replicas": 0, "selector": {"matchLabels": labels},
+                           "template": {"metadata": {"labels": labels},
+                                        "spec": {"containers": [{"name": "c", "image": "busybox:1.36",
+                                                                 "ports": [{"containerPort": "80"}]}]}}}}
+    assert _bad_request(cluster, deployment) == field.format(
+        "string", "ContainerPort.spec.template.spec.containers.ports.containerPort", "int32")
+    made = plain(cluster.create(_typed_pod({"resources": {"requests": {"cpu": 1.5}}}), dry_run=True))
+    assert made["spec"]["containers"][0]["resources"]["requests"]["cpu"] in (1.5, "1.5", "1500m")
 
 
 @pytest.mark.admission
