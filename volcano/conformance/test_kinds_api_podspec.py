@@ -85,9 +85,10 @@ def test_match_field_rules(cluster: Cluster) -> None:
     def refused(**req: Any) -> str:
         return _invalid(cluster, _pod(affinity=_affinity(matchFields=[req])))
 
-    assert refused(key="metadata.name", operator="In", values=["a", "b"]) == (
-        f"{field}.values: Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field "
-        "selector")
+    one = (f"{field}.values: Required value: must be only one value when `operator` is 'In' or 'NotIn' for node "
+           "field selector")
+    assert refused(key="metadata.name", operator="In", values=["a", "b"]) == one
+    assert refused(key="metadata.name", operator="NotIn") == one
     assert refused(key="metadata.name", operator="Exists") == (
         f'{field}.operator: Invalid value: "Exists": not a valid selector operator')
     assert refused(key="metadata.uid", operator="In", values=["a"]) == (
