@@ -104,7 +104,7 @@ def test_update_restores_the_stored_values() -> None:
     (_pc("big", 1000000001), None,
      ["value: Forbidden: maximum allowed value of a user defined priority is 1000000000"]),
     (_pc("neg", -5), None, []),
-    ({"metadata": {"name": "none"}}, None, ["value: Required value"]),
+    ({"metadata": {"name": "none"}}, None, []),  # value is a plain int32: absent decodes as 0
     (_pc("system-node-critical", 2000001000), None, []),
     (_pc("p", 1, policy="Sometimes"), None,
      ['preemptionPolicy: Unsupported value: "Sometimes": supported values: "Never", "PreemptLowerPriority"']),

@@ -126,14 +126,12 @@ def validate_priority_class(pc: dict[str, Any], old: Mapping[str, Any] | None,
                             view: ClusterView) -> tuple[list[str], str]:
     """Default ``preemptionPolicy`` in place and check ``pc``. Returns ``(invalid_causes, forbidden_reason)``:
     field errors (422 Invalid) and the Forbidden reason of a second global default ("" when none)."""
-    if not pc.get("preemptionPolicy"):
+    if pc.get("preemptionPolicy") is None:  # upstream defaults a nil policy only; "" is Required
         pc["preemptionPolicy"] = DEFAULT_PREEMPTION_POLICY
     name = _name(pc)
     causes: list[str] = []
-    value = pc.get("value")
-    if value is None:
-        causes.append("value: Required value")
-    elif isinstance(value, bool) or not isinstance(value, int):
+    value = pc.get("value", 0)  # a plain int32: an absent value decodes as 0
+    if isinstance(value, bool) or not isinstance(value, int):
         causes.append(f"value: Invalid value: {value!r}: must be an integer")
     elif name.startswith("system-"):
         if name not in SYSTEM_PRIORITY_CLASSES:

@@ -46,7 +46,7 @@ from volcano.apiserver.fieldpath import (
 from volcano.apiserver.gojson import go_json
 from volcano.apiserver.patchmeta import is_custom_resource, schema_for
 from volcano.apiserver.smp import discard_nulls
-from volcano.apiserver.typed import TypedError, compare, field_set, merge, remove_paths
+from volcano.apiserver.typed import TypedError, check_no_duplicates, compare, field_set, merge, remove_paths
 
 __all__ = ["BEFORE_FIRST_APPLY", "FieldManager", "ManagerEntry"]
 
@@ -265,6 +265,7 @@ class FieldManager:
         base = self.empty_object() if live is None else _without_managed(live)
         entries = {} if live is None else decode_entries((live.get("metadata") or {}).get("managedFields")) or {}
         try:
+            check_no_duplicates(config, self.schema)  # the applied object may not hold duplicates; live may
             if not entries and live is not None:
                 self._record_update(self.empty_object(), base, entries, BEFORE_FIRST_APPLY, subresource)
             new = self._apply(base, config, entries, manager, force, subresource)

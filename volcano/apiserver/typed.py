@@ -25,7 +25,7 @@ from volcano.apiserver.fieldpath import Path, PathElement, hashable, path_string
 from volcano.apiserver.gojson import go_json, kind_of
 from volcano.apiserver.patchmeta import FieldMeta, Schema
 
-__all__ = ["TypedError", "compare", "field_set", "merge", "remove_paths"]
+__all__ = ["TypedError", "check_no_duplicates", "compare", "field_set", "merge", "remove_paths"]
 
 _MISSING: Any = object()
 
@@ -113,6 +113,32 @@ def _fs_list(items: list[Any], meta: FieldMeta, path: Path, out: set[Path]) -> N
             continue
         _fs_value(item, element, (*path, pe), out)
         out.add((*path, pe))
+
+
+def check_no_duplicates(value: dict[str, Any], schema: Schema) -> None:
+    """Upstream ``ObjectToTyped`` without ``AllowDuplicates``, as an applied object is converted: a keyed or set
+    list holding two items of one key raises ``TypedError`` (``.spec.containers: duplicate entries for key
+    [name="c"]``); a live object may hold duplicates (``field_set`` tolerates them)."""
+    _dups_in_map(value, schema, ())
+
+
+def _dups_in_value(value: Any, meta: FieldMeta, path: Path) -> None:
+    if isinstance(value, dict) and not meta.atomic:
+        _dups_in_map(value, meta.sub, path)
+    elif isinstance(value, list) and meta.list_type != "atomic":
+        seen: set[PathElement] = set()
+        element = _element_meta(meta)
+        for index, item in enumerate(value):
+            pe = item_element(meta, item, index, path)
+            if pe in seen:
+                raise TypedError(f"{path_string(path)}: duplicate entries for key {path_string((pe,))}")
+            seen.add(pe)
+            _dups_in_value(item, element, (*path, pe))
+
+
+def _dups_in_map(value: dict[str, Any], schema: Schema, path: Path) -> None:
+    for key, child in value.items():
+        _dups_in_value(child, schema.lookup(key), (*path, ("f", key)))
 
 
 # -- merge -----------------------------------------------------------------------------------------------

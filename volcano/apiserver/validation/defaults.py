@@ -77,8 +77,12 @@ def default_pod(pod: dict[str, Any]) -> None:
 
 
 def default_priority_class(pc: dict[str, Any]) -> None:
-    """Apply Kubernetes' PriorityClass defaults to ``pc`` in place."""
-    if not pc.get("preemptionPolicy"):
+    """Apply Kubernetes' PriorityClass defaults to ``pc`` in place (``SetDefaults_PriorityClass``: a nil
+    ``preemptionPolicy`` only; an empty one stays for validation to refuse). ``value`` is a plain ``int32``
+    without ``omitempty``: absent or null it decodes as 0 and is written back as 0."""
+    if pc.get("value") is None:
+        pc["value"] = 0
+    if pc.get("preemptionPolicy") is None:
         pc["preemptionPolicy"] = DEFAULT_PREEMPTION_POLICY
 
 

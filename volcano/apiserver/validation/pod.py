@@ -228,10 +228,17 @@ def node_selector_term_errors(term: Any, path: str) -> list[FieldError]:
     for i, req in enumerate(_items(term.get("matchFields"))):
         req = _mapping(req)
         p = f"{path}.matchFields[{i}]"
+        operator, values = req.get("operator"), _items(req.get("values"))
+        if operator not in ("In", "NotIn"):  # ``ValidateNodeFieldSelectorRequirement``: operator, then key
+            errs.append(invalid(f"{p}.operator", str(operator or ""), "not a valid selector operator"))
+        elif len(values) != 1:
+            errs.append(required(f"{p}.values", "must be only one value when `operator` is 'In' or 'NotIn' for "
+                                                "node field selector"))
         if req.get("key") != "metadata.name":
             errs.append(invalid(f"{p}.key", req.get("key"), "not a valid field selector key"))
-        if req.get("operator") not in ("In", "NotIn") or len(_items(req.get("values"))) != 1:
-            errs.append(invalid(f"{p}.values", req.get("values"), "must have one element"))
+        else:  # the one field selector key's values are node names
+            for j, value in enumerate(values):
+                errs.extend(invalid(f"{p}.values[{j}]", value, e) for e in dns1123_subdomain_errors(str(value)))
     return errs
 
 
