@@ -77,3 +77,14 @@ def test_a_pod_echo_that_moves_what_a_session_reads_moves_the_generation() -> No
     c.clock.run(c.clock.now_ms + 1)
     assert cache.generation == before + 1 and cache.echoes == 0
     assert cache.pods["default/g-0"].nominated_node == "node-0"
+
+
+def test_a_first_pending_status_is_read_as_the_unset_one_was() -> None:
+    c = _cluster()
+    cache = c.scheduler.cache
+    group = c.get("PodGroup", "g")
+    assert not (group.get("status") or {}).get("phase")  # a new PodGroup has no phase yet
+    before = cache.generation
+    cache.expect_echo("PodGroup", c.client.update(dict(group, status={"phase": "Pending"})))
+    c.clock.run(c.clock.now_ms + 1)
+    assert cache.generation == before and cache.echoes == 1

@@ -40,7 +40,8 @@ what a session reads of what they change:
   write of ``status.conditions`` alone): pods' conditions are read only by the
   close, which compares that condition with the one it works out;
 * a PodGroup status that keeps the phase: a session reads the stored phase
-  (enqueue and the close do: a write that moves it does not qualify), the
+  (enqueue and the close do: a write that moves it does not qualify; an unset
+  phase reads as Pending wherever it is read, ``cache.read_phase``), the
   conditions (the gang plugin's close replaces the one of its type, so starting
   from the written list ends in the same list but for the two times the change
   test ignores) and nothing else of the status (the counts only in the change
@@ -72,6 +73,7 @@ from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory
 from volcano.scheduler.actions import default_actions
 from volcano.scheduler.cache import SchedulerCache
+from volcano.scheduler.cache.cache import read_phase
 from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF
 from volcano.scheduler.framework.action import ActionRegistry
 from volcano.scheduler.framework.carry import JobCarry
@@ -436,7 +438,8 @@ class Scheduler:
                 safe = False
                 continue
             if safe:
-                if status.get("phase") == accessors.status(current).get("phase") and isinstance(group, Mapping):
+                if read_phase(status.get("phase")) == read_phase(accessors.status(current).get("phase")) \
+                        and isinstance(group, Mapping):
                     cache.expect_echo("PodGroup", group)
                 else:
                     safe = False

@@ -42,7 +42,7 @@ from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.session import Snapshot
 from volcano.scheduler.framework.snapshot import CacheDelta, object_key
 
-__all__ = ["SchedulerCache"]
+__all__ = ["SchedulerCache", "read_phase"]
 
 Obj = dict[str, Any]
 
@@ -87,8 +87,8 @@ def _read_alike(old: Mapping[str, Any] | None, new: Mapping[str, Any], meta_skip
     """Whether the announced echo ``new`` of a PodGroup or Queue differs from ``old`` (the version it
     replaced) in nothing a session reads but the status's conditions, counts and ``allocated``: the
     same top-level parts but ``status`` and ``metadata``, the same metadata but ``meta_skip``, and
-    the same status ``phase`` and ``state``. (A check of what the scheduler announced: an admission
-    webhook could have changed more.)"""
+    the same status ``phase`` (as ``read_phase`` reads it) and ``state``. (A check of what the
+    scheduler announced: an admission webhook could have changed more.)"""
     if old is None:
         return False
     old_meta, new_meta = old.get("metadata"), new.get("metadata")
@@ -96,7 +96,15 @@ def _read_alike(old: Mapping[str, Any] | None, new: Mapping[str, Any], meta_skip
             and _same_but(old_meta, new_meta, meta_skip)):
         return False
     old_status, new_status = accessors.status(old), accessors.status(new)
-    return old_status.get("phase") == new_status.get("phase") and old_status.get("state") == new_status.get("state")
+    return read_phase(old_status.get("phase")) == read_phase(new_status.get("phase")) \
+        and old_status.get("state") == new_status.get("state")
+
+
+def read_phase(phase: Any) -> Any:
+    """A PodGroup phase as a session reads it: unset (None or empty) reads as Pending wherever a
+    session reads the phase (``IsPending``, the close's Inqueue-else-Pending, the quota plugins'
+    Inqueue and Running tests); the memos keyed by the phase only miss, and recompute the same."""
+    return "Pending" if phase is None or phase == "" else phase
 
 
 def _cloner(cls: type) -> Callable[[Any], Any]:
