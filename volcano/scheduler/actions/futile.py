@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from volcano.scheduler.framework.job import REPLAYS
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskSpec, TaskStatus
 from volcano.scheduler.framework.node import NodeTable
 from volcano.scheduler.framework.points import ALLOCATABLE
@@ -485,6 +486,7 @@ class FutileMemo:
         if not self._same_table(entry, taken) or not self._same_queue(entry, queue, taken):
             return False
         out = entry.outcome
+        built = job._moves == 0  # the job as built (no fit error either, checked above)
         first: dict[tuple[str, TaskStatus], TaskInfo] = {}
         for uid, status, node in out.placed:
             task = job.tasks[uid]
@@ -498,6 +500,8 @@ class FutileMemo:
             job.set_status(task, S.Pending)
         for uid, fe in out.errors:
             job.fit_errors[uid] = _copy(fe)
+        if built:  # the session close may reuse the job's last close (``JobInfo.touch``)
+            job.replayed = (ssn.state.get(REPLAYS), out, job._moves, tuple(job.fit_errors.values()))
         for _ in range(out.taken):
             tasks.popleft()
         self.replayed += 1

@@ -9,7 +9,8 @@ as last session's, the session takes last session's ``JobInfo`` and puts it back
 as built (``JobCarry.take``) instead of building it again:
 
 * the fields a session may change on the job (phase, conditions, fit errors,
-  per-role minimums) are set again from the PodGroup's parse;
+  per-role minimums) are set again from the PodGroup's parse (and a replayed
+  futile visit's mark, ``JobInfo.replayed``, is cleared);
 * when a task of the job changed status in the last session (``JobInfo.moved``:
   every session move of a task goes through ``JobInfo.set_status``), every task
   gets its built status, node and transaction context back and the job is
@@ -251,6 +252,7 @@ class JobCarry:
             if job.fit_errors:
                 job.fit_errors = {}
             job.job_fit_errors = ""
+            job.replayed = None
             if job.moved or job.min_task_member != p.min_task_member:
                 restored += job.moved
                 _refresh(job, p, space, kept.overrides)
@@ -317,6 +319,7 @@ def _refresh(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: di
     if job.fit_errors:
         job.fit_errors = {}
     job.job_fit_errors = ""
+    job.replayed = None
     if not job.moved:
         return
     for task in job.tasks.values():
