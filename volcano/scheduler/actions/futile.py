@@ -250,6 +250,9 @@ _STATE = attrgetter("status", "node_name")
 _UID = attrgetter("uid")
 _SPEC = attrgetter("spec")
 
+_INPUTS = object()
+"""``JobInfo.memo`` key of the job's ``FutileMemo._inputs``."""
+
 _UNKNOWN: Any = object()
 """A signature's ``before`` failures not worked out yet (``FutileMemo._same_table``)."""
 
@@ -356,18 +359,43 @@ class FutileMemo:
         return (job.uid, job.min_available, tuple(sorted(job.min_task_member.items())), states,
                 tuple(map(_UID, taken)))
 
-    def _same_shape(self, entry: _Entry, job: JobInfo, taken: tuple[TaskInfo, ...]) -> bool:
-        """The entry's node specs are these very objects, its task specs the same parses."""
+    def _inputs(self, job: JobInfo, taken: tuple[TaskInfo, ...]) -> tuple[tuple[Hashable, ...], tuple[Any, ...]]:
+        """The visit's job key (``_job_key``) and task specs (the job's tasks', then the tasks
+        taken, in order). Both are functions of the job's ``minAvailable``, per-role minimums,
+        tasks (their specs, statuses and nodes) and ``taken``: for a job no task of which moved
+        since it was built (``JobInfo.moved``: statuses and nodes as built; the job's memo lives
+        while it is carried from the same inputs, ``framework.carry``) they are kept in its memo
+        with the minimums and ``taken`` they were made for, and the same objects are returned
+        while those are equal, so that an entry that took them (``replay``) is compared by
+        identity."""
+        memo = job.memo
+        built = not job.moved
+        if built and memo is not None:
+            hit = memo.get(_INPUTS)
+            if hit is not None and hit[0] == taken and hit[1] == job.min_available and hit[2] == job.min_task_member:
+                return hit[3], hit[4]
+        key = self._job_key(job, taken)
+        specs = (*map(_SPEC, job.tasks.values()), *map(_SPEC, taken))
+        if built and len(job.tasks) > 1:  # one-pod jobs cost as little to work out again
+            if memo is None:
+                job.memo = memo = {}
+            memo[_INPUTS] = (taken, job.min_available, dict(job.min_task_member), key, specs)
+        return key, specs
+
+    def _same_shape(self, entry: _Entry, now: tuple[Any, ...]) -> bool:
+        """The entry's node specs are these very objects, its task specs (``now``: the visit's,
+        ``_inputs``) the same parses."""
         if entry.nodes is not self._node_specs():
             if not self._same_nodes(entry.nodes):
                 return False
             entry.nodes = self._node_specs()
         specs = entry.specs
-        now = list(map(_SPEC, job.tasks.values()))
-        now.extend(map(_SPEC, taken))
+        if specs is now:
+            return True
         if len(specs) != len(now):
             return False
         if all(map(is_, specs, now)):  # the common case: the very same parses
+            entry.specs = now
             return True
         renewed = False
         for a, b in zip(specs, now, strict=True):
@@ -376,7 +404,7 @@ class FutileMemo:
                     return False
                 renewed = True
         if renewed:
-            entry.specs = tuple(now)
+            entry.specs = now
         return True
 
     def _same_queue(self, entry: _Entry, queue: QueueInfo, taken: tuple[TaskInfo, ...]) -> bool:
@@ -477,7 +505,12 @@ class FutileMemo:
         if entry.conf is not ssn.conf or job.fit_errors or job.job_fit_errors or entry.width != len(ssn.space):
             return False
         taken = tuple(tasks)
-        if entry.job_key != self._job_key(job, taken) or not self._same_shape(entry, job, taken):
+        key, specs = self._inputs(job, taken)
+        if entry.job_key is not key:
+            if entry.job_key != key:
+                return False
+            entry.job_key = key  # equal: the entry takes the object (``_inputs``)
+        if not self._same_shape(entry, specs):
             return False
         # The same parses as recorded (so no terms or host ports); row-locality is the session's.
         if not all(ssn.rows_local(taken[i]) for i in entry.reps):
@@ -502,8 +535,11 @@ class FutileMemo:
             job.fit_errors[uid] = _copy(fe)
         if built:  # the session close may reuse the job's last close (``JobInfo.touch``)
             job.replayed = (ssn.state.get(REPLAYS), out, job._moves, tuple(job.fit_errors.values()))
-        for _ in range(out.taken):
-            tasks.popleft()
+        if out.taken == len(tasks):
+            tasks.clear()
+        else:
+            for _ in range(out.taken):
+                tasks.popleft()
         self.replayed += 1
         return True
 
@@ -529,9 +565,9 @@ class FutileMemo:
             self.entries.pop(job.uid, None)
             return
         errors = list(job.fit_errors.items())
-        specs = tuple(t.spec for t in job.tasks.values()) + tuple(t.spec for t in taken)
+        key, specs = self._inputs(job, taken)
         self.entries[job.uid] = _Entry(self.ssn.conf, self._node_specs(), specs, len(self.ssn.space),
-                                       self._matrix(), self._queue_key(queue), self._job_key(job, taken),
+                                       self._matrix(), self._queue_key(queue), key,
                                        tuple(asked), self._reps,
                                        Outcome(list(placed), [(u, _copy(fe)) for u, fe in errors],
                                                len(taken) - left))
