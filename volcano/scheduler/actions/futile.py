@@ -290,6 +290,8 @@ class FutileMemo:
             self.entries = {}
         self.replayed = 0
         """Visits replayed in this action (a count for tests and profiles)."""
+        self._queues: dict[str, tuple[str, dict[str, Any], dict[str, Any], Hashable]] = {}
+        """Per queue name, its last key and what it was made from (``_queue_key``)."""
 
     # -- what the visit reads -------------------------------------------------------------------
     def _matrix(self) -> npt.NDArray[np.int64]:
@@ -304,10 +306,21 @@ class FutileMemo:
         return self._table[1]
 
     def _queue_key(self, queue: QueueInfo) -> Hashable:
+        """The queue's state, its non-zero allocation and its deserved share (proportion's), as one
+        value. Kept per queue in this action with a copy of what it was made from, and the same
+        object returned while those are equal (allocate's commits move a queue's allocation only
+        now and then; most replays of a busy cycle read one queue state)."""
         attr = self._proportion.attrs.get(queue.name) if self._proportion is not None else None
-        return (queue.name, queue.state, None if attr is None else (
-            tuple(sorted((k, v) for k, v in attr.allocated.items() if v)),
-            tuple(sorted(attr.quota.deserved.items()))))
+        if attr is None:
+            return (queue.name, queue.state, None)
+        allocated, deserved = attr.allocated, attr.quota.deserved
+        hit = self._queues.get(queue.name)
+        if hit is not None and hit[0] == queue.state and hit[1] == allocated and hit[2] == deserved:
+            return hit[3]
+        key = (queue.name, queue.state, (tuple(sorted((k, v) for k, v in allocated.items() if v)),
+                                         tuple(sorted(deserved.items()))))
+        self._queues[queue.name] = (queue.state, dict(allocated), dict(deserved), key)
+        return key
 
     def _answers(self, queue: QueueInfo, taken: tuple[TaskInfo, ...], placed: Iterable[Placed],
                  n: int) -> tuple[bool, ...]:
@@ -410,7 +423,10 @@ class FutileMemo:
     def _same_queue(self, entry: _Entry, queue: QueueInfo, taken: tuple[TaskInfo, ...]) -> bool:
         """The visit would get the entry's ALLOCATABLE answers (then the entry takes the queue's key)."""
         key = self._queue_key(queue)
+        if key is entry.queue_key:
+            return True
         if key == entry.queue_key:
+            entry.queue_key = key  # equal: the entry takes the object (``_queue_key``)
             return True
         if self._answers(queue, taken, entry.outcome.placed, len(entry.asked)) != entry.asked:
             return False
