@@ -9,6 +9,10 @@ keeps the sorted tasks in the job's memo (``allocate._pending``), the memo keeps
 sessions compare them by identity. Exactness is the property of ``test_allocate_futile`` (which
 runs carried sessions against the reference path); here a fixed gang shows that the kept objects
 are used, and that sessions still decide and close exactly as the reference path.
+
+A replay moves tasks and back and gives the placed ones a transaction; the carry puts such a job
+back as built by undoing just that (``JobInfo.undo_replay``) instead of restoring every task: the
+job it hands the next session equals one built afresh.
 """
 
 from __future__ import annotations
@@ -18,9 +22,12 @@ from typing import Any
 import pytest
 
 from tests.scheduler.test_allocate_futile import _count_replays, _session, _waiting_gang
+from tests.scheduler.test_job_carry import _job_view
 from volcano.scheduler.actions import allocate, futile
 from volcano.scheduler.framework.carry import JobCarry
+from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.state import State
+from volcano.scheduler.plugins import default_registry
 
 
 def test_a_carried_waiting_gang_is_replayed_from_its_kept_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,3 +65,20 @@ def test_a_carried_waiting_gang_is_replayed_from_its_kept_inputs(monkeypatch: py
     # The tasks in order: sorted in the first session (before its visit moved tasks), then kept.
     assert [len(p) for p in pending] == [16] * 5
     assert all(p is pending[0] for p in pending[1:])
+
+
+def test_the_carry_undoes_a_replay_instead_of_restoring_every_task() -> None:
+    world, conf = _waiting_gang()
+    carry = JobCarry()
+    restored = []
+    for k in range(4):
+        _session(world, conf, True, carry, world.shared, k)
+        restored.append(carry.restored)
+    # Restored task by task after the placing visit of session 0, undone after each replay.
+    assert restored == [0, 1, 1, 1]
+    carried = Session(world.snapshot(world.shared), conf, default_registry(), uid="session-4", carry=carry)
+    built = Session(world.snapshot({}), conf, default_registry(), uid="session-4")
+    assert carry.restored == 1 and carried.jobs["ns/big"] is not built.jobs["ns/big"]
+    for uid, job in carried.jobs.items():
+        assert _job_view(job) == _job_view(built.jobs[uid]), uid
+    assert not carried.jobs["ns/big"].moved

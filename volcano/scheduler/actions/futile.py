@@ -537,8 +537,10 @@ class FutileMemo:
         out = entry.outcome
         built = job._moves == 0  # the job as built (no fit error either, checked above)
         first: dict[tuple[str, TaskStatus], TaskInfo] = {}
+        given: list[TaskInfo] = []
         for uid, status, node in out.placed:
             task = job.tasks[uid]
+            given.append(task)
             task.last_txn = (status, node)
             if status == S.Pipelined:
                 task.eviction_occurred = False
@@ -550,7 +552,7 @@ class FutileMemo:
         for uid, fe in out.errors:
             job.fit_errors[uid] = _copy(fe)
         if built:  # the session close may reuse the job's last close (``JobInfo.touch``)
-            job.replayed = (ssn.state.get(REPLAYS), out, job._moves, tuple(job.fit_errors.values()))
+            job.replayed = (ssn.state.get(REPLAYS), out, job._moves, tuple(job.fit_errors.values()), tuple(given))
         if out.taken == len(tasks):
             tasks.clear()
         else:

@@ -248,10 +248,10 @@ class JobInfo:
         self.closed: CloseMemo | None = None
         """The last session close's memo of this job (``CloseMemo``; None: none), kept while the
         job is carried; only the gang plugin's close and the status close read and write it."""
-        self.replayed: tuple[object, object, int, tuple[FitErrors, ...]] | None = None
+        self.replayed: tuple[object, object, int, tuple[FitErrors, ...], tuple[TaskInfo, ...]] | None = None
         """Set by a futile allocate visit replayed on the job as built (``actions.futile``): the
-        session's token (``REPLAYS``), the outcome replayed, and the job's move count and fit
-        error objects right after it (``touch``)."""
+        session's token (``REPLAYS``), the outcome replayed, the job's move count and fit error
+        objects right after it (``touch``), and the tasks it gave a transaction (``undo_replay``)."""
 
     # -- membership and status ------------------------------------------------------------
     def add_task(self, task: TaskInfo) -> None:
@@ -323,6 +323,32 @@ class JobInfo:
         if len(errors) != len(values) or any(a is not b for a, b in zip(errors.values(), values, strict=True)):
             return None
         return mark[1]
+
+    def undo_replay(self) -> bool:
+        """Put the job back as built when the only thing done to it since it was built is a
+        replayed futile allocate visit (``replayed``, checked as ``touch`` checks it, but for the
+        session: the carry clears every mark before the next session). Such a replay moved some
+        tasks and back (statuses as built; nodes untouched) and gave the placed tasks a
+        transaction (and a cleared ``eviction_occurred``, as built): the transactions are cleared,
+        the zero entries the moves left in the counters dropped (building counts up from nothing
+        and leaves none; the others keep their order), and the move count zeroed; the allocated
+        vector is as built already (int64 sums). Fit errors and the mark are the caller's to
+        reset. False (nothing done) when anything else may have touched the job."""
+        mark = self.replayed
+        if mark is None or mark[2] != self._moves or self.job_fit_errors:
+            return False
+        values, errors = mark[3], self.fit_errors
+        if len(errors) != len(values) or any(a is not b for a, b in zip(errors.values(), values, strict=True)):
+            return False
+        for task in mark[4]:
+            task.last_txn = None
+            task.eviction_occurred = False
+        for counter in (self.status_counts, self._role_status, self._role_be_pending):
+            zeros = [key for key, n in counter.items() if not n]
+            for key in zeros:
+                del counter[key]
+        self._moves = 0
+        return True
 
     def rebuild_tasks(self, space: ResourceSpace) -> None:
         """Recount the job from its tasks, in order, as ``add_task`` counted them when the job
