@@ -116,6 +116,33 @@ def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
     return None
 
 
+_PENDING = object()
+"""``JobInfo.memo`` key of the job's ``_pending``."""
+
+
+def _pending(ssn: Session, job: JobInfo) -> tuple[TaskInfo, ...]:
+    """The job's Pending tasks allocate may place (not best-effort, not gated), in task order.
+    A function of the tasks' specs and statuses and of the task order: with ``reuse``, for a job
+    of more than one task no task of which moved since it was built (``JobInfo.moved``; its memo
+    lives while it is carried from the same inputs, ``framework.carry``), it is kept in the job's
+    memo with the configuration it was sorted under, when every task-order callback sorts by a
+    key of the task's spec (``Session.sorts_by_spec``)."""
+    keep = ssn.reuse and not job.moved and len(job.tasks) > 1 and ssn.sorts_by_spec()
+    memo = job.memo
+    if keep and memo is not None:
+        hit = memo.get(_PENDING)
+        if hit is not None and hit[0] is ssn.conf:
+            return hit[1]
+    pending = TaskStatus.Pending
+    todo = [t for t in job.tasks.values() if t.status == pending and not t.best_effort and not t.spec.gated]
+    out = tuple(ssn.sort_tasks(todo)) if todo else ()
+    if keep:
+        if memo is None:
+            job.memo = memo = {}
+        memo[_PENDING] = (ssn.conf, out)
+    return out
+
+
 class Allocate(Action):
     """The allocate action."""
 
@@ -139,11 +166,10 @@ class Allocate(Action):
             queue = ssn.queues.get(job.queue)
             if queue is None:
                 continue
-            todo = [t for t in job.tasks.values()
-                    if t.status == TaskStatus.Pending and not t.best_effort and not t.spec.gated]
+            todo = _pending(ssn, job)
             if not todo:
                 continue
-            sheets[job.uid] = deque(ssn.sort_tasks(todo))
+            sheets[job.uid] = deque(todo)
             agenda.add_job(queue, job)
         look = Lookahead(ssn)
         memo = FutileMemo(ssn)

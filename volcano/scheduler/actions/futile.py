@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from volcano.scheduler.framework.job import REPLAYS
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskSpec, TaskStatus
 from volcano.scheduler.framework.node import NodeTable
 from volcano.scheduler.framework.points import ALLOCATABLE
@@ -249,6 +250,9 @@ _STATE = attrgetter("status", "node_name")
 _UID = attrgetter("uid")
 _SPEC = attrgetter("spec")
 
+_INPUTS = object()
+"""``JobInfo.memo`` key of the job's ``FutileMemo._inputs``."""
+
 _UNKNOWN: Any = object()
 """A signature's ``before`` failures not worked out yet (``FutileMemo._same_table``)."""
 
@@ -286,6 +290,8 @@ class FutileMemo:
             self.entries = {}
         self.replayed = 0
         """Visits replayed in this action (a count for tests and profiles)."""
+        self._queues: dict[str, tuple[str, dict[str, Any], dict[str, Any], Hashable]] = {}
+        """Per queue name, its last key and what it was made from (``_queue_key``)."""
 
     # -- what the visit reads -------------------------------------------------------------------
     def _matrix(self) -> npt.NDArray[np.int64]:
@@ -300,10 +306,21 @@ class FutileMemo:
         return self._table[1]
 
     def _queue_key(self, queue: QueueInfo) -> Hashable:
+        """The queue's state, its non-zero allocation and its deserved share (proportion's), as one
+        value. Kept per queue in this action with a copy of what it was made from, and the same
+        object returned while those are equal (allocate's commits move a queue's allocation only
+        now and then; most replays of a busy cycle read one queue state)."""
         attr = self._proportion.attrs.get(queue.name) if self._proportion is not None else None
-        return (queue.name, queue.state, None if attr is None else (
-            tuple(sorted((k, v) for k, v in attr.allocated.items() if v)),
-            tuple(sorted(attr.quota.deserved.items()))))
+        if attr is None:
+            return (queue.name, queue.state, None)
+        allocated, deserved = attr.allocated, attr.quota.deserved
+        hit = self._queues.get(queue.name)
+        if hit is not None and hit[0] == queue.state and hit[1] == allocated and hit[2] == deserved:
+            return hit[3]
+        key = (queue.name, queue.state, (tuple(sorted((k, v) for k, v in allocated.items() if v)),
+                                         tuple(sorted(deserved.items()))))
+        self._queues[queue.name] = (queue.state, dict(allocated), dict(deserved), key)
+        return key
 
     def _answers(self, queue: QueueInfo, taken: tuple[TaskInfo, ...], placed: Iterable[Placed],
                  n: int) -> tuple[bool, ...]:
@@ -355,18 +372,43 @@ class FutileMemo:
         return (job.uid, job.min_available, tuple(sorted(job.min_task_member.items())), states,
                 tuple(map(_UID, taken)))
 
-    def _same_shape(self, entry: _Entry, job: JobInfo, taken: tuple[TaskInfo, ...]) -> bool:
-        """The entry's node specs are these very objects, its task specs the same parses."""
+    def _inputs(self, job: JobInfo, taken: tuple[TaskInfo, ...]) -> tuple[tuple[Hashable, ...], tuple[Any, ...]]:
+        """The visit's job key (``_job_key``) and task specs (the job's tasks', then the tasks
+        taken, in order). Both are functions of the job's ``minAvailable``, per-role minimums,
+        tasks (their specs, statuses and nodes) and ``taken``: for a job no task of which moved
+        since it was built (``JobInfo.moved``: statuses and nodes as built; the job's memo lives
+        while it is carried from the same inputs, ``framework.carry``) they are kept in its memo
+        with the minimums and ``taken`` they were made for, and the same objects are returned
+        while those are equal, so that an entry that took them (``replay``) is compared by
+        identity."""
+        memo = job.memo
+        built = not job.moved
+        if built and memo is not None:
+            hit = memo.get(_INPUTS)
+            if hit is not None and hit[0] == taken and hit[1] == job.min_available and hit[2] == job.min_task_member:
+                return hit[3], hit[4]
+        key = self._job_key(job, taken)
+        specs = (*map(_SPEC, job.tasks.values()), *map(_SPEC, taken))
+        if built and len(job.tasks) > 1:  # one-pod jobs cost as little to work out again
+            if memo is None:
+                job.memo = memo = {}
+            memo[_INPUTS] = (taken, job.min_available, dict(job.min_task_member), key, specs)
+        return key, specs
+
+    def _same_shape(self, entry: _Entry, now: tuple[Any, ...]) -> bool:
+        """The entry's node specs are these very objects, its task specs (``now``: the visit's,
+        ``_inputs``) the same parses."""
         if entry.nodes is not self._node_specs():
             if not self._same_nodes(entry.nodes):
                 return False
             entry.nodes = self._node_specs()
         specs = entry.specs
-        now = list(map(_SPEC, job.tasks.values()))
-        now.extend(map(_SPEC, taken))
+        if specs is now:
+            return True
         if len(specs) != len(now):
             return False
         if all(map(is_, specs, now)):  # the common case: the very same parses
+            entry.specs = now
             return True
         renewed = False
         for a, b in zip(specs, now, strict=True):
@@ -375,13 +417,16 @@ class FutileMemo:
                     return False
                 renewed = True
         if renewed:
-            entry.specs = tuple(now)
+            entry.specs = now
         return True
 
     def _same_queue(self, entry: _Entry, queue: QueueInfo, taken: tuple[TaskInfo, ...]) -> bool:
         """The visit would get the entry's ALLOCATABLE answers (then the entry takes the queue's key)."""
         key = self._queue_key(queue)
+        if key is entry.queue_key:
+            return True
         if key == entry.queue_key:
+            entry.queue_key = key  # equal: the entry takes the object (``_queue_key``)
             return True
         if self._answers(queue, taken, entry.outcome.placed, len(entry.asked)) != entry.asked:
             return False
@@ -476,7 +521,12 @@ class FutileMemo:
         if entry.conf is not ssn.conf or job.fit_errors or job.job_fit_errors or entry.width != len(ssn.space):
             return False
         taken = tuple(tasks)
-        if entry.job_key != self._job_key(job, taken) or not self._same_shape(entry, job, taken):
+        key, specs = self._inputs(job, taken)
+        if entry.job_key is not key:
+            if entry.job_key != key:
+                return False
+            entry.job_key = key  # equal: the entry takes the object (``_inputs``)
+        if not self._same_shape(entry, specs):
             return False
         # The same parses as recorded (so no terms or host ports); row-locality is the session's.
         if not all(ssn.rows_local(taken[i]) for i in entry.reps):
@@ -485,9 +535,12 @@ class FutileMemo:
         if not self._same_table(entry, taken) or not self._same_queue(entry, queue, taken):
             return False
         out = entry.outcome
+        built = job._moves == 0  # the job as built (no fit error either, checked above)
         first: dict[tuple[str, TaskStatus], TaskInfo] = {}
+        given: list[TaskInfo] = []
         for uid, status, node in out.placed:
             task = job.tasks[uid]
+            given.append(task)
             task.last_txn = (status, node)
             if status == S.Pipelined:
                 task.eviction_occurred = False
@@ -498,8 +551,13 @@ class FutileMemo:
             job.set_status(task, S.Pending)
         for uid, fe in out.errors:
             job.fit_errors[uid] = _copy(fe)
-        for _ in range(out.taken):
-            tasks.popleft()
+        if built:  # the session close may reuse the job's last close (``JobInfo.touch``)
+            job.replayed = (ssn.state.get(REPLAYS), out, job._moves, tuple(job.fit_errors.values()), tuple(given))
+        if out.taken == len(tasks):
+            tasks.clear()
+        else:
+            for _ in range(out.taken):
+                tasks.popleft()
         self.replayed += 1
         return True
 
@@ -525,9 +583,9 @@ class FutileMemo:
             self.entries.pop(job.uid, None)
             return
         errors = list(job.fit_errors.items())
-        specs = tuple(t.spec for t in job.tasks.values()) + tuple(t.spec for t in taken)
+        key, specs = self._inputs(job, taken)
         self.entries[job.uid] = _Entry(self.ssn.conf, self._node_specs(), specs, len(self.ssn.space),
-                                       self._matrix(), self._queue_key(queue), self._job_key(job, taken),
+                                       self._matrix(), self._queue_key(queue), key,
                                        tuple(asked), self._reps,
                                        Outcome(list(placed), [(u, _copy(fe)) for u, fe in errors],
                                                len(taken) - left))

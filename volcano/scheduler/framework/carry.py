@@ -9,12 +9,16 @@ as last session's, the session takes last session's ``JobInfo`` and puts it back
 as built (``JobCarry.take``) instead of building it again:
 
 * the fields a session may change on the job (phase, conditions, fit errors,
-  per-role minimums) are set again from the PodGroup's parse;
+  per-role minimums) are set again from the PodGroup's parse (and a replayed
+  futile visit's mark, ``JobInfo.replayed``, is cleared);
 * when a task of the job changed status in the last session (``JobInfo.moved``:
   every session move of a task goes through ``JobInfo.set_status``), every task
   gets its built status, node and transaction context back and the job is
   recounted in task order, as building it counts; otherwise the job is left as
-  it is, which is as built.
+  it is, which is as built. A job whose tasks moved only in a replayed futile
+  allocate visit on the job as built is put back by undoing the replay
+  (``JobInfo.undo_replay``: the placed tasks' transactions, the counters' zero
+  entries), which leaves it as built without visiting every task.
 
 Everything else a session does to its model stays out of the jobs (the node table,
 the plugins and their queue and share state are built per session). With
@@ -165,8 +169,7 @@ class JobCarry:
                 and kept.default_queue == default_queue and kept.width == width \
                 and (kept.specs is specs or kept.specs == specs) and kept.overrides == overrides:
             job = kept.job
-            self.restored += job.moved
-            _restore(job, parsed, space, overrides)
+            self.restored += _restore(job, parsed, space, overrides)
             self.carried += 1
         else:
             job = JobInfo(podgroup, default_queue, priority, space, parsed)
@@ -246,6 +249,9 @@ class JobCarry:
             if uid in visited:
                 continue
             job, p = kept.job, kept.parsed
+            if job.replayed is not None:  # before its fit errors go: the mark reads them
+                job.undo_replay()
+                job.replayed = None
             job.conditions = list(kept.conditions)
             job.phase = p.phase
             if job.fit_errors:
@@ -293,8 +299,9 @@ class JobCarry:
         self._next[uid].key = None if key is None or key == uid else key
 
 
-def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> None:
-    """Put ``job`` back as ``JobInfo(...)`` and ``add_task`` built it (see the module docstring)."""
+def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> bool:
+    """Put ``job`` back as ``JobInfo(...)`` and ``add_task`` built it (see the module docstring);
+    whether its tasks were put back one by one (``_refresh``)."""
     job.name = p.name
     job.namespace = p.namespace
     job.uid = p.uid
@@ -305,12 +312,15 @@ def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: di
     job.preemptable = p.preemptable
     if len(job.conditions) != len(p.conditions) or any(a != b for a, b in zip(job.conditions, p.conditions)):
         job.conditions = [dict(c) for c in p.conditions]
-    _refresh(job, p, space, overrides)
+    return _refresh(job, p, space, overrides)
 
 
-def _refresh(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> None:
+def _refresh(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> bool:
     """``_restore`` of the fields a session may change, the conditions aside (phase, fit errors,
-    per-role minimums, and the tasks when one moved)."""
+    per-role minimums, and the tasks when one moved); whether the tasks were put back one by one."""
+    if job.replayed is not None:  # before its fit errors go: the mark reads them
+        job.undo_replay()
+        job.replayed = None
     job.phase = p.phase
     if job.min_task_member != p.min_task_member:  # equal: left as it is (a copy made earlier)
         job.min_task_member = dict(p.min_task_member)
@@ -318,7 +328,7 @@ def _refresh(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: di
         job.fit_errors = {}
     job.job_fit_errors = ""
     if not job.moved:
-        return
+        return False
     for task in job.tasks.values():
         spec = task.spec
         over = overrides.get(spec.uid)
@@ -327,3 +337,4 @@ def _refresh(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: di
         task.eviction_occurred = False
         task.last_txn = None
     job.rebuild_tasks(space)
+    return True

@@ -30,8 +30,8 @@ from volcano.scheduler.framework.task import (
     parse_bool,
 )
 
-__all__ = ["CLOSE_MEMOS", "CloseMemo", "CloseMemos", "FitErrors", "JobInfo", "PodGroupParse", "parse_podgroup",
-           "scheduling_reason", "task_scheduling_reason"]
+__all__ = ["CLOSE_MEMOS", "REPLAYS", "UNTOUCHED", "CloseMemo", "CloseMemos", "FitErrors", "JobInfo", "PodGroupParse",
+           "parse_podgroup", "scheduling_reason", "task_scheduling_reason"]
 
 S = TaskStatus
 
@@ -138,6 +138,9 @@ class CloseMemo(NamedTuple):
     said: str = ""
     """The message of the PodGroup's Unschedulable event the close recorded (a waiting job's, when
     quiet: its PodGroup and its tasks' conditions needed no write); "": none."""
+    touch: object = None
+    """What the session had done to the job when it was derived (``JobInfo.touch``): ``UNTOUCHED``,
+    or the outcome of the futile allocate visit replayed on it (held: its identity stays its own)."""
 
 
 class CloseMemos:
@@ -152,19 +155,29 @@ class CloseMemos:
         self._table: dict[tuple[Any, ...], CloseMemo] = {}
 
     def keep(self, conf: Any, phase: str, gang: tuple[str, int, str] | None, quiet: bool | None = None,
-             out: tuple[str, int, int, int] = ("", 0, 0, 0), alloc: bool = False, said: str = "") -> CloseMemo:
-        """The shared memo of these values."""
-        key = (id(conf), phase, gang, quiet, out, alloc, said)  # the memo holds ``conf``: its id stays its own
+             out: tuple[str, int, int, int] = ("", 0, 0, 0), alloc: bool = False, said: str = "",
+             touch: object = None) -> CloseMemo:
+        """The shared memo of these values (``touch``: ``UNTOUCHED`` when None)."""
+        if touch is None:
+            touch = UNTOUCHED
+        # The memo holds ``conf`` and ``touch``: their ids stay their own.
+        key = (id(conf), phase, gang, quiet, out, alloc, said, id(touch))
         memo = self._table.get(key)
         if memo is None:
             if len(self._table) >= self.LIMIT:
                 self._table.clear()
-            memo = self._table[key] = CloseMemo(conf, phase, gang, quiet, out, alloc, said)
+            memo = self._table[key] = CloseMemo(conf, phase, gang, quiet, out, alloc, said, touch)
         return memo
 
 
 CLOSE_MEMOS: StateKey[CloseMemos] = StateKey("job.close_memos", CloseMemos)
 """The carry's ``CloseMemos`` (kept in ``JobCarry.state``, forgotten with the carried jobs)."""
+
+UNTOUCHED = "untouched"
+"""``JobInfo.touch`` of a job no action changed (``JobInfo.untouched``)."""
+
+REPLAYS: StateKey[object] = StateKey("job.replays", object)
+"""Per session (``Session.state``): a token of its own, which ``JobInfo.replayed`` marks hold."""
 
 
 class JobInfo:
@@ -195,6 +208,7 @@ class JobInfo:
         "preemptable",
         "priority",
         "queue",
+        "replayed",
         "status_counts",
         "tasks",
         "uid",
@@ -234,6 +248,10 @@ class JobInfo:
         self.closed: CloseMemo | None = None
         """The last session close's memo of this job (``CloseMemo``; None: none), kept while the
         job is carried; only the gang plugin's close and the status close read and write it."""
+        self.replayed: tuple[object, object, int, tuple[FitErrors, ...], tuple[TaskInfo, ...]] | None = None
+        """Set by a futile allocate visit replayed on the job as built (``actions.futile``): the
+        session's token (``REPLAYS``), the outcome replayed, the job's move count and fit error
+        objects right after it (``touch``), and the tasks it gave a transaction (``undo_replay``)."""
 
     # -- membership and status ------------------------------------------------------------
     def add_task(self, task: TaskInfo) -> None:
@@ -288,6 +306,49 @@ class JobInfo:
         """No task of the job moved (``moved``) and no fit error was set on it since it was built
         (with its phase, what a session's actions set on a job)."""
         return self._moves == 0 and not self.fit_errors and not self.job_fit_errors
+
+    def touch(self, token: object) -> object | None:
+        """What the session of ``token`` (``REPLAYS``) did to the job, when it is one of two things
+        a close can be reused for: nothing (``UNTOUCHED``: ``untouched``), or only the replay of a
+        futile allocate visit on the job as built (the outcome replayed, ``replayed``: no task moved
+        and no fit error was set since the replay, every task move counting in ``_moves`` and every
+        fit error set being a new entry or a new ``FitErrors`` object). None otherwise."""
+        if self._moves == 0 and not self.fit_errors and not self.job_fit_errors:
+            return UNTOUCHED
+        mark = self.replayed
+        if mark is None or mark[0] is not token or mark[2] != self._moves or self.job_fit_errors:
+            return None
+        values = mark[3]
+        errors = self.fit_errors
+        if len(errors) != len(values) or any(a is not b for a, b in zip(errors.values(), values, strict=True)):
+            return None
+        return mark[1]
+
+    def undo_replay(self) -> bool:
+        """Put the job back as built when the only thing done to it since it was built is a
+        replayed futile allocate visit (``replayed``, checked as ``touch`` checks it, but for the
+        session: the carry clears every mark before the next session). Such a replay moved some
+        tasks and back (statuses as built; nodes untouched) and gave the placed tasks a
+        transaction (and a cleared ``eviction_occurred``, as built): the transactions are cleared,
+        the zero entries the moves left in the counters dropped (building counts up from nothing
+        and leaves none; the others keep their order), and the move count zeroed; the allocated
+        vector is as built already (int64 sums). Fit errors and the mark are the caller's to
+        reset. False (nothing done) when anything else may have touched the job."""
+        mark = self.replayed
+        if mark is None or mark[2] != self._moves or self.job_fit_errors:
+            return False
+        values, errors = mark[3], self.fit_errors
+        if len(errors) != len(values) or any(a is not b for a, b in zip(errors.values(), values, strict=True)):
+            return False
+        for task in mark[4]:
+            task.last_txn = None
+            task.eviction_occurred = False
+        for counter in (self.status_counts, self._role_status, self._role_be_pending):
+            zeros = [key for key, n in counter.items() if not n]
+            for key in zeros:
+                del counter[key]
+        self._moves = 0
+        return True
 
     def rebuild_tasks(self, space: ResourceSpace) -> None:
         """Recount the job from its tasks, in order, as ``add_task`` counted them when the job

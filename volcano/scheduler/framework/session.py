@@ -377,6 +377,12 @@ class Session:
         heap: PriorityQueue[TaskInfo] = PriorityQueue(self.victim_less(preemptor), victims)
         return [heap.pop() for _ in range(len(heap))]
 
+    def sorts_by_spec(self) -> bool:
+        """Whether ``sort_tasks`` orders tasks by their specs alone, the same way in every session
+        of this configuration: with ``reuse``, when every task-order callback has a key (a
+        function of the task's spec, ``add_fn``); Volcano's default order reads the specs too."""
+        return self.reuse and self._task_keys is not None
+
     def sort_tasks(self, tasks: Iterable[TaskInfo]) -> list[TaskInfo]:
         """Tasks in task order (the pop order of Volcano's task heap).
 

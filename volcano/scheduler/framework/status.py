@@ -32,7 +32,7 @@ from volcano.api import accessors
 from volcano.api.frozen import FrozenDict
 from volcano.api.quantity import format_milli
 from volcano.api.resources import Resources
-from volcano.scheduler.framework.job import CLOSE_MEMOS, CloseMemo, CloseMemos
+from volcano.scheduler.framework.job import CLOSE_MEMOS, REPLAYS, UNTOUCHED, CloseMemo, CloseMemos
 from volcano.scheduler.framework.model import (
     ALLOCATED_STATUSES,
     COMPLETED_STATUSES,
@@ -71,13 +71,15 @@ class Statuses(Mapping[str, dict[str, Any]]):
     reused (``CloseMemo``) is written down as its memo and its conditions at close, and its
     status dict is made only when the mapping is first read: the scheduler never reads it."""
 
-    __slots__ = ("_items", "_made", "reused")
+    __slots__ = ("_items", "_made", "replayed", "reused")
 
     def __init__(self) -> None:
         self._items: dict[str, Any] = {}
         self._made = True
         self.reused = 0
         """How many jobs' closes were reused (``later``): a count for tests and profiles."""
+        self.replayed = 0
+        """How many of those were of jobs a replayed futile allocate visit touched (``JobInfo.touch``)."""
 
     def __setitem__(self, uid: str, status: dict[str, Any]) -> None:
         self._items[uid] = status
@@ -503,8 +505,9 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
     sort only the tasks that have a fit error for it, ``origin_order``; their tasks' conditions
     are ``_changed_conditions``); its allocation is its ``JobInfo.allocated`` (the sum of its tasks' vectors
     in ``ALLOCATED_STATUSES``), gathered per queue. A job whose memo says the last close of the
-    same job, untouched, wrote nothing (but, when waiting, its Unschedulable event, recorded again
-    from the memo) is passed over (``_reused``)."""
+    same job, touched alike (``JobInfo.touch``: untouched both times, or touched only by the
+    replay of the same futile allocate visit both times), wrote nothing (but, when waiting, its
+    Unschedulable event, recorded again from the memo) is passed over (``_reused``)."""
     uid = ssn.uid
     statuses = out.statuses
     assert isinstance(statuses, Statuses)
@@ -513,10 +516,14 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
     memos = close_memos(ssn)
     fits = fit_messages(ssn)
     conf = ssn.conf
+    token = ssn.state.get(REPLAYS) if memos is not None else None
     for job in ssn.jobs.values():
         memo = job.closed if memos is not None else None
-        if memo is not None and memo.conf is conf and memo.phase == job.phase and job.untouched():
+        if memo is not None and memo.conf is conf and memo.phase == job.phase \
+                and (touch := job.touch(token)) is not None and memo.touch is touch:
             if memo.quiet and _reused(job, memo, uid, statuses, per_queue):
+                if memo.touch is not UNTOUCHED:
+                    statuses.replayed += 1
                 if memo.said:
                     events.append(Event("PodGroup", job.namespace, job.name, "Warning", "Unschedulable", memo.said))
                 continue
@@ -539,7 +546,7 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
         if not waiting and not get(S.Allocated, 0) + get(S.Pending, 0) + get(S.Pipelined, 0) > 0:
             if memo is not None and memos is not None:
                 job.closed = memos.keep(conf, memo.phase, memo.gang, not update,
-                                        (new["phase"], running, succeeded, failed), alloc)
+                                        (new["phase"], running, succeeded, failed), alloc, touch=memo.touch)
             if update:
                 events.append(Event("PodGroup", job.namespace, job.name, "Normal", "Scheduled",
                                     "pod group is ready"))
@@ -561,9 +568,9 @@ def _close_jobs(ssn: Session, out: SessionOutcome) -> None:
                 # Wrote nothing but the Unschedulable event (a waiting job's): the next close of
                 # the job, untouched again, says the same (``_reused``).
                 job.closed = memos.keep(conf, memo.phase, memo.gang, True, (phase, running, succeeded, failed),
-                                        alloc, said)
+                                        alloc, said, memo.touch)
             elif memo.quiet is not False:
-                job.closed = memos.keep(conf, memo.phase, memo.gang, False)
+                job.closed = memos.keep(conf, memo.phase, memo.gang, False, touch=memo.touch)
     _queue_allocated(ssn, out, per_queue)
 
 
@@ -577,7 +584,19 @@ def _reused(job: JobInfo, memo: CloseMemo, uid: str, statuses: Statuses, per_que
     strips) and the Unknown test (made here). A waiting job's event message and its tasks'
     conditions are functions of the job as built too (untouched: no fit error, no transaction,
     the same pods), so the tasks that needed no condition then need none now, and the caller
-    records the memo's event (``CloseMemo.said``) again."""
+    records the memo's event (``CloseMemo.said``) again.
+
+    The same holds for a job touched only by a replayed futile allocate visit, both times of the
+    very same recorded outcome (``CloseMemo.touch``, ``JobInfo.touch``) on the job as built from
+    the same inputs: what the close reads of the job is then the same both times. It reads the
+    task statuses and counts (a replay moves tasks and back: the counts are as built), each
+    task's last transaction, ``eviction_occurred``, node and nominated node (as built, but for
+    the placed tasks' transactions and cleared ``eviction_occurred``, the outcome's), the fit
+    errors in their order and their messages (copies of the outcome's, rendered from their own
+    state), ``job_fit_errors`` (none), ``minAvailable``, the phase (compared), the conditions
+    (the parse's and gang's, the verdict the memo's), the PodGroup's status and the pods'
+    conditions (the same objects: the job was carried with the same inputs), and task order
+    (the configuration's, compared)."""
     conditions = job.conditions
     if memo.out[1] and conditions:  # ``_unschedulable_now``, inlined: this runs for most jobs
         for c in conditions:

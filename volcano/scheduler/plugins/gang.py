@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from volcano.scheduler.framework.job import REPLAYS
 from volcano.scheduler.framework.model import (
     ALLOCATED_STATUSES,
     SCHEDULED_STATUSES,
@@ -108,9 +109,13 @@ class GangPlugin(Plugin):
     def close(self, ssn: Session) -> None:
         """Write Unschedulable/Scheduled conditions (in-session; the scheduler persists them)
         and report the unschedulable task and job counts and the retries to ``ssn.metrics``.
-        A job left untouched by the session (``JobInfo.untouched``) whose memo from the last
-        session was derived under the same configuration and phase gets the memo's condition
-        again (at this session's time and uid): its verdict reads only the job as built."""
+        A job left untouched by the session (``JobInfo.untouched``), or touched only by the
+        replay of a futile allocate visit (``JobInfo.touch``), whose memo from the last session
+        was derived under the same configuration and phase, and after the same touch (nothing,
+        or the replay of the very same recorded outcome), gets the memo's condition again (at
+        this session's time and uid): its verdict reads only the job as built and what the
+        replay wrote (each placed task's last transaction and ``eviction_occurred``, the fit
+        errors in their order, the counters back where they were), the same both times."""
         not_ready_jobs = 0
         now = ssn.timestamp()
         memos = close_memos(ssn)
@@ -120,16 +125,19 @@ class GangPlugin(Plugin):
         # One condition dict per verdict (jobs of one verdict share it: nothing writes into a
         # job's condition, it is replaced in the list or copied).
         made: dict[tuple[str, int, str], dict[str, Any]] = {}
+        token = ssn.state.get(REPLAYS) if memos is not None else None
         for job in ssn.jobs.values():
             if not job.tasks:
                 continue
             memo = job.closed if memos is not None else None
-            if memo is not None and memo.conf is conf and memo.phase == job.phase and job.untouched():
+            touch = job.touch(token) if memos is not None else None
+            if memo is not None and memo.conf is conf and memo.phase == job.phase and touch is not None \
+                    and memo.touch is touch:
                 verdict = memo.gang
             else:
                 verdict = _verdict(ssn, job)
-                job.closed = memos.keep(conf, job.phase, verdict) \
-                    if memos is not None and job.untouched() else None
+                job.closed = memos.keep(conf, job.phase, verdict, touch=touch) \
+                    if memos is not None and touch is not None else None
             if verdict is None:
                 continue
             kind, unready, msg = verdict
