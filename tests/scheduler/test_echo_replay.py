@@ -13,26 +13,20 @@ metrics and the cycle count are the same. Fixed clusters check that the echo pat
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from hypothesis import HealthCheck, event, given, settings
 
-from tests.scheduler.test_job_carry import CONFS, _play, scenarios
+from tests.scheduler.test_job_carry import CONFS, _play, scenarios, watch_streams
 from tests.scheduler.test_quiet_close import quiet_scenarios
 from tests.sim.scenarios import _metrics
-from volcano.api.kinds import KINDS
 from volcano.sim.clock import SimClock
 from volcano.testbed import FakeCluster
 
 
 def _run(nodes: int, ops: list[tuple[Any, ...]], conf: str, fast_forward: bool) -> tuple[Any, ...]:
     cluster = FakeCluster(seed=1, scheduler_conf=CONFS[conf], clock=SimClock(fast_forward=fast_forward))
-    streams: list[str] = []
-    for info in KINDS:
-        if info.kind in ("Pod", "PodGroup", "Event", "Queue", "Node", "PriorityClass"):
-            cluster.client.watch(info.kind, lambda ev, k=info.kind: streams.append(
-                json.dumps([k, ev.type, ev.object], sort_keys=True, default=str)))
+    streams = watch_streams(cluster)
     notes = _play(cluster, nodes, ops)
     s = cluster.scheduler
     return (streams, cluster.trace.lines() + notes, _metrics(cluster), s.cycles,

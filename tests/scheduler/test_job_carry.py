@@ -322,15 +322,21 @@ def _do(cluster: FakeCluster, i: int, op: tuple[Any, ...], groups: list[str]) ->
         cluster.apply(p)
 
 
-def _run(nodes: int, ops: list[tuple[Any, ...]], conf: str, reuse: bool) -> tuple[Any, ...]:
-    cluster = FakeCluster(seed=1, scheduler_conf=CONFS[conf])
-    cluster.scheduler.reuse = reuse
-    cluster.default_scheduler.reuse = reuse
+def watch_streams(cluster: FakeCluster) -> list[str]:
+    """Every later watch event of the kinds a scheduling run writes, as sorted JSON text, in order."""
     streams: list[str] = []
     for info in KINDS:
         if info.kind in ("Pod", "PodGroup", "Event", "Queue", "Node", "PriorityClass"):
             cluster.client.watch(info.kind, lambda ev, k=info.kind: streams.append(
                 json.dumps([k, ev.type, ev.object], sort_keys=True, default=str)))
+    return streams
+
+
+def _run(nodes: int, ops: list[tuple[Any, ...]], conf: str, reuse: bool) -> tuple[Any, ...]:
+    cluster = FakeCluster(seed=1, scheduler_conf=CONFS[conf])
+    cluster.scheduler.reuse = reuse
+    cluster.default_scheduler.reuse = reuse
+    streams = watch_streams(cluster)
     notes = _play(cluster, nodes, ops)
     return streams, cluster.trace.lines() + notes, _metrics(cluster), cluster.scheduler.cycles
 
