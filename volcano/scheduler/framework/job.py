@@ -316,13 +316,17 @@ class JobInfo:
         if self._moves == 0 and not self.fit_errors and not self.job_fit_errors:
             return UNTOUCHED
         mark = self.replayed
-        if mark is None or mark[0] is not token or mark[2] != self._moves or self.job_fit_errors:
-            return None
-        values = mark[3]
-        errors = self.fit_errors
-        if len(errors) != len(values) or any(a is not b for a, b in zip(errors.values(), values, strict=True)):
+        if mark is None or mark[0] is not token or not self._replay_intact(mark):
             return None
         return mark[1]
+
+    def _replay_intact(self, mark: tuple[object, object, int, tuple[FitErrors, ...], tuple[TaskInfo, ...]]) -> bool:
+        """Whether nothing touched the job since the replay ``mark`` records: no task moved (the
+        move count is the one right after it), no job fit error, and the same fit error objects."""
+        if mark[2] != self._moves or self.job_fit_errors:
+            return False
+        values, errors = mark[3], self.fit_errors
+        return len(errors) == len(values) and all(a is b for a, b in zip(errors.values(), values, strict=True))
 
     def undo_replay(self) -> bool:
         """Put the job back as built when the only thing done to it since it was built is a
@@ -335,10 +339,7 @@ class JobInfo:
         vector is as built already (int64 sums). Fit errors and the mark are the caller's to
         reset. False (nothing done) when anything else may have touched the job."""
         mark = self.replayed
-        if mark is None or mark[2] != self._moves or self.job_fit_errors:
-            return False
-        values, errors = mark[3], self.fit_errors
-        if len(errors) != len(values) or any(a is not b for a, b in zip(errors.values(), values, strict=True)):
+        if mark is None or not self._replay_intact(mark):
             return False
         for task in mark[4]:
             task.last_txn = None
