@@ -30,35 +30,6 @@ counter increments (a gang waiting for resources it cannot get: the same
 while the cache does not change. The scheduler then replays those effects, in
 order, at the new cycle's time instead of recomputing the session
 (``replayed_cycles``); with the clock's ``fast_forward`` off it recomputes.
-
-**Echoes.** A cycle that also wrote, but only writes its next session reads
-the same way, is repeated by the next cycle minus those writes, when nothing
-but their echoes reaches the cache in between. The writes that qualify, and
-what a session reads of what they change:
-
-* a pod's ``PodScheduled=False`` condition without a nominated node (a status
-  write of ``status.conditions`` alone): pods' conditions are read only by the
-  close, which compares that condition with the one it works out;
-* a PodGroup status that keeps the phase: a session reads the stored phase
-  (enqueue and the close do: a write that moves it does not qualify; an unset
-  phase reads as Pending wherever it is read, ``cache.read_phase``), the
-  conditions (the gang plugin's close replaces the one of its type, so starting
-  from the written list ends in the same list but for the two times the change
-  test ignores) and nothing else of the status (the counts only in the change
-  test); the server's ``metadata.generation`` bump is read by nothing;
-* a queue's ``status.allocated``: read only by the close's change test.
-
-No bind, eviction, nominated node, unusable PodGroup or failed write. Each such
-write is announced to the cache (``SchedulerCache.expect_echo``), whose delivery
-of it then leaves ``generation`` as it was. The next session would then decide
-the same (nothing it decides from has changed), find every written status
-equal to the one it works out (so write nothing, and record no event tied to a
-write: a pod's ``FailedScheduling`` comes with its condition write, a
-PodGroup's ``Normal Scheduled`` with its status write), and set every gauge to
-the value it already holds. So it records this cycle's trace rows, counter
-increments and remaining events again: it is replayed as a repeated cycle (or
-skipped as an idle one when nothing remains). A property test compares runs
-with the clock's ``fast_forward`` on and off.
 """
 
 from __future__ import annotations
@@ -73,7 +44,6 @@ from volcano.apiserver.errors import ApiError
 from volcano.informers import InformerFactory
 from volcano.scheduler.actions import default_actions
 from volcano.scheduler.cache import SchedulerCache
-from volcano.scheduler.cache.cache import read_phase
 from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF
 from volcano.scheduler.framework.action import ActionRegistry
 from volcano.scheduler.framework.carry import JobCarry
@@ -177,25 +147,6 @@ class _Replay:
     rows: list[tuple[str, str, str, str]]
     counts: list[tuple[str, Any]]
     events: list[Event]
-    outcome: SessionOutcome
-    """What a replayed cycle returns (``run_once``): the events alone."""
-
-
-def _unwritten(out: SessionOutcome, leading: int) -> list[Event]:
-    """``out.events`` without those its writes came with (module docstring, "Echoes"): a pod's
-    ``FailedScheduling`` (recorded by the close with each condition write, and only then) and a
-    PodGroup's ``Normal Scheduled`` when its status was written (recorded only then). The first
-    ``leading`` events (the actions' own, ``Session.job_events``) are kept whole."""
-    written = {(job.namespace, job.name) for job, _ in out.podgroups}
-    kept = out.events[:leading]
-    for ev in out.events[leading:]:
-        if ev.kind == "Pod" and ev.reason == "FailedScheduling":
-            continue
-        if ev.kind == "PodGroup" and ev.type == "Normal" and ev.reason == "Scheduled" \
-                and (ev.namespace, ev.name) in written:
-            continue
-        kept.append(ev)
-    return kept
 
 
 def retire(ssn: Session, successor: Session | None = None) -> None:
@@ -277,11 +228,6 @@ class Scheduler:
         """Cycles whose recorded effects were replayed instead of recomputed (included in ``cycles``)."""
         self._gauges: dict[tuple[str, ...], int] = {}
         self._carry = JobCarry()
-        self.echoed_cycles = 0
-        """Computed cycles that wrote, whose writes all qualified as echoes (module docstring): the
-        next cycle is replayed or skipped unless something else reaches the cache first."""
-        self._echo_safe = False
-        """Whether every write of the cycle being applied qualifies as an echo (module docstring)."""
         self.reuse = True
         """Sessions reuse earlier parses and skip unused work (``Session.reuse``); ``False`` is the
         reference path the property tests compare against."""
@@ -322,7 +268,6 @@ class Scheduler:
         """Account for ``runs`` no-op cycles the clock skipped (see the module docstring)."""
         self.cycles += runs
         self.skipped_cycles += runs
-        self.cache.forget_echoes()
         observe_zeros(self.metrics.e2e_latency, runs)
         for name in self.conf.actions:
             observe_zeros(self.metrics.action_latency.labels(name), runs)
@@ -332,10 +277,8 @@ class Scheduler:
         replay = self._replay
         if replay is not None and replay.generation == self.cache.generation \
                 and getattr(self.clock, "fast_forward", False) and self.last_outcome is not None:
-            self.cache.forget_echoes()
             self._replay_cycle(replay)
-            return replay.outcome
-        self.cache.forget_echoes()
+            return self.last_outcome
         self.cycles += 1
         start = self.clock.now_ms
         trace_len = len(self.trace) if self.trace is not None else 0
@@ -369,26 +312,13 @@ class Scheduler:
             and self.cache.informers.unusable.skipped == skipped and self.cache.generation == generation
         self._idle_at = self.cache.generation if noop else None
         self._replay = None
-        if not noop and not (ssn.binds or ssn.evictions or ssn.unusable) \
+        if not noop and not (ssn.binds or ssn.evictions or ssn.unusable or outcome.podgroups
+                             or outcome.pod_conditions or outcome.queues or sink.gauge_changed) \
                 and self.cache.informers.unusable.skipped == skipped and self.cache.generation == generation:
-            wrote = bool(outcome.podgroups or outcome.pod_conditions or outcome.queues)
-            if not wrote or self._echo_safe:
-                self.echoed_cycles += wrote
-                self._repeat(generation, trace_len, sink.counts,
-                             _unwritten(outcome, len(ssn.job_events)) if wrote else list(outcome.events))
-        if self._replay is None and self._idle_at is None:
-            self.cache.forget_echoes()  # the next cycle is computed: announcements would change nothing
+            rows = [(r.component, r.event, r.object, r.detail) for r in self.trace.since(trace_len)] \
+                if self.trace is not None else []
+            self._replay = _Replay(generation, rows, list(sink.counts), list(outcome.events))
         return outcome
-
-    def _repeat(self, generation: int, trace_len: int, counts: list[tuple[str, Any]], events: list[Event]) -> None:
-        """Keep what the next cycle will do again while the cache stays at ``generation``: the trace
-        rows since ``trace_len``, ``counts`` and ``events`` (a no-op when all are empty)."""
-        rows = [(r.component, r.event, r.object, r.detail) for r in self.trace.since(trace_len)] \
-            if self.trace is not None else []
-        if rows or counts or events:
-            self._replay = _Replay(generation, rows, list(counts), events, SessionOutcome(events=list(events)))
-        else:
-            self._idle_at = generation
 
     def _replay_cycle(self, replay: _Replay) -> None:
         """Do again what the last cycle did (see the module docstring), at this cycle's time."""
@@ -415,60 +345,36 @@ class Scheduler:
         return self.cache.informers.informer("Pod").get(task.name, task.namespace)
 
     def _apply(self, ssn: Session, out: SessionOutcome) -> None:
-        """Write what the session decided; notes in ``_echo_safe`` whether every write qualifies as
-        an echo (module docstring), announcing each such write to the cache."""
-        self._echo_safe = safe = not (ssn.binds or ssn.evictions)
         for task, node in ssn.binds:
             self._bind(task, node)
         for task, reason in ssn.evictions:
             self._evict(ssn, task, reason)
-        cache = self.cache
-        pg_informer = cache.informers.informer("PodGroup")
+        pg_informer = self.cache.informers.informer("PodGroup")
         for job, status in out.podgroups:
             current = pg_informer.get(job.name, job.namespace)
             if current is None:
-                safe = False
                 continue
             try:
                 # PodGroup's CRD has no status subresource: Volcano writes status with a plain update.
-                group = self.client.update(podgroup_with_status(current, status))
+                self.client.update(podgroup_with_status(current, status))
             except ApiError as exc:
                 # A conflict means a newer PodGroup exists; the next cycle writes status from it.
                 self._record("PodGroupStatusUpdateFailed", f"{job.namespace}/{job.name}", exc.reason)
-                safe = False
                 continue
-            if safe:
-                if read_phase(status.get("phase")) == read_phase(accessors.status(current).get("phase")) \
-                        and isinstance(group, Mapping):
-                    cache.expect_echo("PodGroup", group)
-                else:
-                    safe = False
         self._emit(out.events)
         for task, cond, nominated in out.pod_conditions:
-            pod = self._set_pod_condition(task, cond, nominated)
-            if safe:
-                if pod is not None and not nominated:
-                    cache.expect_echo("Pod", pod)
-                else:
-                    safe = False
-        queues = cache.informers.informer("Queue")
+            self._set_pod_condition(task, cond, nominated)
+        queues = self.cache.informers.informer("Queue")
         for name, allocated in sorted(out.queues.items()):
             # The whole list is replaced, as upstream's UpdateStatus does: a resource no longer held is removed.
-            held_by = queues.get(name)
-            held = (accessors.status(held_by).get("allocated") or {}) if held_by is not None else {}
+            stored = queues.get(name)
+            held = (accessors.status(stored).get("allocated") or {}) if stored is not None else {}
             patch = {**{key: None for key in held if key not in allocated}, **allocated}
             try:
-                queue = self.client.patch("Queue", name, {"status": {"allocated": patch}}, subresource="status")
+                self.client.patch("Queue", name, {"status": {"allocated": patch}}, subresource="status")
             except ApiError as exc:
                 self._record("QueueStatusUpdateFailed", name, exc.reason)
-                safe = False
                 continue
-            if safe:
-                if isinstance(queue, Mapping):
-                    cache.expect_echo("Queue", queue)
-                else:
-                    safe = False
-        self._echo_safe = safe
 
     def _emit(self, events: list[Event]) -> None:
         """Record ``events`` on the objects they name, as ``_event`` does one by one (an object
@@ -485,12 +391,10 @@ class Scheduler:
             if obj is not None:
                 record(obj, ev.type, ev.reason, ev.message)
 
-    def _set_pod_condition(self, task: TaskInfo, cond: Obj, nominated: str = "") -> Mapping[str, Any] | None:
-        """Write ``cond`` (and ``nominated``, when set) on the task's pod; the pod stored, or None
-        when there is none or the write failed."""
+    def _set_pod_condition(self, task: TaskInfo, cond: Obj, nominated: str = "") -> None:
         pod = self._pod(task)
         if pod is None:
-            return None
+            return
         conditions = (pod.get("status") or {}).get("conditions") or []
         fast = self.reuse and self._status_fields is not None
         status: Obj = {"conditions": (shared_conditions if fast else updated_conditions)(conditions, cond,
@@ -499,22 +403,20 @@ class Scheduler:
             status["nominatedNodeName"] = nominated
         try:
             if fast:
-                stored = self._update_pod_status(task, status)
+                self._update_pod_status(task, status)
             else:
-                stored = self.client.patch("Pod", task.name, {"status": status}, task.namespace, subresource="status")
+                self.client.patch("Pod", task.name, {"status": status}, task.namespace, subresource="status")
         except ApiError:
-            return None
-        return stored if isinstance(stored, Mapping) else None
+            return
 
-    def _update_pod_status(self, task: TaskInfo, status: Obj) -> Obj:
+    def _update_pod_status(self, task: TaskInfo, status: Obj) -> None:
         """The merge patch ``{"status": status}`` of the pod's ``status`` subresource, written as the
         status update it amounts to: the stored status with ``status``'s keys replaced (``status``
         holds no null and no mapping, so RFC 7386 merges nothing deeper), through the server's
         ``update_status_fields``. Only for a client that is the in-process server itself (whose
         writes cannot interleave), where it stores the same object without copying the whole pod
         for the patch; a property test compares the stored objects of both ways."""
-        stored: Obj = self._status_fields(self.client, "Pod", task.name, task.namespace, status)
-        return stored
+        self._status_fields(self.client, "Pod", task.name, task.namespace, status)
 
     def _now(self) -> str:
         return self.clock.timestamp()

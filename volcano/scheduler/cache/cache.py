@@ -11,14 +11,6 @@ effect, as Volcano's cache ignores stale pod updates during a bind.
 ``generation`` counts every change of what a snapshot is made of (each informer
 delivery, each bind or eviction remembered): a scheduler whose last cycle did
 nothing and sees the same generation knows its next cycle would do nothing too.
-One kind of delivery is left out: the echo of a write the scheduler announced
-with ``expect_echo`` (the object stored by that very write, delivered as
-MODIFIED with the resourceVersion the write returned), which the scheduler
-announces only for writes its next session reads the same way
-(``volcano.scheduler.scheduler``, "Echoes"). Such a delivery updates the cache
-as any other (the object is replaced, its job marked changed for the next
-snapshot's delta) and counts in ``echoes`` instead. ``forget_echoes`` drops the
-announcements whose echo has not come.
 
 Each snapshot also tells what changed since the one before it (``Snapshot.delta``,
 a ``CacheDelta``): the PodGroups replaced, created or deleted, or whose job priority
@@ -42,7 +34,7 @@ from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.session import Snapshot
 from volcano.scheduler.framework.snapshot import CacheDelta, object_key
 
-__all__ = ["SchedulerCache", "read_phase"]
+__all__ = ["SchedulerCache"]
 
 Obj = dict[str, Any]
 
@@ -77,34 +69,6 @@ _SPEC_SKIP = frozenset({"nodeName"})
 _META_SKIP = frozenset({"resourceVersion", "managedFields"})
 _TOP_SKIP = frozenset({"spec", "metadata", "status"})
 _BLANKS = {skip: dict.fromkeys(skip) for skip in (_SPEC_SKIP, _META_SKIP, _TOP_SKIP)}
-
-
-_PG_META_SKIP = frozenset({"resourceVersion", "managedFields", "generation"})
-_BLANKS[_PG_META_SKIP] = dict.fromkeys(_PG_META_SKIP)
-
-
-def _read_alike(old: Mapping[str, Any] | None, new: Mapping[str, Any], meta_skip: frozenset[str]) -> bool:
-    """Whether the announced echo ``new`` of a PodGroup or Queue differs from ``old`` (the version it
-    replaced) in nothing a session reads but the status's conditions, counts and ``allocated``: the
-    same top-level parts but ``status`` and ``metadata``, the same metadata but ``meta_skip``, and
-    the same status ``phase`` (as ``read_phase`` reads it) and ``state``. (A check of what the
-    scheduler announced: an admission webhook could have changed more.)"""
-    if old is None:
-        return False
-    old_meta, new_meta = old.get("metadata"), new.get("metadata")
-    if not (_is_map(old_meta) and _is_map(new_meta) and _same_but(old, new, _TOP_SKIP)
-            and _same_but(old_meta, new_meta, meta_skip)):
-        return False
-    old_status, new_status = accessors.status(old), accessors.status(new)
-    return read_phase(old_status.get("phase")) == read_phase(new_status.get("phase")) \
-        and old_status.get("state") == new_status.get("state")
-
-
-def read_phase(phase: Any) -> Any:
-    """A PodGroup phase as a session reads it: unset (None or empty) reads as Pending wherever a
-    session reads the phase (``IsPending``, the close's Inqueue-else-Pending, the quota plugins'
-    Inqueue and Running tests); the memos keyed by the phase only miss, and recompute the same."""
-    return "Pending" if phase is None or phase == "" else phase
 
 
 def _cloner(cls: type) -> Callable[[Any], Any]:
@@ -181,11 +145,7 @@ class SchedulerCache:
         self.binding: dict[str, str] = {}
         self.releasing: set[str] = set()
         self.generation = 0
-        """Bumped by every change a snapshot could see but an announced echo (see the module docstring)."""
-        self.echoes = 0
-        """Announced echoes received and read alike (``expect_echo``): changes ``generation`` leaves out."""
-        self._expected: dict[tuple[str, str], Any] = {}
-        """The announced writes whose echo has not come: (kind, cache key) -> resourceVersion."""
+        """Bumped by every change a snapshot could see (see the module docstring)."""
         self._shared: dict[Any, Any] = {}
         self._groups: dict[str, list[TaskSpec]] = {}
         """The pods by job id ("" for none), each list in ``pods`` order (``TaskSpec.seq``); a list
@@ -221,38 +181,8 @@ class SchedulerCache:
         informers.informer("Queue").add_handler(self._on_queue)
         informers.informer("PriorityClass").add_handler(self._on_pc)
 
-    def expect_echo(self, kind: str, stored: Mapping[str, Any]) -> None:
-        """Announce that the delivery of ``stored`` (a ``kind`` object just written by the
-        scheduler, as the server returned it) is an echo its next session reads the same way:
-        it will not move ``generation`` (see the module docstring). Nothing is announced for an
-        object without a resourceVersion."""
-        rv = (stored.get("metadata") or {}).get("resourceVersion")
-        if rv is not None:
-            self._expected[kind, _key(stored)] = rv
-
-    def forget_echoes(self) -> None:
-        """Drop every announcement whose echo has not come (a later delivery moves ``generation``)."""
-        if self._expected:
-            self._expected = {}
-
-    def _echo(self, kind: str, etype: str, obj: Obj) -> bool:
-        """Whether this delivery is an announced echo (then the announcement is used up; the caller
-        checks that it is read alike, and counts it in ``echoes`` or ``generation``)."""
-        expected = self._expected
-        if not expected or etype != "MODIFIED":
-            return False
-        at = (kind, _key(obj))
-        rv = expected.get(at)
-        if rv is None or rv != (obj.get("metadata") or {}).get("resourceVersion"):
-            return False
-        del expected[at]
-        return True
-
     def _on_pod(self, etype: str, obj: Obj, old: Obj | None) -> None:
-        # every group a pod enters or leaves is marked (``_enter``, ``_forget``, ``_replace``)
-        echo = bool(self._expected) and self._echo("Pod", etype, obj)
-        if not echo:
-            self.generation += 1
+        self.generation += 1  # every group a pod enters or leaves is marked (``_enter``, ``_forget``, ``_replace``)
         key = _key(obj)
         spec = obj.get("spec") or {}
         if etype == "DELETED":
@@ -261,23 +191,13 @@ class SchedulerCache:
             self.releasing.discard(key)
             return
         if (spec.get("schedulerName") or "default-scheduler") not in self.scheduler_names and not spec.get("nodeName"):
-            self.generation += echo
             self._forget(self.pods.pop(key, None))
             return
         previous = self.pods.get(key)
         task = rebound(previous, obj) if previous is not None and etype == "MODIFIED" else None
         if task is None:
-            self.generation += echo  # more than the status moved: not read the same way after all
             task = TaskSpec(obj)
             self.space.register_all(task.requests)
-        elif echo:
-            assert previous is not None
-            if task.status == previous.status and task.node_name == previous.node_name \
-                    and task.nominated_node == previous.nominated_node \
-                    and accessors.status(obj).get("startTime") == accessors.status(previous.pod).get("startTime"):
-                self.echoes += 1
-            else:
-                self.generation += 1
         if task.node_name:
             self.binding.pop(key, None)
         if task.status in (TaskStatus.Releasing, TaskStatus.Succeeded, TaskStatus.Failed):
@@ -375,10 +295,7 @@ class SchedulerCache:
         self.nodes[name] = spec
 
     def _on_podgroup(self, etype: str, obj: Obj, old: Obj | None) -> None:
-        if self._expected and self._echo("PodGroup", etype, obj) and _read_alike(old, obj, _PG_META_SKIP):
-            self.echoes += 1
-        else:
-            self.generation += 1
+        self.generation += 1
         key = _key(obj)
         self._mark_podgroup(key)
         if etype == "DELETED":
@@ -392,10 +309,7 @@ class SchedulerCache:
         self._set_priority(key, self._priority(obj, self._default_pc))
 
     def _on_queue(self, etype: str, obj: Obj, old: Obj | None) -> None:
-        if self._expected and self._echo("Queue", etype, obj) and _read_alike(old, obj, _META_SKIP):
-            self.echoes += 1
-        else:
-            self.generation += 1
+        self.generation += 1
         if etype == "DELETED":
             self.queues.pop(_key(obj), None)
         else:
