@@ -50,6 +50,16 @@ def _pg_phase(cluster: Cluster, name: str) -> str:
     return str((cluster.get("PodGroup", name).get("status") or {}).get("phase") or "Pending")
 
 
+def free_one_slot(cluster: Cluster, fill_group: str, filler: list[str], waiting: list[str], winner: str) -> None:
+    """Delete the filler PodGroup ``fill_group`` and its one pod, then check that exactly one of the
+    ``waiting`` pods binds, and that it is ``winner``'s (``<winner>-wait-0``), and stays the only one."""
+    cluster.delete("PodGroup", fill_group)
+    cluster.delete("Pod", filler[0])
+    cluster.wait_until(lambda: any(bound(cluster.get("Pod", n)) for n in waiting), 120, "a waiting pod binds")
+    cluster.hold(lambda: sum(bound(cluster.get("Pod", n)) for n in waiting) == 1, 10, "only one binds")
+    assert [n for n in waiting if bound(cluster.get("Pod", n))] == [f"{winner}-wait-0"]
+
+
 def _all_bound(cluster: Cluster, names: list[str], what: str) -> None:
     cluster.wait_until(lambda: all(bound(cluster.get("Pod", n)) for n in names), 120, what)
 
@@ -82,11 +92,7 @@ def test_a_deserved_past_the_cluster_total_counts_as_the_total(cluster: Cluster,
     cluster.wait_until(lambda: all(_pg_phase(cluster, g) == "Inqueue" for g in ("ka-wait", "kb-wait")), 60,
                        "both waiting PodGroups Inqueue")
     assert not any(bound(cluster.get("Pod", n)) for n in waiting)
-    cluster.delete("PodGroup", "kc-fill")
-    cluster.delete("Pod", filler[0])
-    cluster.wait_until(lambda: any(bound(cluster.get("Pod", n)) for n in waiting), 120, "a waiting pod binds")
-    cluster.hold(lambda: sum(bound(cluster.get("Pod", n)) for n in waiting) == 1, 10, "only one binds")
-    assert [n for n in waiting if bound(cluster.get("Pod", n))] == [f"{winner}-wait-0"]
+    free_one_slot(cluster, "kc-fill", filler, waiting, winner)
 
 
 QUOTA = "queue resource quota insufficient"

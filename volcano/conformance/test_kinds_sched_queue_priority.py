@@ -19,7 +19,7 @@ import pytest
 from volcano.conformance.backends.base import Cluster
 from volcano.conformance.lib.builders import queue
 from volcano.conformance.lib.waits import bound
-from volcano.conformance.test_kinds_sched_capacity import CAPACITY_CONF, _all_bound, _group, _pg_phase
+from volcano.conformance.test_kinds_sched_capacity import CAPACITY_CONF, _all_bound, _group, _pg_phase, free_one_slot
 from volcano.conformance.test_scheduling_support import CI_CONF_NO_ENQUEUE, conf_with, make_queues
 
 Obj = dict[str, Any]
@@ -56,8 +56,4 @@ def test_the_higher_priority_queue_goes_first_whatever_its_share(cluster: Cluste
                        60, "both waiting PodGroups known")
     cluster.sleep(3)
     assert not any(bound(cluster.get("Pod", n)) for n in waiting)
-    cluster.delete("PodGroup", "kp-c-fill")
-    cluster.delete("Pod", filler[0])
-    cluster.wait_until(lambda: any(bound(cluster.get("Pod", n)) for n in waiting), 120, "a waiting pod binds")
-    cluster.hold(lambda: sum(bound(cluster.get("Pod", n)) for n in waiting) == 1, 10, "only one binds")
-    assert [n for n in waiting if bound(cluster.get("Pod", n))] == [f"{winner}-wait-0"]
+    free_one_slot(cluster, "kp-c-fill", filler, waiting, winner)
