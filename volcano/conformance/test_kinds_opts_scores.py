@@ -188,7 +188,7 @@ NO_NODEORDER = ("leastrequested.weight: 0;balancedresource.weight: 0;nodeaffinit
                 "tainttoleration.weight: 0;podaffinity.weight: 0")
 RESOURCE_WEIGHTS = [
     ("binpack.cpu: 1", 1), ("binpack.cpu: 2", 0), ("binpack.cpu: 0", 1),
-    ("binpack.cpu: -2", 1),  # negative: 1 (kept, worker-0 would score 1.625)
+    ("binpack.cpu: -2;binpack.memory: 0", 0),  # negative: 1, CPU alone (kept: -1.75 against -0.5)
     ('binpack.cpu: "2"', 1),  # quoted: the default 1
     ("binpack.memory: 0", 0), ("binpack.memory: -1", 1), ('binpack.memory: "0"', 1),
     ("binpack.cpu: 3;binpack.memory: 2", 0),  # 3.125 / 5 against 2.375 / 5
@@ -215,3 +215,23 @@ def test_binpack_resource_weights(cluster: Cluster, chosen: int) -> None:
 def test_enable_node_order_flag(cluster: Cluster, chosen: int) -> None:
     """``enableNodeOrder: false`` on nodeorder's entry leaves every worker at score 0 (the first wins)."""
     assert _place(cluster, 0, BUSY, SMALL) == chosen
+
+
+GPU = "nvidia.com/gpu"
+GPU_WEIGHTS = [
+    # (binpack arguments, chosen): the holder has 2 of worker-1's 4 GPUs; new asks 1 GPU (and 100m CPU)
+    (f"binpack.resources: {GPU};binpack.resources.{GPU}: -1", 1),  # negative: 1 (kept: the emptier one)
+    (f"binpack.resources: {GPU};binpack.resources.{GPU}: 0", 0),  # nothing weighed: a tie, worker-0
+    (f"binpack.resources: {GPU};binpack.resources.{GPU}: 1", 1),
+    (f"binpack.resources: {GPU};binpack.resources.{GPU}: \"3\"", 1),  # quoted: the default 1
+    (f"binpack.resources.{GPU}: 1", 0),  # a weight for a resource not listed: not weighed
+]
+
+
+@pytest.mark.cluster(workers=2, cpu="4", memory="16Gi", gpu=4, control_plane=False)
+@pytest.mark.parametrize(("chosen",), [
+    pytest.param(c, id=a, marks=pytest.mark.scheduler_conf(
+        _conf(NO_NODEORDER, binpack="binpack.cpu: 0;binpack.memory: 0;" + a))) for a, c in GPU_WEIGHTS])
+def test_binpack_extra_resource_weight(cluster: Cluster, chosen: int) -> None:
+    """An extra resource's binpack weight, the only one weighed: GPU packing picks the fuller worker."""
+    assert _place(cluster, 1, {"cpu": "100m", GPU: "2"}, {"cpu": "100m", GPU: "1"}) == chosen
