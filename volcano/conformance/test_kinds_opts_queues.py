@@ -11,6 +11,7 @@ reference §2.3, §5.5, §5.10).
   2 with the event "queue resource quota insufficient: insufficient cpu" (each leaf alone would admit
   both); with the hierarchy off (absent, or ``false``) the parent limits nothing.
 * proportion's queue capability check, switched off by ``enableJobEnqueued: false`` on its entry.
+* sla's ``sla-waiting-time`` argument (expected to fail, strictly: the plugin is not implemented).
 """
 
 from __future__ import annotations
@@ -135,3 +136,20 @@ def test_proportion_enable_job_enqueued(cluster: Cluster, admitted: bool) -> Non
     make_queues(cluster, simple_queue("capped", capability={"cpu": "2"}))
     cluster.apply(pod_group("over", min_member=1, queue="capped", min_resources={"cpu": "3"}))
     _admitted(cluster, "over", admitted, INSUFFICIENT)
+
+
+SLA_CONF = ('actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n'
+            "  - name: sla\n    arguments:\n      sla-waiting-time: 1m\n"
+            "- plugins:\n  - name: overcommit\n  - name: predicates\n  - name: nodeorder\n")
+
+
+@pytest.mark.cluster(workers=1, cpu="4", control_plane=False)
+@pytest.mark.scheduler_conf(SLA_CONF)
+@pytest.mark.xfail(strict=True, reason="the sla plugin is not implemented (the configuration loader refuses it)")
+def test_sla_waiting_time_argument(cluster: Cluster) -> None:
+    """sla's ``sla-waiting-time`` (tier 1) permits a PodGroup's enqueue once it has waited that long,
+    before overcommit (tier 2) can refuse it: a PodGroup of twice the cluster stays Pending for the
+    first minute and is Inqueue after it."""
+    cluster.apply(pod_group("patient", min_member=1, min_resources={"cpu": "8"}))
+    cluster.hold(lambda: _phase(cluster, "patient") == "Pending", 50, "patient waits")
+    cluster.wait_until(lambda: _phase(cluster, "patient") == "Inqueue", 30, "patient Inqueue after a minute")
