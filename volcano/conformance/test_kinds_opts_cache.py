@@ -161,7 +161,7 @@ PRIORITY_CHANGES = [
 @pytest.mark.cluster(workers=1, cpu="2", control_plane=False)
 @pytest.mark.scheduler_conf(CONF)
 @pytest.mark.parametrize(("late_class", "existing", "change", "winner"), PRIORITY_CHANGES,
-                         ids=[f"{c[2]}-{c[3]}" for c in PRIORITY_CHANGES])
+                         ids=[f"{c[0]}-{c[1] or 'absent'}-{c[2]}" for c in PRIORITY_CHANGES])
 def test_priority_class_changes_while_pods_wait(cluster: Cluster, late_class: str, existing: str | None,
                                                 change: str, winner: str) -> None:
     """The job order of two waiting PodGroups follows PriorityClasses created, made the global default
