@@ -7,8 +7,8 @@ and 16Gi, no control-plane node; a ``holder`` pod pinned to one worker, then the
 the scores alone. Each table is built so that one value of the weight under test makes the two workers
 tie exactly (the tie goes to the first worker by name, ``worker-0``), and the values on each side break
 the tie either way; the holder sits on either worker so that each value is told apart from its
-neighbours. ``imagelocality.weight`` is pinned by a case expected to fail, strictly: the scorer is not
-implemented.
+neighbours. ``imagelocality.weight`` weighs Kubernetes' ImageLocality score of images the workers list
+in ``status.images``.
 """
 
 from __future__ import annotations
@@ -249,21 +249,42 @@ def test_binpack_enable_node_order_flag(cluster: Cluster, chosen: int) -> None:
     assert _place(cluster, 1, BUSY, SMALL) == chosen
 
 
-@pytest.mark.parametrize(("chosen",), [
-    pytest.param(1, id="default", marks=[pytest.mark.scheduler_conf(_conf()), pytest.mark.xfail(
-        strict=True, reason="nodeorder's ImageLocality scorer is not implemented (imagelocality.weight is "
-                            "accepted and ignored)")]),
-    pytest.param(0, id="0", marks=pytest.mark.scheduler_conf(_conf("imagelocality.weight: 0"))),
-])
-def test_image_locality_weight(cluster: Cluster, chosen: int) -> None:
-    """Two empty workers, the pod's image (1000 MB) present on worker-1 only: Kubernetes' ImageLocality
-    scores worker-1 48 (half the size, as one of two nodes has it, scaled between 23 MB and 1000 MB),
-    worker-0 0, which decides at weight 1; at 0 the workers tie."""
+IMAGE = "registry.example/opts/tool"
+LOCALITY = [
+    # (nodeorder arguments, image size in MiB, workers listing it, node image name, holder on worker-1, chosen)
+    # One of two workers listing a 1000 MiB image: 500 MiB counted, (500 - 23) * 100 // 977 = 48.
+    ("", 1000, (1,), IMAGE + ":latest", False, 1),  # the default weight 1; untagged means :latest
+    ("imagelocality.weight: 0", 1000, (1,), IMAGE + ":latest", False, 0),
+    ('imagelocality.weight: "0"', 1000, (1,), IMAGE + ":latest", False, 1),  # quoted: the default
+    ("", 1000, (0, 1), IMAGE + ":latest", False, 0),  # on both: a tie
+    ("", 40, (1,), IMAGE + ":latest", False, 0),  # 20 MiB counted: under the 23 MiB floor, 0
+    ("", 1000, (1,), IMAGE + ":v2", False, 0),  # another tag: not the pod's image
+    # least-requested favours the empty worker-0 by 50 (84 against 34)
+    ("", 1000, (1,), IMAGE + ":latest", True, 0),  # 48 x 1
+    ("imagelocality.weight: 2", 1000, (1,), IMAGE + ":latest", True, 1),  # 48 x 2
+    ("", 2200, (1,), IMAGE + ":latest", True, 1),  # 1100 MiB counted: the 1000 MiB ceiling, 100
+]
+
+
+@pytest.mark.parametrize(("size", "listing", "name", "holder", "chosen"), [
+    pytest.param(size, listing, name, holder, chosen, id=f"{args or 'default'}-{size}-{listing}-{name[-6:]}-{holder}",
+                 marks=pytest.mark.scheduler_conf(_conf(args)))
+    for args, size, listing, name, holder, chosen in LOCALITY])
+def test_image_locality_weight(cluster: Cluster, size: int, listing: tuple[int, ...], name: str, holder: bool,
+                               chosen: int) -> None:
+    """Kubernetes' ImageLocality score of the pod's image, times ``imagelocality.weight`` (not
+    normalised): the image's size times the share of nodes listing it, between 23 MiB and 1000 MiB per
+    container, scaled to 0-100."""
     workers = _workers(cluster)
-    image = pod("new")["spec"]["containers"][0]["image"]
-    cluster.patch("Node", workers[1], {"status": {"images": [
-        {"names": [f"docker.io/library/{image}", image], "sizeBytes": 1000 * 1024 * 1024}]}},
-        namespace="", subresource="status")
-    cluster.apply(pod("new", req=SMALL))
+    for i in listing:
+        cluster.patch("Node", workers[i], {"status": {"images": [{"names": [name], "sizeBytes": size * 1024 * 1024}]}},
+                      namespace="", subresource="status")
+    new: dict[str, object] = {"containers": [{**pod("x", req=SMALL)["spec"]["containers"][0], "image": IMAGE}]}
+    if holder:
+        assert _place(cluster, 1, BUSY, SMALL, new, workers=workers) == chosen
+        return
+    p = pod("new", req=SMALL)
+    p["spec"].update(new)
+    cluster.apply(p)
     cluster.wait_until(lambda: bound(cluster.get("Pod", "new")), 60, "new binds")
     assert workers.index(cluster.get("Pod", "new")["spec"]["nodeName"]) == chosen

@@ -24,15 +24,21 @@ actual requests.
 ``podaffinity.weight`` (2) add kube-scheduler's NodeAffinity (preferred
 terms), TaintToleration (PreferNoSchedule) and InterPodAffinity (preferred
 terms) scores, each normalised over the scored nodes
-(``volcano.scheduler.plugins.affinity_scores``). Image locality and topology
-spread scores are not implemented yet; their weight arguments are accepted
-and ignored.
+(``volcano.scheduler.plugins.affinity_scores``).
+
+``imagelocality.weight`` (1) adds kube-scheduler's ImageLocality score, not
+normalised (Volcano multiplies the raw score by the weight): for every init and
+regular container whose image (``:latest`` added when it has no tag) a node lists
+in ``status.images``, the image's size times the share of the session's nodes that
+list it, summed, clamped to [23 MiB, 1000 MiB x containers] and scaled to 0-100.
+Topology spread scores are not implemented yet; ``podtopologyspread.weight`` is
+accepted and ignored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -49,8 +55,11 @@ __all__ = [
     "DEFAULT_WEIGHTS",
     "NodeorderPlugin",
     "balanced_allocation",
+    "image_locality",
+    "image_states",
     "least_allocated",
     "most_allocated",
+    "normalized_image_name",
 ]
 
 MAX = 100
@@ -63,6 +72,12 @@ DEFAULT_WEIGHTS: Mapping[str, int] = {
     "podtopologyspread.weight": 2,
 }
 """Upstream's scorer weights by argument name."""
+
+MIB = 1024 * 1024
+MIN_IMAGE_THRESHOLD = 23 * MIB
+"""ImageLocality's floor: image sums below it score 0."""
+MAX_CONTAINER_IMAGE_THRESHOLD = 1000 * MIB
+"""ImageLocality's ceiling per container: sums above it (times the containers) score 100."""
 
 IntMatrix = npt.NDArray[np.int64]
 FloatVec = npt.NDArray[np.float64]
@@ -126,6 +141,49 @@ def balanced_allocation(requested: IntMatrix, alloc: IntMatrix) -> npt.NDArray[n
     return ((1.0 - std) * MAX).astype(np.int64)
 
 
+def normalized_image_name(name: str) -> str:
+    """Kubernetes' ``normalizedImageName``: ``:latest`` added when the name carries no tag."""
+    return name + ":latest" if name.rfind(":") <= name.rfind("/") else name
+
+
+def image_states(nodes: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int]]:
+    """Image name -> (size in bytes, how many of ``nodes`` list it) over the nodes' ``status.images``
+    (the scheduler cache's image state summaries; the size is the last listing's)."""
+    out: dict[str, tuple[int, int]] = {}
+    for node in nodes:
+        for image in (node.get("status") or {}).get("images") or []:
+            size = int(image.get("sizeBytes") or 0)
+            for name in image.get("names") or []:
+                out[name] = (size, out.get(name, (0, 0))[1] + 1)
+    return out
+
+
+def image_locality(images: Sequence[str], nodes: Sequence[Mapping[str, Any]], states: Mapping[str, tuple[int, int]],
+                   total_nodes: int) -> npt.NDArray[np.int64]:
+    """ImageLocality scores (0-100) of ``nodes`` (node objects, their ``status.images`` read) for a
+    pod whose containers (init and regular) run ``images``."""
+    out = np.zeros(len(nodes), dtype=np.int64)
+    if not images or total_nodes <= 0:
+        return out
+    wanted = [normalized_image_name(i) for i in images]
+    top = MAX_CONTAINER_IMAGE_THRESHOLD * len(images)
+    for row, node in enumerate(nodes):
+        names = {n for image in (node.get("status") or {}).get("images") or [] for n in image.get("names") or []}
+        total = 0
+        for name in wanted:
+            if name in names:
+                size, count = states[name]
+                total += int(float(size) * (float(count) / float(total_nodes)))
+        total = min(max(total, MIN_IMAGE_THRESHOLD), top)
+        out[row] = 100 * (total - MIN_IMAGE_THRESHOLD) // (top - MIN_IMAGE_THRESHOLD)
+    return out
+
+
+def _pod_images(pod: Mapping[str, Any]) -> tuple[str, ...]:
+    spec = pod.get("spec") or {}
+    return tuple(str(c.get("image") or "") for key in ("initContainers", "containers") for c in spec.get(key) or [])
+
+
 class NodeorderPlugin(Plugin):
     """Registers ``node_order`` with the weighted resource scores (see the module docstring)."""
 
@@ -144,7 +202,27 @@ class NodeorderPlugin(Plugin):
         # Row-local when the normalised scorers (node affinity, taint toleration, pod
         # affinity) are flat for the task: the resource scorers read only the row's
         # allocatable/used and the task's requests.
-        ssn.add_fn(NODE_ORDER, self.score, row_local=self._prefs.row_local)
+        # ImageLocality: only when some node lists images (else it scores 0 everywhere).
+        self._node_objs = [n.spec.obj for n in ssn.nodes]
+        self._image_states = image_states(self._node_objs) if self.weights["imagelocality.weight"] else {}
+        self._image_scores: dict[tuple[str, ...], npt.NDArray[np.int64]] = {}
+        ssn.add_fn(NODE_ORDER, self.score, row_local=self._row_local)
+
+    def _row_local(self, task: TaskInfo) -> bool:
+        """The affinity scorers' row-locality, and no image listed by any node (an image's score
+        reads how many nodes list it, and the task's images are not in its signature)."""
+        return not self._image_states and self._prefs.row_local(task)
+
+    def _images(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.int64] | None:
+        """ImageLocality of ``rows`` for ``task`` (None when no node lists images)."""
+        if not self._image_states:
+            return None
+        images = _pod_images(task.spec.pod)
+        scores = self._image_scores.get(images)
+        if scores is None:
+            scores = self._image_scores[images] = image_locality(images, self._node_objs, self._image_states,
+                                                                 len(self._node_objs))
+        return scores[rows]
 
     def _plan(self, task: TaskInfo) -> tuple[npt.NDArray[np.int64] | None, list[int], npt.NDArray[np.int64] | None]:
         """Per task signature: the incoming cpu/memory for the fit scorers (None when
@@ -183,4 +261,7 @@ class NodeorderPlugin(Plugin):
             total += balanced_allocation(used[:, bal_cols] + bal, alloc[:, bal_cols]) * self.weights[
                 "balancedresource.weight"]
         total += self._prefs.score(task, rows)
+        images = self._images(task, rows)
+        if images is not None:
+            total += images * self.weights["imagelocality.weight"]
         return total
