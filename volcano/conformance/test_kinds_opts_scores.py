@@ -263,6 +263,7 @@ LOCALITY = [
     ("", 1000, (1,), IMAGE + ":latest", True, 0),  # 48 x 1
     ("imagelocality.weight: 2", 1000, (1,), IMAGE + ":latest", True, 1),  # 48 x 2
     ("", 2200, (1,), IMAGE + ":latest", True, 1),  # 1100 MiB counted: the 1000 MiB ceiling, 100
+    ("leastrequested.weight: 2", 2200, (1,), IMAGE + ":latest", True, 0),  # 100 against 100: a tie
 ]
 
 
