@@ -82,16 +82,20 @@ def test_a_waiting_gang_is_counted_every_cycle(cluster: Cluster) -> None:
 @pytest.mark.cluster(workers=2, cpu="2", control_plane=False)
 def test_a_gang_placed_at_once_is_ready_in_the_metrics(cluster: Cluster) -> None:
     """A gang of two 2-CPU pods on two 2-CPU nodes is placed in its first cycle: its unready count and the
-    unschedulable job count are 0, and no retry is counted for it."""
+    unschedulable job count are 0, and no retry is counted for it; the idle cycles after it are observed
+    as every other (one observation of each latency per cycle)."""
     cluster.apply(pod_group("kr", min_member=2))
     for i in range(2):
         cluster.apply(pod(f"kr-{i}", group="kr", req={"cpu": "2"}))
     cluster.wait_until(lambda: all(bound(p) for p in cluster.pods()) and len(cluster.pods()) == 2, 60, "kr bound")
-    cluster.sleep(3)
-    samples = cluster.scheduler_metrics()
+    cluster.sleep(20)
+    samples, now = cluster.scheduler_metrics(), cluster.now()
     assert _value(samples, "volcano_unschedule_task_count", job_id="kr") == 0
     assert _value(samples, "volcano_unschedule_job_count") == 0
     assert [s for s in samples if s.name.startswith("volcano_job_retry_counts")] == []
+    # the idle cycles since are observed too, one each
+    cycles = math.floor(now + 1e-9)
+    assert _counts(samples, DEFAULT_ACTIONS) == {k: cycles for k in ("e2e", "open", *DEFAULT_ACTIONS)}, (now, samples)
 
 
 def _single(cluster: Cluster, name: str, priority: str) -> None:
