@@ -159,3 +159,20 @@ def test_a_scheduled_job_observes_its_scheduling_latency(cluster: Cluster) -> No
     cluster.wait_until(lambda: bound(cluster.get("Pod", "kl")), 60, "kl bound")
     cluster.sleep(2)
     assert _value(cluster.scheduler_metrics(), "volcano_e2e_job_scheduling_latency_milliseconds_count") == 1
+
+
+@pytest.mark.cluster(workers=2, cpu="2", control_plane=False)
+@pytest.mark.xfail(strict=True, reason="deviation: a deleted job keeps its volcano_unschedule_task_count sample "
+                   "(upstream's cache cleanup calls metrics.DeleteJobMetrics when the job leaves the cache)")
+def test_a_deleted_job_leaves_the_job_metrics(cluster: Cluster) -> None:
+    """The waiting gang kw is deleted (pods and PodGroup): its unready-task sample goes with it."""
+    cluster.apply(pod_group("kw", min_member=3))
+    for i in range(3):
+        cluster.apply(pod(f"kw-{i}", group="kw", req={"cpu": "2"}, grace_seconds=0))
+    cluster.wait_until(lambda: _value(cluster.scheduler_metrics(), "volcano_unschedule_task_count", job_id="kw") == 1,
+                       60, "kw counted unready")
+    for i in range(3):
+        cluster.delete("Pod", f"kw-{i}")
+    cluster.delete("PodGroup", "kw")
+    cluster.sleep(5)
+    assert _value(cluster.scheduler_metrics(), "volcano_unschedule_task_count", job_id="kw") is None
