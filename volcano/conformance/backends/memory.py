@@ -16,10 +16,9 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from volcano.apiserver.faults import FaultPlan
 from volcano.conformance.backends.base import Cluster, ClusterShape, ConditionNotMet, MetricSample, Obj
 from volcano.conformance.lib.metrics import registry_samples
-from volcano.testbed import FakeCluster
+from volcano.testbed import FakeCluster, FaultPlan
 
 __all__ = ["MemoryCluster"]
 

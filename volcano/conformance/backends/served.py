@@ -34,11 +34,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from volcano.apiserver.faults import FaultPlan
 from volcano.conformance.backends.base import ClusterShape, MetricSample, Obj, WatchRecorder
 from volcano.conformance.backends.kube import KubeCluster
 from volcano.conformance.lib.metrics import parse_samples
 from volcano.serve import ServedCluster, ServeOptions
+from volcano.testbed import FaultPlan
 
 __all__ = ["ServedKubeCluster"]
 
