@@ -66,7 +66,7 @@ from volcano.scheduler import DefaultScheduler, Scheduler, load_scheduler_conf
 from volcano.sim import RandomStreams, SimClock, Trace
 from volcano.sim.collector import YOUNG_GC_THRESHOLD, fewer_collections
 
-__all__ = ["YOUNG_GC_THRESHOLD", "FakeCluster"]
+__all__ = ["YOUNG_GC_THRESHOLD", "FakeCluster", "FaultPlan"]
 
 _Objects = list[dict[str, Any]]
 

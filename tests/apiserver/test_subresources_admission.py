@@ -14,7 +14,8 @@ from .conftest import pod
 CONTAINERS = [{"name": "c", "image": "busybox"}]
 
 
-def test_bind_sets_node_name_only(server: ApiServer) -> None:
+def test_bind_sets_node_name_and_pod_scheduled_only(server: ApiServer) -> None:
+    """As kube-apiserver's BindingREST: spec.nodeName and a PodScheduled=True condition, nothing else."""
     before = server.create(pod("p"))
     server.bind("p", "default", "node-1")
     after = server.get("Pod", "p")
@@ -22,7 +23,34 @@ def test_bind_sets_node_name_only(server: ApiServer) -> None:
     expected = thaw(before)
     expected["spec"]["nodeName"] = "node-1"
     expected["metadata"]["resourceVersion"] = after["metadata"]["resourceVersion"]
+    expected["status"]["conditions"] = [{"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                                         "lastTransitionTime": server.timestamp()}]
     assert after == expected
+
+
+def test_bind_replaces_a_pod_scheduled_condition(server: ApiServer, clock: SimClock) -> None:
+    """A False PodScheduled condition (the scheduler's) is replaced whole, at the binding's time; a True one
+    keeps its transition time."""
+    server.create(pod("p"))
+    server.patch("Pod", "p", {"status": {"conditions": [
+        {"type": "Ready", "status": "False"},
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "no room",
+         "lastTransitionTime": server.timestamp()}]}}, "default", subresource="status")
+    clock.run(clock.now_ms + 5000)
+    server.bind("p", "default", "node-1")
+    conditions = server.get("Pod", "p")["status"]["conditions"]
+    assert conditions == [{"type": "Ready", "status": "False"},
+                          {"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                           "lastTransitionTime": server.timestamp()}]
+    server.create(pod("q"))
+    early = server.timestamp()
+    server.patch("Pod", "q", {"status": {"conditions": [{"type": "PodScheduled", "status": "True",
+                                                          "lastTransitionTime": early}]}},
+                 "default", subresource="status")
+    clock.run(clock.now_ms + 5000)
+    server.bind("q", "default", "node-1")
+    assert server.get("Pod", "q")["status"]["conditions"] == [
+        {"type": "PodScheduled", "status": "True", "lastProbeTime": None, "lastTransitionTime": early}]
 
 
 def test_bind_conflicts(server: ApiServer) -> None:

@@ -20,6 +20,15 @@ writes stay reliable:
     Every so often the server's watch history is compacted to the newest
     event: a watcher still behind receives 410 Gone and must relist.
 
+``fail_next(verb, kind, name, namespace, times=, code=)``
+    A targeted fault, beside the plan: the next ``times`` writes of that verb
+    on that object fail with ``code`` (any of ``FAULT_CODES``, 409 by
+    default), whatever the rate. The verb is the client's (``create``,
+    ``update``, ``patch``, ``delete``, ``bind``, ``evict``), or ``status``
+    for a status write (``update_status``, or a patch of the ``status``
+    subresource). It draws nothing from the stream, so a case can make one
+    bind fail, one pod delete be refused or one status write fail.
+
 Node failure and recovery, and pod failures with chosen exit codes, are
 scheduled on the cluster's kubelet by ``volcano.testbed`` (``FakeCluster``'s
 ``fail_node``/``recover_node``/``fail_pod``).
@@ -152,6 +161,7 @@ class FaultyClient:
         self.stats = FaultStats()
         self._watches: list[_DroppableWatch] = []
         self.enabled = True
+        self._targets: dict[tuple[str, str, str, str], list[int]] = {}
         if plan.watch_drop_every_ms is not None:
             clock.call_every(plan.watch_drop_every_ms, self.drop_watches, priority=Priority.DEFAULT)
         if plan.compact_every_ms is not None:
@@ -160,15 +170,44 @@ class FaultyClient:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._server, name)
 
+    # -- targeted faults ---------------------------------------------------------------------------
+    def fail_next(self, verb: str, kind: str, name: str, namespace: str = "", *, times: int = 1,
+                  code: int = 409) -> None:
+        """The next ``times`` ``verb`` writes of object ``kind``/``namespace``/``name`` fail with ``code``
+        (see the module docstring; ``namespace`` "" for a cluster-scoped object)."""
+        if code not in FAULT_CODES:
+            raise ValueError(f"code must be among {FAULT_CODES}, got {code!r}")
+        self._targets.setdefault((verb, resolve_kind(kind).kind, namespace, name), []).extend([code] * times)
+
+    def _due(self, verb: str, kind: Any, name: Any, namespace: Any) -> int | None:
+        """The code of a targeted fault due on this write (taken), or None."""
+        if not self._targets:
+            return None
+        try:
+            kind = resolve_kind(str(kind)).kind
+        except UnknownKindError:
+            return None
+        codes = self._targets.get((verb, kind, namespace or "", name))
+        return codes.pop(0) if codes else None
+
+    def _due_obj(self, verb: str, obj: Any, namespace: str | None = None) -> int | None:
+        """``_due`` for a write that carries the object."""
+        meta = (obj.get("metadata") if isinstance(obj, dict) else None) or {}
+        return self._due(verb, obj.get("kind") if isinstance(obj, dict) else None, meta.get("name"),
+                         namespace or meta.get("namespace"))
+
     # -- writes ------------------------------------------------------------------------------------
-    def _write(self, verb: str, what: str, call: Callable[[], Any]) -> Any:
+    def _write(self, verb: str, what: str, call: Callable[[], Any], code: int | None = None) -> Any:
         self.stats.writes += 1
-        if not self.enabled or self.plan.write_failure_rate <= 0 or self._rng.random() >= self.plan.write_failure_rate:
-            return call()
-        codes = self.plan.write_failure_codes
-        if verb not in ("update", "update_status") and len(codes) > 1:
-            codes = tuple(c for c in codes if c != 409) or codes  # only a write carrying a resourceVersion conflicts
-        code = self._rng.choice(codes)
+        if code is None:
+            if not self.enabled or self.plan.write_failure_rate <= 0 \
+                    or self._rng.random() >= self.plan.write_failure_rate:
+                return call()
+            codes = self.plan.write_failure_codes
+            if verb not in ("update", "update_status") and len(codes) > 1:
+                # only a write carrying a resourceVersion conflicts
+                codes = tuple(c for c in codes if c != 409) or codes
+            code = self._rng.choice(codes)
         self.stats.failed_writes[code] = self.stats.failed_writes.get(code, 0) + 1
         if code == 504:
             call()  # stored; the answer is lost
@@ -176,15 +215,17 @@ class FaultyClient:
 
     def create(self, obj: Obj, *, namespace: str | None = None) -> Obj:
         """``Client.create``, possibly failing."""
-        return self._write("create", _what(obj), lambda: self._server.create(obj, namespace=namespace))
+        return self._write("create", _what(obj), lambda: self._server.create(obj, namespace=namespace),
+                           self._due_obj("create", obj, namespace))
 
     def update(self, obj: Obj) -> Obj:
         """``Client.update``, possibly failing."""
-        return self._write("update", _what(obj), lambda: self._server.update(obj))
+        return self._write("update", _what(obj), lambda: self._server.update(obj), self._due_obj("update", obj))
 
     def update_status(self, obj: Obj) -> Obj:
         """``Client.update_status``, possibly failing."""
-        return self._write("update_status", _what(obj), lambda: self._server.update_status(obj))
+        return self._write("update_status", _what(obj), lambda: self._server.update_status(obj),
+                           self._due_obj("status", obj))
 
     def patch(self, kind: str, name: str, patch: Any, namespace: str | None = None, *,
               subresource: str | None = None, patch_type: str | None = None, field_manager: str | None = None,
@@ -192,19 +233,23 @@ class FaultyClient:
         """``Client.patch``, possibly failing."""
         return self._write("patch", _named(kind, name), lambda: self._server.patch(
             kind, name, patch, namespace, subresource=subresource, patch_type=patch_type,
-            field_manager=field_manager, force=force))
+            field_manager=field_manager, force=force),
+            self._due("status" if subresource == "status" else "patch", kind, name, namespace))
 
     def delete(self, kind: str, name: str, namespace: str | None = None, **options: Any) -> Obj | None:
         """``Client.delete``, possibly failing."""
-        return self._write("delete", _named(kind, name), lambda: self._server.delete(kind, name, namespace, **options))
+        return self._write("delete", _named(kind, name), lambda: self._server.delete(kind, name, namespace, **options),
+                           self._due("delete", kind, name, namespace))
 
     def bind(self, name: str, namespace: str, node_name: str) -> None:
         """``pods/binding``, possibly failing."""
-        self._write("bind", _named("Pod", name), lambda: self._server.bind(name, namespace, node_name))
+        self._write("bind", _named("Pod", name), lambda: self._server.bind(name, namespace, node_name),
+                    self._due("bind", "Pod", name, namespace))
 
     def evict(self, name: str, namespace: str, **options: Any) -> None:
         """``pods/eviction``, possibly failing."""
-        self._write("evict", _named("Pod", name), lambda: self._server.evict(name, namespace, **options))
+        self._write("evict", _named("Pod", name), lambda: self._server.evict(name, namespace, **options),
+                    self._due("evict", "Pod", name, namespace))
 
     # -- watches -----------------------------------------------------------------------------------
     def watch(self, kind: str, handler: Callable[[WatchEvent], None], namespace: str | None = None,

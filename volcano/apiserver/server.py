@@ -730,7 +730,8 @@ class ApiServer:
 
     # -- subresources --------------------------------------------------------------------------------
     def bind(self, name: str, namespace: str, node_name: str) -> None:
-        """``pods/binding``: set ``spec.nodeName`` of an unbound pod (bound already: Conflict)."""
+        """``pods/binding``: set ``spec.nodeName`` of an unbound pod (bound already: Conflict) and its
+        ``PodScheduled`` condition to True."""
         info = resolve_kind("Pod")
         if not isinstance(node_name, str) or not node_name:
             raise bad_request(f"binding of pod {name!r}: target node name must be a non-empty string, "
@@ -744,6 +745,21 @@ class ApiServer:
         new: dict[str, Any] = dict(old)
         new_spec = new["spec"] = dict(spec)
         new_spec["nodeName"] = node_name
+        # As kube-apiserver's BindingREST (podutil.UpdatePodCondition): PodScheduled=True replaces the
+        # condition of that type, keeping its transition time only when it was True already.
+        status = old.get("status") or {}
+        scheduled = {"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                     "lastTransitionTime": self.timestamp()}
+        conditions = [dict(c) for c in status.get("conditions") or []]
+        for i, c in enumerate(conditions):
+            if c.get("type") == "PodScheduled":
+                if c.get("status") == "True":
+                    scheduled["lastTransitionTime"] = c.get("lastTransitionTime")
+                conditions[i] = scheduled
+                break
+        else:
+            conditions.append(scheduled)
+        new["status"] = {**status, "conditions": conditions}
         self.store.replace(info, old, new)
 
     def evict(self, name: str, namespace: str, *, grace_period_seconds: int | None = None) -> None:

@@ -18,9 +18,9 @@ when the scheduler cache has not changed since such a cycle
 scheduler then tells the clock so (``idle``, ``volcano.sim.clock.IdlePeriodic``)
 and the clock skips those cycles instead of running them (``skip``). A skipped
 cycle still counts: ``cycles`` (and the session numbering it drives) advances,
-and ``e2e_scheduling_latency_milliseconds`` and each action's
-``action_scheduling_latency_milliseconds`` get their 0 ms observation, as a run
-cycle takes no simulated time. Gauges keep the values the no-op cycle set.
+and ``e2e_scheduling_latency_milliseconds``, ``open_session_duration_milliseconds``
+and each action's ``action_scheduling_latency_milliseconds`` get their 0 ms
+observation, as a run cycle takes no simulated time. Gauges keep the values the no-op cycle set.
 ``last_session``/``last_outcome`` are those of the last cycle actually run;
 ``skipped_cycles`` counts the others.
 
@@ -269,6 +269,7 @@ class Scheduler:
         self.cycles += runs
         self.skipped_cycles += runs
         observe_zeros(self.metrics.e2e_latency, runs)
+        observe_zeros(self.metrics.open_session, runs)
         for name in self.conf.actions:
             observe_zeros(self.metrics.action_latency.labels(name), runs)
 
@@ -288,6 +289,7 @@ class Scheduler:
         ssn = Session(self.cache.snapshot(), self.conf, self.registry, uid=f"{self.name}-session-{self.cycles}",
                       now_ms=start, trace=self.trace, component=self.name, clock=self.clock, metrics=sink,
                       reuse=self.reuse, carry=self._carry)
+        self.metrics.open_session.observe(self.clock.now_ms - start)
         for pg, exc in ssn.unusable:
             self.cache.informers.unusable.handle(self.name, dict(pg), exc)
         for name in self.conf.actions:
@@ -324,6 +326,7 @@ class Scheduler:
         """Do again what the last cycle did (see the module docstring), at this cycle's time."""
         self.cycles += 1
         self.replayed_cycles += 1
+        self.metrics.open_session.observe(0)
         now = self.clock.now_ms
         if self.trace is not None:
             for component, event, obj, detail in replay.rows:

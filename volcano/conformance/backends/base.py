@@ -9,6 +9,13 @@ Kubernetes-level operations, and two kinds of waiting:
 * ``hold(predicate, seconds)``: the condition must stay true for a whole
   window ("stays Pending" means no node is assigned over a stable window, not
   one lucky poll).
+
+Optional capabilities skip the case on a backend that lacks them (as
+``fail_node`` does on a real cluster): ``fail_writes`` (and its shorthands
+``fail_binds``, ``refuse_deletes``, ``fail_status_writes``) makes the
+components' next writes of one object fail, on a cluster built for it (the
+case carries ``@pytest.mark.faults``); ``scheduler_metrics`` reads the
+scheduler's Prometheus samples.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Cluster", "ClusterShape", "ConditionNotMet", "NodeShape", "WatchRecorder"]
+__all__ = ["Cluster", "ClusterShape", "ConditionNotMet", "MetricSample", "NodeShape", "WatchRecorder"]
 
 Obj = dict[str, Any]
 
@@ -47,6 +54,17 @@ class ClusterShape:
     workers: int = 4
     node: NodeShape = NodeShape()
     control_plane: bool = True
+
+
+@dataclass(frozen=True)
+class MetricSample:
+    """One sample of the scheduler's metrics as exposed: the sample name (a histogram's ``_bucket``,
+    ``_count`` and ``_sum`` apart), its labels, its value and its family's type."""
+
+    name: str
+    labels: dict[str, str]
+    value: float
+    type: str
 
 
 class WatchRecorder:
@@ -155,6 +173,37 @@ class Cluster(abc.ABC):
     @abc.abstractmethod
     def recover_node(self, name: str) -> None:
         """Bring a failed node back."""
+
+    # -- optional: faults and metrics (a backend without them skips the case) ---------------
+    def fail_writes(self, verb: str, kind: str, name: str, namespace: str | None = None, *, times: int = 1,
+                    code: int = 409) -> None:
+        """The components' next ``times`` ``verb`` writes of the object fail with ``code`` (409
+        Conflict, 429, 500 or 504; client-go retries 429, 500 and 504 up to 10 times by itself).
+        ``verb``: ``create``, ``update``, ``patch``, ``delete``, ``bind``, ``evict`` or ``status`` (a
+        status write: an update or patch of ``status``). A case's own requests are never failed.
+        Needs a cluster built for it (``@pytest.mark.faults``); skipped elsewhere."""
+        import pytest
+
+        pytest.skip("injecting faults needs the control plane's traffic; not available on this backend")
+
+    def fail_binds(self, pod: str, times: int = 1, namespace: str | None = None) -> None:
+        """The scheduler's next ``times`` binds of ``pod`` fail (409 Conflict)."""
+        self.fail_writes("bind", "Pod", pod, namespace, times=times)
+
+    def refuse_deletes(self, kind: str, name: str, times: int = 1, namespace: str | None = None) -> None:
+        """The components' next ``times`` deletes of the object are refused (409 Conflict)."""
+        self.fail_writes("delete", kind, name, namespace, times=times)
+
+    def fail_status_writes(self, kind: str, name: str, times: int = 1, namespace: str | None = None) -> None:
+        """The components' next ``times`` status writes of the object fail (409 Conflict)."""
+        self.fail_writes("status", kind, name, namespace, times=times)
+
+    def scheduler_metrics(self) -> builtins.list[MetricSample]:
+        """Every sample the scheduler's metrics registry exposes now (what its ``/metrics`` endpoint
+        serves). Skipped on a backend that cannot read them."""
+        import pytest
+
+        pytest.skip("reading the scheduler's metrics needs its metrics endpoint; not available on this backend")
 
     # -- time ------------------------------------------------------------------------------
     @abc.abstractmethod

@@ -2,6 +2,11 @@
 
 Waiting advances the simulated clock, so a five-minute upstream timeout costs
 milliseconds of wall time, and every run with the same seed is identical.
+
+With ``faults`` the components reach the server through the testbed's
+fault-injecting client (a ``FaultPlan`` injecting nothing at random, so only
+``fail_writes`` fails anything), while the case's own requests go to the
+server itself. ``scheduler_metrics`` reads the scheduler's own registry.
 """
 
 from __future__ import annotations
@@ -11,8 +16,9 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from volcano.conformance.backends.base import Cluster, ClusterShape, ConditionNotMet, Obj
-from volcano.testbed import FakeCluster
+from volcano.conformance.backends.base import Cluster, ClusterShape, ConditionNotMet, MetricSample, Obj
+from volcano.conformance.lib.metrics import registry_samples
+from volcano.testbed import FakeCluster, FaultPlan
 
 __all__ = ["MemoryCluster"]
 
@@ -25,9 +31,9 @@ class MemoryCluster(Cluster):
     backend = "memory"
 
     def __init__(self, shape: ClusterShape, *, seed: int = 0, scheduler_conf: str | None = None,
-                 namespace: str = "conformance") -> None:
+                 namespace: str = "conformance", faults: bool = False) -> None:
         super().__init__(namespace)
-        self.fake = FakeCluster(seed=seed, scheduler_conf=scheduler_conf)
+        self.fake = FakeCluster(seed=seed, scheduler_conf=scheduler_conf, faults=FaultPlan() if faults else None)
         if shape.control_plane:
             self.fake.add_node("control-plane", cpu="4", memory="16Gi", taints=[CONTROL_PLANE_TAINT],
                                labels={"node-role.kubernetes.io/control-plane": ""})
@@ -37,7 +43,7 @@ class MemoryCluster(Cluster):
                                labels=dict(node.labels))
         self.fake.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
         # From resourceVersion "0": the history starts with every existing object (nodes, queues).
-        self._watches = [self.fake.client.watch(kind, self._recorder_for(kind), resource_version="0")
+        self._watches = [self.fake.server.watch(kind, self._recorder_for(kind), resource_version="0")
                          for kind in self.recorder.KINDS]
 
     def _recorder_for(self, kind: str) -> Callable[[Any], None]:
@@ -74,13 +80,13 @@ class MemoryCluster(Cluster):
     def delete(self, kind: str, name: str, namespace: str | None = None,
                propagation_policy: str | None = None, *, dry_run: bool = False) -> None:
         with self._dry(dry_run):
-            self.fake.client.delete(kind, name, self._ns(namespace), propagation_policy=propagation_policy)
+            self.fake.server.delete(kind, name, self._ns(namespace), propagation_policy=propagation_policy)
 
     def patch(self, kind: str, name: str, patch: Obj | builtins.list[Obj], namespace: str | None = None,
               subresource: str | None = None, *, patch_type: str = "merge", field_manager: str | None = None,
               force: bool | None = None, dry_run: bool = False) -> Obj:
         with self._dry(dry_run):
-            return self.fake.client.patch(kind, name, patch, self._ns(namespace), subresource=subresource,
+            return self.fake.server.patch(kind, name, patch, self._ns(namespace), subresource=subresource,
                                           patch_type=patch_type, field_manager=field_manager, force=force)
 
     def _dry(self, dry_run: bool) -> AbstractContextManager[None]:
@@ -88,7 +94,7 @@ class MemoryCluster(Cluster):
 
     def create(self, obj: Obj, *, dry_run: bool = False) -> Obj:
         with self._dry(dry_run):
-            return self.fake.client.create(self._with_namespace(obj))
+            return self.fake.server.create(self._with_namespace(obj))
 
     def list_page(self, kind: str, namespace: str | None = None, *, label_selector: str | None = None,
                   field_selector: str | None = None, limit: int | None = None,
@@ -122,6 +128,22 @@ class MemoryCluster(Cluster):
 
     def recover_node(self, name: str) -> None:
         self.fake.recover_node(name)
+
+    def fail_writes(self, verb: str, kind: str, name: str, namespace: str | None = None, *, times: int = 1,
+                    code: int = 409) -> None:
+        faults = self.fake.faults
+        if faults is None:
+            raise RuntimeError("fail_writes needs a cluster built with faults (mark the case @pytest.mark.faults)")
+        faults.fail_next(verb, kind, name, self._namespaced(kind, namespace), times=times, code=code)
+
+    def _namespaced(self, kind: str, namespace: str | None) -> str:
+        """The namespace of an object of ``kind`` named with ``namespace`` ("" for a cluster-scoped kind)."""
+        from volcano.api.kinds import resolve_kind
+
+        return self._ns(namespace) if resolve_kind(kind).namespaced else ""
+
+    def scheduler_metrics(self) -> builtins.list[MetricSample]:
+        return registry_samples(self.fake.scheduler.metrics.registry)
 
     def now(self) -> float:
         return self.fake.now

@@ -17,7 +17,12 @@ served cluster, as a real cluster's infrastructure would: the clock's pace,
 the cluster time (the server's simulated clock, read directly), the time each
 recorded change was committed (an in-process watch notes it per
 resourceVersion, so the invariants replay the server's own timeline with the
-memory backend's zero gang window), and failing and recovering a node.
+memory backend's zero gang window), and failing and recovering a node. With
+``faults`` the server is started with a ``FaultPlan`` injecting nothing at
+random, and ``fail_writes`` arms the components' fault-injecting client (the
+case's HTTP requests pass through a client of their own, never failed);
+``scheduler_metrics`` reads the scheduler's registry in the served process
+(``volcano serve`` has no ``/metrics`` endpoint), rendered as a scrape.
 """
 
 from __future__ import annotations
@@ -29,9 +34,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from volcano.conformance.backends.base import ClusterShape, Obj, WatchRecorder
+from volcano.conformance.backends.base import ClusterShape, MetricSample, Obj, WatchRecorder
 from volcano.conformance.backends.kube import KubeCluster
+from volcano.conformance.lib.metrics import parse_samples
 from volcano.serve import ServedCluster, ServeOptions
+from volcano.testbed import FaultPlan
 
 __all__ = ["ServedKubeCluster"]
 
@@ -50,13 +57,14 @@ class ServedKubeCluster(KubeCluster):
     gang_window = 0.0
 
     def __init__(self, shape: ClusterShape, *, speed: float, scheduler_conf: str | None = None,
-                 seed: int = 0) -> None:
+                 seed: int = 0, faults: bool = False) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="volcano-conformance-")
         root = Path(self._dir.name)
         self._speed = speed
         self._commit_ms: dict[str, int] = {}
         self.served = ServedCluster(ServeOptions(nodes=0, speed=0, scheduler_conf=scheduler_conf, seed=seed,
-                                                 kubeconfig=root / "kubeconfig"))
+                                                 kubeconfig=root / "kubeconfig",
+                                                 faults=FaultPlan() if faults else None))
         fake = self.served.cluster
         assert fake is not None
         if shape.control_plane:
@@ -149,6 +157,26 @@ class ServedKubeCluster(KubeCluster):
         fake = self.served.cluster
         assert fake is not None
         self.served.call(lambda: fake.recover_node(name))
+
+    def fail_writes(self, verb: str, kind: str, name: str, namespace: str | None = None, *, times: int = 1,
+                    code: int = 409) -> None:
+        from volcano.api.kinds import resolve_kind
+
+        fake = self.served.cluster
+        assert fake is not None
+        faults = fake.faults
+        if faults is None:
+            raise RuntimeError("fail_writes needs a cluster built with faults (mark the case @pytest.mark.faults)")
+        ns = (namespace or self.namespace) if resolve_kind(kind).namespaced else ""
+        self.served.call(lambda: faults.fail_next(verb, kind, name, ns, times=times, code=code))
+
+    def scheduler_metrics(self) -> list[MetricSample]:
+        from prometheus_client import generate_latest
+
+        fake = self.served.cluster
+        assert fake is not None
+        text = self.served.call(lambda: generate_latest(fake.scheduler.metrics.registry))
+        return parse_samples(text.decode())
 
     def close(self) -> None:
         try:

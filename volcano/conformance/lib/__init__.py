@@ -30,13 +30,15 @@ kubeconfig=PATH)`` plays the same part.
 
 # The package re-exports its submodules' names, as asyncio's ``__init__`` does: each submodule's
 # ``__all__`` is the one list of what it exports.
-from volcano.conformance.backends.base import Cluster, ClusterShape, ConditionNotMet, NodeShape
-from volcano.conformance.lib import builders, sizing, waits
+from volcano.conformance.backends.base import Cluster, ClusterShape, ConditionNotMet, MetricSample, NodeShape
+from volcano.conformance.lib import builders, metrics, sizing, waits
 from volcano.conformance.lib.builders import *  # noqa: F403
+from volcano.conformance.lib.metrics import *  # noqa: F403
 from volcano.conformance.lib.sizing import *  # noqa: F403
 from volcano.conformance.lib.waits import *  # noqa: F403
 
-__all__ = ["Cluster", "ClusterShape", "ConditionNotMet", "NodeShape"]
+__all__ = ["Cluster", "ClusterShape", "ConditionNotMet", "MetricSample", "NodeShape"]
 __all__ += builders.__all__
+__all__ += metrics.__all__
 __all__ += sizing.__all__
 __all__ += waits.__all__
