@@ -37,6 +37,7 @@ def test_one_toleration_against_a_taint(toleration: dict[str, Any], tolerated: b
     assert tolerates([toleration], TAINT) is tolerated
     assert tolerates([{"key": "x", "operator": "Exists"}, toleration], TAINT) is tolerated
     assert tolerates([], TAINT) is False
+    assert tolerates([toleration, {"key": "k", "operator": "Exists"}], TAINT) is True
 
 
 def test_a_taint_without_value_is_tolerated_by_an_empty_value() -> None:
