@@ -198,3 +198,66 @@ def test_the_jobs_priority_class_and_memory_quantities_reach_pods_and_podgroup()
         "minMember": 2, "minTaskMember": {"a": 1, "b": 1}, "queue": "default", "priorityClassName": "jobs",
         "minResources": {"count/pods": "2", "cpu": "1500m", "limits.cpu": "500m", "memory": "1Gi", "pods": "2",
                          "requests.cpu": "1500m", "requests.memory": "1Gi"}}
+
+
+PENDING = {"state": {"phase": "Pending", "lastTransitionTime": T0},
+           "conditions": [{"status": "Pending", "lastTransitionTime": T0}]}
+REFUSED = "Internal error occurred: refused by the test"
+
+
+def _events(c: Cluster) -> list[tuple[str, str, str, int]]:
+    return [(e["reason"], e["type"], e["message"], int(e.get("count") or 0)) for e in c.events()]
+
+
+def test_a_refused_pod_create_fails_each_sync_until_it_is_allowed() -> None:
+    """Job ``x`` of two pods, the API refusing to create ``x-a-1``: each sync creates what it can, records a
+    FailedCreate event naming the pod and the error and is retried with back-off (5, 10, 20 ms...); the Job
+    status is not written past Pending. Allowed again, the next retry creates the pod and counts both."""
+    refusing = {"on": True}
+    c = RefusingCluster(lambda verb, args: refusing["on"] and verb == "create" and args[0].get("kind") == "Pod"
+                        and args[0]["metadata"]["name"] == "x-a-1")
+    c.submit(job("x", [task("a", 2)]), ms=50)
+    pg = _pg_name(c, "x")
+    c.set_pg_phase("x", "Inqueue", ms=40)
+    first, again = "failed to create 1 pods of 2", "failed to create 1 pods of 1"
+    assert c.ctrace() == [
+        (0, "JobPhase", "default/x", "- -> Pending"),
+        (0, "CreatePodGroup", "default/x", pg),
+        (50, "Requeue", "default/x", first),
+        (50, "Requeue", "default/x", again),
+        *[(t, "Requeue", "default/x", again) for t in (55, 55, 65, 65, 85, 85)],
+    ]
+    assert _events(c) == [("FailedCreate", "Warning", f"Error creating pods: ['failed to create pod x-a-1, err: "
+                                                      f"{REFUSED}']", 8)]
+    assert c.status("x") == {**PENDING, "minAvailable": 2}
+    assert sorted(c.pods("x")) == ["x-a-0"]
+    refusing["on"] = False
+    c.run(200)
+    assert sorted(c.pods("x")) == ["x-a-0", "x-a-1"]
+    assert c.status("x") == {**PENDING, "minAvailable": 2, "pending": 2,
+                             "taskStatusCount": {"a": {"phase": {"Pending": 2}}}}
+
+
+@pytest.mark.parametrize(("refuse", "volumes", "reason", "message"), [
+    ("PodGroup", None, "PodGroupError", f"Failed to create PodGroup, err: {REFUSED}"),
+    ("PersistentVolumeClaim", [{"mountPath": "/d", "volumeClaim": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}],
+     "PVCError", f"Failed to create PVC, err: {REFUSED}"),
+    (None, [{"mountPath": "/d", "volumeClaimName": "missing"}], "PVCError",
+     "Failed to create PVC, err: pvc missing is not found, the job will be in the Pending state until the PVC is "
+     "created"),
+])
+def test_a_sync_failing_before_its_pods(refuse: str | None, volumes: list[dict[str, Any]] | None, reason: str,
+                                        message: str) -> None:
+    """The PodGroup create refused, a volume claim's create refused, or a named claim that does not exist: the
+    Job goes Pending, each sync fails with the error (a Warning event of the step's reason, aggregated), is
+    retried at 0 and 5 ms, and no pod or PodGroup exists."""
+    c = RefusingCluster(lambda verb, args: verb == "create" and args[0].get("kind") == refuse)
+    extra = {"volumes": volumes} if volumes else {}
+    c.submit(job("x", [task("a", 1)], **extra), ms=9)
+    detail = message.split("err: ", 1)[1]
+    assert c.ctrace() == [(0, "JobPhase", "default/x", "- -> Pending"), (0, "Requeue", "default/x", detail),
+                          (0, "Requeue", "default/x", detail), (5, "Requeue", "default/x", detail)]
+    assert _events(c) == [(reason, "Warning", message, 3)]
+    assert c.status("x") == {**PENDING, "minAvailable": 1}
+    assert c.pods("x") == {} and c.podgroup("x") is None
