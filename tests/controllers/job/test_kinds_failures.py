@@ -253,7 +253,7 @@ def test_a_sync_failing_before_its_pods(refuse: str | None, volumes: list[dict[s
     Job goes Pending, each sync fails with the error (a Warning event of the step's reason, aggregated), is
     retried at 0 and 5 ms, and no pod or PodGroup exists."""
     c = RefusingCluster(lambda verb, args: verb == "create" and args[0].get("kind") == refuse)
-    extra = {"volumes": volumes} if volumes else {}
+    extra: dict[str, Any] = {"volumes": volumes} if volumes else {}
     c.submit(job("x", [task("a", 1)], **extra), ms=9)
     detail = message.split("err: ", 1)[1]
     assert c.ctrace() == [(0, "JobPhase", "default/x", "- -> Pending"), (0, "Requeue", "default/x", detail),
