@@ -40,7 +40,8 @@ def traced(configuration: SchedulerConf, reuse: bool, *, nodes: list[dict[str, A
     """One session at 5 s over the objects with a trace and a metrics registry: the trace records, the
     registry's counter and gauge samples (latencies are the scheduler's, not the session's), the evictions."""
     trace, metrics = Trace(), SchedulerMetrics()
-    groups: list[tuple[Mapping[str, Any], int]] = [(g, CLASSES.get(g["spec"].get("priorityClassName") or "", 0)) for g in podgroups]
+    groups: list[tuple[Mapping[str, Any], int]] = [
+        (g, CLASSES.get(g["spec"].get("priorityClassName") or "", 0)) for g in podgroups]
     snap = Snapshot(ResourceSpace(), [NodeSpec(n) for n in nodes], groups, [TaskSpec(p) for p in pods],
                     [QueueInfo(q) for q in queues], priority_classes=CLASSES)
     ssn = Session(snap, configuration, default_registry(), uid="s", now_ms=5000, trace=trace, metrics=metrics,
