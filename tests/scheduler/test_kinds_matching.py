@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from tests.scheduler.harness import node, res
-from tests.scheduler.kinds_support import sched_trace
+from tests.scheduler.kinds_support import RefusingClient, events_of, sched_trace
+from volcano.scheduler import DefaultScheduler
 from volcano.scheduler.framework.model import NodeSpec
 from volcano.scheduler.plugins.predicates import node_affinity_matches, tolerates
 from volcano.testbed import FakeCluster
@@ -129,3 +130,33 @@ def test_the_default_scheduler_places_by_taints_cordons_and_affinity() -> None:
         (1000, "default-scheduler", "Bind", "default/tolerant", "tainted"),
         (1000, "default-scheduler", "Bind", "default/cordon-ok", "cordoned"),
     ]
+    failed = "0/3 nodes are available: insufficient resources or no matching node."
+    assert events_of(fc, "default-scheduler") == [
+        *[("Pod", p, "Normal", "Scheduled", f"Successfully assigned default/{p} to {n}", 1)
+          for p, n in (("plain", "zoned"), ("tolerant", "tainted"), ("cordon-ok", "cordoned"))],
+        ("Pod", "nowhere", "Warning", "FailedScheduling", failed, 1),
+    ]
+    assert fc.get("Pod", "nowhere")["status"]["conditions"] == [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": failed,
+         "lastTransitionTime": "2024-01-01T00:00:01Z"}]
+
+
+def test_a_refused_default_bind_leaves_no_record_and_is_retried() -> None:
+    """The default scheduler over a client refusing binds: a pod it places gets no Bind record, no event
+    and no node; once binds are allowed the next cycle binds it."""
+    refusing = {"on": True}
+    fc = FakeCluster(seed=1)
+    fc.default_scheduler.stop()
+    fc.default_scheduler = DefaultScheduler(
+        RefusingClient(fc.server, lambda verb, args: refusing["on"] and verb == "bind"), fc.informers, fc.clock,
+        trace=fc.trace, recorder=fc.recorder_for("default-scheduler"))
+    fc.default_scheduler.start()
+    fc.add_node("n1")
+    _default_pod(fc, "p")
+    fc.run(2)
+    assert (fc.get("Pod", "p")["spec"].get("nodeName"), sched_trace(fc), events_of(fc, "default-scheduler")) == \
+        (None, [], [])
+    refusing["on"] = False
+    fc.run(1)
+    assert fc.get("Pod", "p")["spec"].get("nodeName") == "n1"
+    assert sched_trace(fc) == [(3000, "default-scheduler", "Bind", "default/p", "n1")]
