@@ -2,7 +2,8 @@
 registry, one session each over the objects of the gang-eviction tests: every trace record (the
 action's own record of the victims chosen for a job, then each ``Evict`` with its node and reason, as the
 statement commits) and every
-counter and gauge sample, with ``reuse`` on and off."""
+counter and gauge sample, with ``reuse`` on and off; and the trace record and Events of a job refused at an
+ancestor queue by hierarchical capacity."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.scheduler.harness import HIGH_MID_LOW, PRE_T, node, pg, pod, queue, res
+from tests.scheduler.harness import HIGH_MID_LOW, PRE_T, node, pg, pod, queue, res, run
 from tests.scheduler.kinds_support import samples
 from tests.scheduler.test_gang_evict import gang_conf
 from volcano.scheduler.actions import default_actions
@@ -120,4 +121,30 @@ def test_gangreclaim_records_its_victims_then_each_eviction(reuse: bool) -> None
         ("volcano_unschedule_job_count", (), 1.0),
         ("volcano_unschedule_task_count", (("job_id", "r"),), 2.0),
         ("volcano_unschedule_task_count", (("job_id", "v"),), 0.0),
+    ]
+
+
+def test_capacity_hierarchy_refusal_at_an_ancestor_is_a_normal_podgroup_event() -> None:
+    """Hierarchical capacity: parent ``q6`` (2 cpu, 4Gi) over leaves ``q61`` and ``q62`` (each 2 cpu, 4Gi of their
+    own); two PodGroups of minResources 2 cpu, 4Gi, one per leaf: the first is enqueued, the second fits its leaf
+    but not what its parent has left, and is refused with a Normal Unschedulable event naming what is short;
+    the decision trace carries the same message."""
+    from tests.scheduler.plugins.test_capacity_hierarchy import CONF as HCONF
+    from tests.scheduler.plugins.test_capacity_hierarchy import N1, hq
+
+    tree = [hq("root"), hq("q6", capability=res(2, "4Gi")), hq("q61", "q6", capability=res(2, "4Gi")),
+            hq("q62", "q6", capability=res(2, "4Gi"))]
+    pgs = [pg("pg10", "ns", "q61", 1, "Pending", min_resources=res(2, "4Gi")),
+           pg("pg11", "ns", "q62", 1, "Pending", min_resources=res(2, "4Gi"))]
+    trace, _, _ = traced(HCONF, True, nodes=N1, pods=[], podgroups=pgs, queues=tree)
+    short = "queue resource quota insufficient: insufficient cpu, insufficient memory"
+    assert trace == [(5000, "volcano", "Enqueue", "ns/pg10", "q61"),
+                     (5000, "volcano", "Unschedulable", "ns/pg11", short)]
+    ssn_events = run(HCONF, nodes=N1, queues=tree, pods=[], podgroups=pgs).outcome.events
+    assert [(e.kind, e.namespace, e.name, e.type, e.reason, e.message) for e in ssn_events] == [
+        ("PodGroup", "ns", "pg11", "Normal", "Unschedulable", short),
+        ("PodGroup", "ns", "pg10", "Warning", "Unschedulable",
+         "0/0 tasks in gang unschedulable: pod group is not ready, 1 minAvailable"),
+        ("PodGroup", "ns", "pg11", "Warning", "Unschedulable",
+         "0/0 tasks in gang unschedulable: pod group is not ready, 1 minAvailable"),
     ]
