@@ -1,8 +1,8 @@
 """Kinds pinned whole: what the scheduler cache hears after the first session and what the next
 sessions make of it: PriorityClasses deleted under the cache (every job's priority after each
 step), a toleration added to a pending gang member, a node's label changed (the node table
-built afresh with the running pods placed). Each runs with ``reuse`` on and off against the
-same whole expectation (trace, priorities, bindings)."""
+built afresh with the running pods placed), each with ``reuse`` on and off against the same
+whole expectation (trace, priorities, bindings); and the scheduler's options (period, default queue)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from tests.scheduler.kinds_support import podgroup, pods, priority_class, sched_trace
 from volcano.api.frozen import thaw
+from volcano.scheduler.scheduler import Scheduler
 from volcano.testbed import FakeCluster
 
 REUSE = pytest.mark.parametrize("reuse", [True, False], ids=["reuse", "reference"])
@@ -103,3 +104,26 @@ def test_a_node_changed_under_running_pods_keeps_them_placed(reuse: bool) -> Non
     ]
     assert fc.get("Pod", "b-0")["spec"].get("nodeName") is None
     assert fc.get("PodGroup", "b")["status"]["phase"] == "Inqueue"
+
+
+def test_scheduler_options_period_and_default_queue() -> None:
+    """A Volcano scheduler with a 400 ms period and default queue ``other``: its start creates the queue
+    (weight 1, reclaimable) where none exists; it cycles at 400, 800 and 1200 ms (three cycles by 1.3 s),
+    its first one enqueueing and binding a new gang, and its PodGroup conditions name its session."""
+    fc = FakeCluster(seed=1)
+    fc.scheduler.stop()
+    fc.scheduler = Scheduler(fc.client, fc.informers, fc.clock, trace=fc.trace, recorder=fc.recorder_for("volcano"),
+                             period_ms=400, default_queue="other")
+    fc.scheduler.start()
+    assert fc.get("Queue", "other")["spec"] == {"weight": 1, "reclaimable": True, "dequeueStrategy": "traverse"}
+    fc.add_node("n1", cpu="2")
+    podgroup(fc, "g", 1)
+    pods(fc, "g", 1, "1")
+    fc.run(1.3)
+    assert sched_trace(fc) == [(400, "volcano", "Enqueue", "default/g", "default"),
+                               (400, "volcano", "Bind", "default/g-0", "n1")]
+    assert (fc.scheduler.cycles, fc.scheduler.skipped_cycles, fc.scheduler.replayed_cycles) == (3, 0, 0)
+    assert fc.get("PodGroup", "g")["status"] == {"phase": "Running", "conditions": [
+        {"type": "Scheduled", "status": "True", "transitionID": "volcano-session-2",
+         "lastTransitionTime": "2024-01-01T00:00:00Z", "reason": "tasks in gang are ready to be scheduled",
+         "message": ""}]}
