@@ -347,3 +347,36 @@ def test_refused_status_writes_are_traced_per_object(reuse: bool) -> None:
     ]
     assert fc.get("PodGroup", "g").get("status", {}).get("phase", "Pending") == "Pending"
     assert "allocated" not in (fc.get("Queue", "default").get("status") or {})
+
+
+@REUSE
+def test_a_waiting_gangs_status_is_written_once_and_kept(reuse: bool) -> None:
+    """Gang ``fits`` (two 1-cpu pods) takes a cpu of each 2-cpu node; gang ``waits`` (two 2-cpu pods) cannot
+    fit: its PodGroup's Unschedulable condition (with the first session's transition id and time and the fit
+    error of its first pod) and its pods' PodScheduled=False conditions are written at 1 s and left as they are
+    by the next cycles, which compute the same."""
+    fc = cluster(reuse)
+    fc.add_node("n1", cpu="2")
+    fc.add_node("n2", cpu="2")
+    podgroup(fc, "waits", 2)
+    pods(fc, "waits", 2, "2")
+    podgroup(fc, "fits", 2)
+    pods(fc, "fits", 2, "1")
+    fc.run(1.5)
+    versions = [fc.get(k, n)["metadata"]["resourceVersion"] for k, n in
+                (("PodGroup", "waits"), ("Pod", "waits-0"), ("Pod", "waits-1"))]
+    fc.run(3)
+    assert [fc.get(k, n)["metadata"]["resourceVersion"] for k, n in
+            (("PodGroup", "waits"), ("Pod", "waits-0"), ("Pod", "waits-1"))] == versions
+    fit_error = "0/2 nodes are unavailable: 2 Insufficient cpu."
+    assert fc.get("PodGroup", "waits")["status"] == {"phase": "Inqueue", "conditions": [{
+        "type": "Unschedulable", "status": "True", "transitionID": "volcano-session-1",
+        "lastTransitionTime": "2024-01-01T00:00:01Z", "reason": "NotEnoughResources",
+        "message": "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 "
+                   f"Unschedulable. Origin reason is waits-0: {fit_error}"}]}
+    gang = "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 Unschedulable"
+    # The pod whose fit failed carries its fit error; the other one the gang's message with it as the origin.
+    for name, message in (("waits-0", fit_error), ("waits-1", f"{gang}. Origin reason is waits-0: {fit_error}")):
+        assert fc.get("Pod", name)["status"]["conditions"] == [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message,
+             "lastTransitionTime": "2024-01-01T00:00:01Z"}], name
