@@ -380,3 +380,28 @@ def test_a_waiting_gangs_status_is_written_once_and_kept(reuse: bool) -> None:
         assert fc.get("Pod", name)["status"]["conditions"] == [
             {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message,
              "lastTransitionTime": "2024-01-01T00:00:01Z"}], name
+
+
+@REUSE
+def test_a_waiting_gangs_conditions_follow_a_new_fit_error(reuse: bool) -> None:
+    """The same waiting gang; at 3 s a third, too small node joins: the next cycle rewrites the fit error
+    (now over 3 nodes) into the PodGroup's condition and both pods' PodScheduled=False conditions, the
+    reason staying ``Unschedulable`` and the pods' transition times kept (the status did not change)."""
+    fc = cluster(reuse)
+    fc.add_node("n1", cpu="2")
+    fc.add_node("n2", cpu="2")
+    podgroup(fc, "waits", 2)
+    pods(fc, "waits", 2, "2")
+    podgroup(fc, "fits", 2)
+    pods(fc, "fits", 2, "1")
+    fc.run(3)
+    fc.add_node("n3", cpu="1")
+    fc.run(2)
+    fit_error = "0/3 nodes are unavailable: 3 Insufficient cpu."
+    gang = "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 Unschedulable"
+    for name, message in (("waits-0", fit_error), ("waits-1", f"{gang}. Origin reason is waits-0: {fit_error}")):
+        assert fc.get("Pod", name)["status"]["conditions"] == [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message,
+             "lastTransitionTime": "2024-01-01T00:00:01Z"}], name
+    assert fc.get("PodGroup", "waits")["status"]["conditions"][0]["message"] == \
+        f"2/2 tasks in gang unschedulable: {gang}. Origin reason is waits-0: {fit_error}"
