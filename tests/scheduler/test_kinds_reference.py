@@ -6,6 +6,7 @@ is opened four ways: the reference path (``reuse`` off), ``reuse`` without a car
 carry over a snapshot without task groups (what unit-test snapshots are), and ``reuse`` with a carry
 over one with its groups (``members``, what the scheduler cache hands over). Each way gives the
 whole node table (every column of every row), every task's status and node, and the same decisions.
+Then a discarded pipelined placement (a statement that is not the quiet kind), whose outcome is pinned whole.
 """
 
 from __future__ import annotations
@@ -94,3 +95,33 @@ def test_every_way_decides_the_same(way: str) -> None:
     close_session(ssn)
     assert [(t.key, n) for t, n in ssn.binds] == [("ns/w-0", "n3")]
     assert _model(ssn)["rows"] == {**ROWS, "n3": (2000, 0, 0, 0, 0, 1)}
+
+
+def test_a_discarded_pipelined_placement_leaves_no_trace_in_the_outcome() -> None:
+    """A gang of two 2-cpu pods with a preferred pod affinity term (so its statement is not the quiet kind) on
+    one 2-cpu node held by a terminating pod: ``g-0`` is pipelined onto it, ``g-1`` fits nowhere, the statement
+    is discarded: nothing bound or pipelined, both tasks Pending, the PodGroup Inqueue with no running count, and
+    each pod's condition says why (the pipelined one's nominated reason kept from its last transaction)."""
+    from tests.scheduler.harness import run
+
+    aff = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {
+        "labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "kubernetes.io/hostname"}}]}}
+    r = run(CONF, nodes=[node("n1", res(2, "4Gi"))], queues=[queue("q")],
+            podgroups=[pg("old", "ns", "q", 1, "Running"), pg("g", "ns", "q", 2)],
+            pods=[pod("ns", "old-0", group="old", node_name="n1", phase="Running", req=res(2, "1Gi"), deleting=True),
+                  *[pod("ns", f"g-{i}", group="g", req=res(2, "1Gi"), affinity=aff, labels={"app": "x"})
+                    for i in range(2)]])
+    assert (r.binds, r.pipelined("ns/g"), r.statuses("ns/g")) == ({}, [], {"Pending": 2})
+    fit_error = "0/1 nodes are unavailable: 1 Insufficient cpu."
+    assert r.outcome.statuses["ns/g"] == {"phase": "Inqueue", "conditions": [{
+        "type": "Unschedulable", "status": "True", "transitionID": "session-1",
+        "lastTransitionTime": "2024-01-01T00:00:00Z", "reason": "NotEnoughResources",
+        "message": "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 "
+                   f"Unschedulable. Origin reason is g-1: {fit_error}"}]}
+    assert [(t.key, c, n) for t, c, n in r.outcome.pod_conditions] == [
+        ("ns/g-0", {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                    "message": "Pod ns/g-0 can possibly be assigned to n1, once resource is released and "
+                               "minAvailable is satisfied"}, ""),
+        ("ns/g-1", {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": fit_error}, ""),
+    ]
+    assert {n.name: int(r.session.table.pipelined[n.row, 0]) for n in r.session.table.nodes} == {"n1": 0}
