@@ -405,3 +405,31 @@ def test_a_waiting_gangs_conditions_follow_a_new_fit_error(reuse: bool) -> None:
              "lastTransitionTime": "2024-01-01T00:00:01Z"}], name
     assert fc.get("PodGroup", "waits")["status"]["conditions"][0]["message"] == \
         f"2/2 tasks in gang unschedulable: {gang}. Origin reason is waits-0: {fit_error}"
+
+
+@REUSE
+def test_a_gang_discarded_with_one_member_placed_keeps_its_events_once(reuse: bool) -> None:
+    """Nodes of 2 cpu, ``n2`` tainted; a gang of two 2-cpu pods: each cycle places ``g-0`` on n1, finds no node
+    for ``g-1`` and discards. After two minutes each pod has its one FailedScheduling event (count 1: the
+    condition is already on the pod, so it is neither written nor recorded again) and the PodGroup its
+    Unschedulable event (aggregated by the event recorder: count 25)."""
+    fc = cluster(reuse)
+    fc.add_node("n1", cpu="2")
+    fc.add_node("n2", cpu="2", taints=["dedicated=x:NoSchedule"])
+    podgroup(fc, "g", 2)
+    pods(fc, "g", 2, "2")
+    fc.run(120)
+    assert sched_trace(fc) == [(1000, "volcano", "Enqueue", "default/g", "default")]
+    taint = "0/2 nodes are unavailable: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}."
+    placed = "Pod default/g-0 can possibly be assigned to n1, once minAvailable is satisfied"
+    assert events_of(fc, "volcano") == [
+        ("Pod", "g-0", "Warning", "FailedScheduling", placed, 1),
+        ("Pod", "g-1", "Warning", "FailedScheduling", taint, 1),
+        ("PodGroup", "g", "Warning", "Unschedulable",
+         "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; Pending: 1 "
+         f"Schedulable, 1 Unschedulable. Origin reason is g-1: {taint}", 25),
+    ]
+    assert [fc.get("Pod", n)["status"]["conditions"] for n in ("g-0", "g-1")] == [
+        [{"type": "PodScheduled", "status": "False", "reason": reason, "message": message,
+          "lastTransitionTime": "2024-01-01T00:00:01Z"}]
+        for reason, message in (("Schedulable", placed), ("Unschedulable", taint))]
