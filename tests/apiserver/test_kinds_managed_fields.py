@@ -99,7 +99,7 @@ def test_every_write_kind_by_several_managers(server: ApiServer, clock: SimClock
     assert _managed(server, "ConfigMap", "cm") == [applier, creator, merger, jsoner, smp, unknown]
 
 
-_POD_SPEC_DEFAULTS = {"f:spec": {
+_POD_SPEC_DEFAULTS: dict[str, Any] = {"f:spec": {
     "f:containers": {".": {}, 'k:{"name":"c"}': {
         ".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {}, "f:terminationMessagePath": {},
         "f:terminationMessagePolicy": {}}},
