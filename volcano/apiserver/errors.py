@@ -31,19 +31,24 @@ CONFLICT_MESSAGE = "the object has been modified; please apply your changes to t
 class ApiError(Exception):
     """An API request failed. ``code`` is the HTTP status, ``reason`` the Status reason."""
 
-    def __init__(self, code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(self, code: int, reason: str, message: str, details: dict[str, Any] | None = None, *,
+                 empty_details: bool = False) -> None:
         super().__init__(message)
         self.code = code
         self.reason = reason
         self.message = message
         self.details = details or {}
+        self.empty_details = empty_details
 
     def status(self) -> dict[str, Any]:
-        """The error as a ``metav1.Status`` object."""
+        """The error as a ``metav1.Status`` object, its fields in Go's order (``details`` before
+        ``code``). ``details`` is left out when empty, unless ``empty_details`` says the server sends
+        an empty one (``NewGenericServerResponse`` always fills the pointer: ``"details":{}``)."""
         out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                               "message": self.message, "reason": self.reason, "code": self.code}
-        if self.details:
+                               "message": self.message, "reason": self.reason}
+        if self.details or self.empty_details:
             out["details"] = dict(self.details)
+        out["code"] = self.code
         return out
 
     def __repr__(self) -> str:
@@ -53,9 +58,14 @@ class ApiError(Exception):
 def _what(resource: str, name: str) -> dict[str, Any]:
     """``StatusDetails`` of an error about ``resource`` (``deployments.apps``, ``Job.batch.volcano.sh``,
     ``pods``) ``name``: the name, the group when there is one, and the resource or kind without it, as
-    Kubernetes' ``NewNotFound``/``NewInvalid``/... fill them from the qualified resource or kind."""
+    Kubernetes' ``NewNotFound``/``NewInvalid``/... fill them from the qualified resource or kind.
+    Every field is ``omitempty``: an empty name (an object refused for having none) is left out."""
     kind, _, group = resource.partition(".")
-    return {"name": name, "group": group, "kind": kind} if group else {"name": name, "kind": kind}
+    out: dict[str, Any] = {"name": name} if name else {}
+    if group:
+        out["group"] = group
+    out["kind"] = kind
+    return out
 
 
 def not_found(resource: str, name: str) -> ApiError:
