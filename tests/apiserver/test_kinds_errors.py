@@ -64,8 +64,6 @@ def _invalid(kind: str, name: str, group: str, causes: list[tuple[str, str, str]
     shown = [f"{field}: {message}" for _, message, field in causes]
     message = f'{what} "{name}" is invalid: ' + (shown[0] if len(shown) == 1 else "[" + ", ".join(shown) + "]")
     details: dict[str, Any] = {"name": name, "group": group, "kind": kind} if group else {"name": name, "kind": kind}
-    if not name:
-        del details["name"]
     details["causes"] = [{"reason": r, "message": m, "field": f} for r, m, f in causes]
     return _status(422, "Invalid", message, details)
 

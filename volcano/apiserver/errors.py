@@ -58,14 +58,9 @@ class ApiError(Exception):
 def _what(resource: str, name: str) -> dict[str, Any]:
     """``StatusDetails`` of an error about ``resource`` (``deployments.apps``, ``Job.batch.volcano.sh``,
     ``pods``) ``name``: the name, the group when there is one, and the resource or kind without it, as
-    Kubernetes' ``NewNotFound``/``NewInvalid``/... fill them from the qualified resource or kind.
-    Every field is ``omitempty``: an empty name (an object refused for having none) is left out."""
+    Kubernetes' ``NewNotFound``/``NewInvalid``/... fill them from the qualified resource or kind."""
     kind, _, group = resource.partition(".")
-    out: dict[str, Any] = {"name": name} if name else {}
-    if group:
-        out["group"] = group
-    out["kind"] = kind
-    return out
+    return {"name": name, "group": group, "kind": kind} if group else {"name": name, "kind": kind}
 
 
 def not_found(resource: str, name: str) -> ApiError:
