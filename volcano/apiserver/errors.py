@@ -31,19 +31,24 @@ CONFLICT_MESSAGE = "the object has been modified; please apply your changes to t
 class ApiError(Exception):
     """An API request failed. ``code`` is the HTTP status, ``reason`` the Status reason."""
 
-    def __init__(self, code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(self, code: int, reason: str, message: str, details: dict[str, Any] | None = None, *,
+                 empty_details: bool = False) -> None:
         super().__init__(message)
         self.code = code
         self.reason = reason
         self.message = message
         self.details = details or {}
+        self.empty_details = empty_details
 
     def status(self) -> dict[str, Any]:
-        """The error as a ``metav1.Status`` object."""
+        """The error as a ``metav1.Status`` object, its fields in Go's order (``details`` before
+        ``code``). ``details`` is left out when empty, unless ``empty_details`` says the server sends
+        an empty one (``NewGenericServerResponse`` always fills the pointer: ``"details":{}``)."""
         out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                               "message": self.message, "reason": self.reason, "code": self.code}
-        if self.details:
+                               "message": self.message, "reason": self.reason}
+        if self.details or self.empty_details:
             out["details"] = dict(self.details)
+        out["code"] = self.code
         return out
 
     def __repr__(self) -> str:

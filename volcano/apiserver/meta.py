@@ -66,10 +66,10 @@ def _check_string_map(info: KindInfo, obj: dict[str, Any], name: str, meta: dict
                                               for k, v in value.items()):
         _undecodable(info, obj)
     if not isinstance(value, dict):
-        raise invalid(info.kind, name, [f"metadata.{field}: Invalid value: {value!r}: must be a mapping"])
+        raise invalid(info.key, name, [f"metadata.{field}: Invalid value: {value!r}: must be a mapping"])
     for k, v in value.items():
         if not isinstance(k, str) or not isinstance(v, str | None):
-            raise invalid(info.kind, name,
+            raise invalid(info.key, name,
                           [f"metadata.{field}.{k}: Invalid value: {v!r}: keys and values must be strings"])
 
 
@@ -122,11 +122,11 @@ def check_object_shape(info: KindInfo, obj: Any, *, need_name: bool = True) -> N
     if name in (None, ""):
         gen = meta.get("generateName")
         if need_name or not isinstance(gen, str) or not gen:
-            raise invalid(info.kind, "", ["metadata.name: Required value: name or generateName is required"])
+            raise invalid(info.key, "", ["metadata.name: Required value: name or generateName is required"])
     elif not isinstance(name, str):
-        raise invalid(info.kind, str(name), [f"metadata.name: Invalid value: {go_value(name)}: must be a string"])
+        raise invalid(info.key, str(name), [f"metadata.name: Invalid value: {go_value(name)}: must be a string"])
     elif errors := dns1123_subdomain_errors(name):  # the length and the pattern: one cause each
-        raise invalid(info.kind, name, [f"metadata.name: Invalid value: {go_value(name)}: {msg}" for msg in errors])
+        raise invalid(info.key, name, [f"metadata.name: Invalid value: {go_value(name)}: {msg}" for msg in errors])
     if _plain_maps(meta.get("labels")) and _plain_maps(meta.get("annotations")) \
             and meta.get("ownerReferences") is None and meta.get("finalizers") is None:
         return  # the usual metadata: nothing below can fail
@@ -139,14 +139,14 @@ def check_object_shape(info: KindInfo, obj: Any, *, need_name: bool = True) -> N
                 isinstance(ref.get(k), str | None) for k in _REF_STRINGS) for ref in refs):
             _undecodable(info, obj)
         if not isinstance(refs, list):
-            raise invalid(info.kind, shown, [f"metadata.ownerReferences: Invalid value: {refs!r}: must be a list"])
+            raise invalid(info.key, shown, [f"metadata.ownerReferences: Invalid value: {refs!r}: must be a list"])
         causes = [cause for ref in refs for cause in _owner_reference_errors(ref)]
         if causes:
-            raise invalid(info.kind, shown, causes)
+            raise invalid(info.key, shown, causes)
     fins = meta.get("finalizers")
     if fins is not None and (not isinstance(fins, list) or not all(isinstance(f, str) for f in fins)):
         _undecodable(info, obj)
-        raise invalid(info.kind, shown, [f"metadata.finalizers: Invalid value: {fins!r}: must be a list of strings"])
+        raise invalid(info.key, shown, [f"metadata.finalizers: Invalid value: {fins!r}: must be a list of strings"])
 
 
 def parse_resource_version(value: Any, where: str) -> int:

@@ -288,7 +288,8 @@ def _smp_error(exc: SMPError) -> ApiError:
     if exc.code == 400:
         return bad_request(exc.message)
     if exc.code == 422:
-        return ApiError(422, "Invalid", "the server rejected our request due to an error in our request")
+        return ApiError(422, "Invalid", "the server rejected our request due to an error in our request",
+                        empty_details=True)
     return ApiError(500, "", exc.message)
 
 
@@ -307,7 +308,8 @@ def _json_patch(current: dict[str, Any], ops: Any) -> dict[str, Any]:
     except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, KeyError, TypeError, ValueError,
             IndexError):
         # Upstream answers every failed operation with this generic 422 (NewGenericServerResponse).
-        raise ApiError(422, "Invalid", "the server rejected our request due to an error in our request") from None
+        raise ApiError(422, "Invalid", "the server rejected our request due to an error in our request",
+                        empty_details=True) from None
     if not isinstance(patched, dict):
         raise _not_an_object(patched)
     return patched

@@ -572,7 +572,7 @@ class ApiServer:
             added = sorted(set(meta.get("finalizers") or ()) - set(old_meta.get("finalizers") or ()))
             if added:  # apimachinery prints the sorted set with %#v: []string{"a", "b"}
                 shown = "[]string{" + ", ".join(go_value(f) for f in added) + "}"
-                raise invalid(info.kind, meta["name"], [
+                raise invalid(info.key, meta["name"], [
                     "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being "
                     f"deleted, found new finalizers {shown}"])
         if new == old:

@@ -18,6 +18,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
+from volcano.api.frozen import FrozenDict
 from volcano.api.selectors import FieldSelector, LabelSelector
 from volcano.apiserver.client import WatchEvent
 from volcano.apiserver.errors import gone
@@ -61,7 +62,9 @@ class Watcher:
 
     def _convert(self, entry: _Entry) -> WatchEvent | None:
         """The event this watcher sees for ``entry`` (None = filtered out), with Kubernetes' rule
-        that an object entering a selection is ADDED and one leaving it is DELETED."""
+        that an object entering a selection is ADDED and one leaving it is DELETED; as the watch
+        cache sends it, the DELETED carries the object as it was while selected (the previous
+        object) with the resourceVersion of the write that moved it out."""
         etype, obj, old = entry
         if self.namespace is not None and obj["metadata"].get("namespace", "") != self.namespace:
             return None
@@ -73,7 +76,8 @@ class Watcher:
             if now and not before:
                 return WatchEvent("ADDED", obj)
             if before and not now:
-                return WatchEvent("DELETED", obj)
+                meta = FrozenDict(old["metadata"], resourceVersion=obj["metadata"]["resourceVersion"])
+                return WatchEvent("DELETED", FrozenDict(old, metadata=meta))
         return WatchEvent(etype, obj) if now else None  # type: ignore[arg-type]
 
     def _deliver(self, end: int) -> None:
