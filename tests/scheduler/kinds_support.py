@@ -10,14 +10,25 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from volcano.apiserver import ApiError
+from volcano.scheduler.actions import default_actions
+from volcano.scheduler.framework.conf import SchedulerConf
+from volcano.scheduler.framework.plugin import Arguments
+from volcano.scheduler.framework.session import Session
+from volcano.scheduler.framework.status import close_session
 from volcano.testbed import FakeCluster
 
 __all__ = [
     "SCHED_COMPONENTS",
     "RefusingClient",
     "Sample",
+    "TraceRecord",
+    "bound",
+    "counter_samples",
+    "decide",
+    "enqueued",
     "events_of",
     "families",
+    "gang",
     "podgroup",
     "pods",
     "priority_class",
@@ -32,6 +43,8 @@ SCHED_COMPONENTS = ("volcano", "default-scheduler")
 Obj = dict[str, Any]
 Sample = tuple[str, tuple[tuple[str, str], ...], float]
 """One metric sample: name, sorted labels, value."""
+TraceRecord = tuple[int, str, str, str, str]
+"""One decision-trace record: time (ms), component, event, object, detail."""
 
 
 def podgroup(fc: FakeCluster, name: str, min_member: int, *, queue_name: str = "default",
@@ -65,6 +78,14 @@ def pods(fc: FakeCluster, group: str, count: int, cpu: str | None, *, scheduler:
         fc.apply({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
 
 
+def gang(fc: FakeCluster, name: str, min_member: int, count: int, cpu: str, *, queue_name: str = "default",
+         priority_class: str = "") -> None:
+    """Create PodGroup ``name`` (``min_member``, in ``queue_name``) and ``count`` pods of it, each requesting
+    ``cpu``; ``priority_class`` names the class of the group and of its pods."""
+    podgroup(fc, name, min_member, queue_name=queue_name, priority_class=priority_class)
+    pods(fc, name, count, cpu, priority_class=priority_class)
+
+
 def queue(fc: FakeCluster, name: str, *, weight: int = 1, capability: Mapping[str, str] | None = None,
           parent: str = "", reclaimable: bool = True, deserved: Mapping[str, str] | None = None) -> None:
     """Create a Queue."""
@@ -89,6 +110,16 @@ def sched_trace(fc: FakeCluster, components: Iterable[str] = SCHED_COMPONENTS) -
     """Every decision-trace record of the given components, whole, in order."""
     wanted = set(components)
     return [tuple(r) for r in fc.trace if r.component in wanted]  # type: ignore[misc]
+
+
+def enqueued(ms: int, group: str, queue_name: str = "default") -> TraceRecord:
+    """The Volcano scheduler's record of enqueuing PodGroup ``default/<group>`` into ``queue_name`` at ``ms``."""
+    return (ms, "volcano", "Enqueue", f"default/{group}", queue_name)
+
+
+def bound(ms: int, pod: str, node: str, component: str = "volcano") -> TraceRecord:
+    """``component``'s record of binding pod ``default/<pod>`` to ``node`` at ``ms``."""
+    return (ms, component, "Bind", f"default/{pod}", node)
 
 
 def events_of(fc: FakeCluster, component: str) -> list[tuple[str, str, str, str, str, int]]:
@@ -119,6 +150,33 @@ def samples(registry: CollectorRegistry, *, buckets: bool = False) -> list[Sampl
                 continue
             out.append((s.name, tuple(sorted(s.labels.items())), float(s.value)))
     return sorted(out)
+
+
+def counter_samples(*, evictions: Mapping[str, float] | None = None, retries: Mapping[str, float] | None = None,
+                    victims: float = 0, attempts: float = 0, unscheduled_jobs: float = 0,
+                    unscheduled_tasks: Mapping[str, float] | None = None) -> list[Sample]:
+    """The scheduler registry's counter and gauge samples, sorted: an eviction-transaction count per action in
+    ``evictions``, a retry count per job in ``retries``, the preemption victims and attempts, the unscheduled
+    job count and an unscheduled-task count per job in ``unscheduled_tasks`` (no others)."""
+    out: list[Sample] = [
+        ("volcano_pod_preemption_victims", (), float(victims)),
+        ("volcano_total_preemption_attempts_total", (), float(attempts)),
+        ("volcano_unschedule_job_count", (), float(unscheduled_jobs))]
+    for name, label, values in (("volcano_eviction_transactions_total", "action", evictions),
+                                ("volcano_job_retry_counts_total", "job_id", retries),
+                                ("volcano_unschedule_task_count", "job_id", unscheduled_tasks)):
+        out += [(name, ((label, key),), float(value)) for key, value in (values or {}).items()]
+    return sorted(out)
+
+
+def decide(ssn: Session, configuration: SchedulerConf) -> None:
+    """Execute every action of ``configuration`` on ``ssn`` in order, then close the session."""
+    actions = default_actions()
+    for name in configuration.actions:
+        cls = actions.get(name)
+        assert cls is not None
+        cls(Arguments(configuration.action_arguments(name))).execute(ssn)
+    close_session(ssn)
 
 
 class RefusingClient:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.scheduler.kinds_support import podgroup, pods, priority_class, sched_trace
+from tests.scheduler.kinds_support import bound, enqueued, gang, podgroup, pods, priority_class, sched_trace
 from volcano.api.frozen import thaw
 from volcano.scheduler.scheduler import Scheduler
 from volcano.testbed import FakeCluster
@@ -67,8 +67,7 @@ def test_a_toleration_added_to_a_waiting_gang_member_places_the_gang(reuse: bool
     fc = cluster(reuse)
     fc.add_node("n1", cpu="2")
     fc.add_node("n2", cpu="2", taints=["dedicated=x:NoSchedule"])
-    podgroup(fc, "g", 2)
-    pods(fc, "g", 2, "2")
+    gang(fc, "g", 2, 2, "2")
     fc.run(3)
     assert [fc.get("Pod", f"g-{i}")["spec"].get("nodeName") for i in range(2)] == [None, None]
     pod = thaw(fc.get("Pod", "g-1"))
@@ -76,9 +75,9 @@ def test_a_toleration_added_to_a_waiting_gang_member_places_the_gang(reuse: bool
     fc.update(pod)
     fc.run(3)
     assert sched_trace(fc) == [
-        (1000, "volcano", "Enqueue", "default/g", "default"),
-        (4000, "volcano", "Bind", "default/g-0", "n1"),
-        (4000, "volcano", "Bind", "default/g-1", "n2"),
+        enqueued(1000, "g"),
+        bound(4000, "g-0", "n1"),
+        bound(4000, "g-1", "n2"),
     ]
 
 
@@ -90,17 +89,15 @@ def test_a_node_changed_under_running_pods_keeps_them_placed(reuse: bool) -> Non
     fc.add_node("n1", cpu="2")
     fc.add_node("n2", cpu="1")
     fc.add_node("n3", cpu="1")
-    podgroup(fc, "a", 1)
-    pods(fc, "a", 1, "2")
+    gang(fc, "a", 1, 1, "2")
     fc.run(3)
     fc.patch("Node", "n1", {"metadata": {"labels": {"extra": "yes"}}})
-    podgroup(fc, "b", 1)
-    pods(fc, "b", 1, "2")
+    gang(fc, "b", 1, 1, "2")
     fc.run(3)
     assert sched_trace(fc) == [
-        (1000, "volcano", "Enqueue", "default/a", "default"),
-        (1000, "volcano", "Bind", "default/a-0", "n1"),
-        (4000, "volcano", "Enqueue", "default/b", "default"),
+        enqueued(1000, "a"),
+        bound(1000, "a-0", "n1"),
+        enqueued(4000, "b"),
     ]
     assert fc.get("Pod", "b-0")["spec"].get("nodeName") is None
     assert fc.get("PodGroup", "b")["status"]["phase"] == "Inqueue"
@@ -117,11 +114,9 @@ def test_scheduler_options_period_and_default_queue() -> None:
     fc.scheduler.start()
     assert fc.get("Queue", "other")["spec"] == {"weight": 1, "reclaimable": True, "dequeueStrategy": "traverse"}
     fc.add_node("n1", cpu="2")
-    podgroup(fc, "g", 1)
-    pods(fc, "g", 1, "1")
+    gang(fc, "g", 1, 1, "1")
     fc.run(1.3)
-    assert sched_trace(fc) == [(400, "volcano", "Enqueue", "default/g", "default"),
-                               (400, "volcano", "Bind", "default/g-0", "n1")]
+    assert sched_trace(fc) == [enqueued(400, "g"), bound(400, "g-0", "n1")]
     assert (fc.scheduler.cycles, fc.scheduler.skipped_cycles, fc.scheduler.replayed_cycles) == (3, 0, 0)
     assert fc.get("PodGroup", "g")["status"] == {"phase": "Running", "conditions": [
         {"type": "Scheduled", "status": "True", "transitionID": "volcano-session-2",

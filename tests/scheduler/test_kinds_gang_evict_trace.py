@@ -13,15 +13,12 @@ from typing import Any
 import pytest
 
 from tests.scheduler.harness import HIGH_MID_LOW, PRE_T, node, pg, pod, queue, res, run
-from tests.scheduler.kinds_support import samples
+from tests.scheduler.kinds_support import counter_samples, decide, samples
 from tests.scheduler.test_gang_evict import gang_conf
-from volcano.scheduler.actions import default_actions
 from volcano.scheduler.framework.conf import SchedulerConf
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec
-from volcano.scheduler.framework.plugin import Arguments
 from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.session import Session, Snapshot
-from volcano.scheduler.framework.status import close_session
 from volcano.scheduler.metrics import SchedulerMetrics
 from volcano.scheduler.plugins import default_registry
 from volcano.sim.trace import Trace
@@ -47,12 +44,7 @@ def traced(configuration: SchedulerConf, reuse: bool, *, nodes: list[dict[str, A
                     [QueueInfo(q) for q in queues], priority_classes=CLASSES)
     ssn = Session(snap, configuration, default_registry(), uid="s", now_ms=5000, trace=trace, metrics=metrics,
                   reuse=reuse)
-    actions = default_actions()
-    for name in configuration.actions:
-        cls = actions.get(name)
-        assert cls is not None
-        cls(Arguments(configuration.action_arguments(name))).execute(ssn)
-    close_session(ssn)
+    decide(ssn, configuration)
     got = [s for s in samples(metrics.registry) if "latency" not in s[0] and "duration" not in s[0]]
     return [tuple(r) for r in trace], got, [t.key for t, _ in ssn.evictions]
 
@@ -78,16 +70,8 @@ def test_gangpreempt_records_its_victims_then_each_eviction(reuse: bool) -> None
         (5000, "volcano", "Evict", "ns/vb-0", "n2 gangpreempt"),
         (5000, "volcano", "Evict", "ns/va-0", "n0 gangpreempt"),
     ]
-    assert got == [
-        ("volcano_eviction_transactions_total", (("action", "gangpreempt"),), 1.0),
-        ("volcano_job_retry_counts_total", (("job_id", "p"),), 1.0),
-        ("volcano_pod_preemption_victims", (), 0.0),
-        ("volcano_total_preemption_attempts_total", (), 0.0),
-        ("volcano_unschedule_job_count", (), 1.0),
-        ("volcano_unschedule_task_count", (("job_id", "p"),), 2.0),
-        ("volcano_unschedule_task_count", (("job_id", "va"),), 0.0),
-        ("volcano_unschedule_task_count", (("job_id", "vb"),), 0.0),
-    ]
+    assert got == counter_samples(evictions={"gangpreempt": 1}, retries={"p": 1}, unscheduled_jobs=1,
+                                  unscheduled_tasks={"p": 2, "va": 0, "vb": 0})
 
 
 @REUSE
@@ -113,15 +97,8 @@ def test_gangreclaim_records_its_victims_then_each_eviction(reuse: bool) -> None
         (5000, "volcano", "Evict", "ns/v-0", "n0 gangreclaim"),
         (5000, "volcano", "Evict", "ns/v-1", "n1 gangreclaim"),
     ]
-    assert got == [
-        ("volcano_eviction_transactions_total", (("action", "gangreclaim"),), 1.0),
-        ("volcano_job_retry_counts_total", (("job_id", "r"),), 1.0),
-        ("volcano_pod_preemption_victims", (), 0.0),
-        ("volcano_total_preemption_attempts_total", (), 0.0),
-        ("volcano_unschedule_job_count", (), 1.0),
-        ("volcano_unschedule_task_count", (("job_id", "r"),), 2.0),
-        ("volcano_unschedule_task_count", (("job_id", "v"),), 0.0),
-    ]
+    assert got == counter_samples(evictions={"gangreclaim": 1}, retries={"r": 1}, unscheduled_jobs=1,
+                                  unscheduled_tasks={"r": 2, "v": 0})
 
 
 def test_capacity_hierarchy_refusal_at_an_ancestor_is_a_normal_podgroup_event() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from prometheus_client import generate_latest
 
-from tests.scheduler.kinds_support import families, samples
+from tests.scheduler.kinds_support import counter_samples, families, samples
 from volcano.scheduler.metrics import SchedulerMetrics
 from volcano.scheduler.scheduler import observe_zeros
 
@@ -96,17 +96,8 @@ def test_the_sink_methods_set_and_add_exactly_what_they_name() -> None:
     m.count_job_retry("j1")
     m.count_job_retry("j2")
     got = [s for s in samples(m.registry) if "latency" not in s[0] and "duration" not in s[0]]
-    assert got == [
-        ("volcano_eviction_transactions_total", (("action", "preempt"),), 2.0),
-        ("volcano_eviction_transactions_total", (("action", "reclaim"),), 1.0),
-        ("volcano_job_retry_counts_total", (("job_id", "j1"),), 2.0),
-        ("volcano_job_retry_counts_total", (("job_id", "j2"),), 1.0),
-        ("volcano_pod_preemption_victims", (), 2.0),
-        ("volcano_total_preemption_attempts_total", (), 5.0),
-        ("volcano_unschedule_job_count", (), 7.0),
-        ("volcano_unschedule_task_count", (("job_id", "j1"),), 3.0),
-        ("volcano_unschedule_task_count", (("job_id", "j2"),), 1.0),
-    ]
+    assert got == counter_samples(evictions={"preempt": 2, "reclaim": 1}, retries={"j1": 2, "j2": 1}, victims=2,
+                                  attempts=5, unscheduled_jobs=7, unscheduled_tasks={"j1": 3, "j2": 1})
 
 
 def test_bulk_zero_observations_equal_one_by_one_ones() -> None:

@@ -17,14 +17,12 @@ from typing import Any
 import pytest
 
 from tests.scheduler.harness import conf, node, opt, pg, pod, queue, res
-from volcano.scheduler.actions import default_actions
+from tests.scheduler.kinds_support import decide
 from volcano.scheduler.framework.build import _group
 from volcano.scheduler.framework.carry import JobCarry
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec, TaskStatus
-from volcano.scheduler.framework.plugin import Arguments
 from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.session import Session, Snapshot
-from volcano.scheduler.framework.status import close_session
 from volcano.scheduler.plugins import default_registry
 
 CONF = conf(["allocate", "backfill"], [opt("gang", "jobReady", "jobPipelined"), opt("predicates", "predicate"),
@@ -87,12 +85,7 @@ def test_every_way_builds_the_same_model(way: str) -> None:
 def test_every_way_decides_the_same(way: str) -> None:
     """``w-0`` binds to n3, the only node neither bound in flight nor releasing."""
     ssn = _open(way)
-    actions = default_actions()
-    for name in CONF.actions:
-        cls = actions.get(name)
-        assert cls is not None
-        cls(Arguments(CONF.action_arguments(name))).execute(ssn)
-    close_session(ssn)
+    decide(ssn, CONF)
     assert [(t.key, n) for t, n in ssn.binds] == [("ns/w-0", "n3")]
     assert _model(ssn)["rows"] == {**ROWS, "n3": (2000, 0, 0, 0, 0, 1)}
 

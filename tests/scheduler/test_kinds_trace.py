@@ -20,7 +20,12 @@ import pytest
 from tests.scheduler.kinds_support import (
     RefusingClient,
     Sample,
+    TraceRecord,
+    bound,
+    counter_samples,
+    enqueued,
     events_of,
+    gang,
     podgroup,
     pods,
     priority_class,
@@ -28,24 +33,15 @@ from tests.scheduler.kinds_support import (
     samples,
     sched_trace,
 )
+from volcano.scheduler.config import DEFAULT_SCHEDULER_CONF_TEXT
 from volcano.scheduler.scheduler import Scheduler
 from volcano.testbed import FakeCluster
 
 REUSE = pytest.mark.parametrize("reuse", [True, False], ids=["reuse", "reference"])
 
-PREEMPT_CONF = """\
-actions: "enqueue, allocate, preempt, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-"""
+PREEMPT_CONF = DEFAULT_SCHEDULER_CONF_TEXT.replace("allocate, backfill", "allocate, preempt, backfill").replace(
+    "  - name: overcommit\n", "")
+"""The built-in configuration with preempt before backfill and without overcommit."""
 RECLAIM_CONF = PREEMPT_CONF.replace("preempt", "reclaim")
 DEFAULT_ACTIONS = ("allocate", "backfill", "enqueue")
 
@@ -84,10 +80,18 @@ def latencies(cycles: int, actions: Iterable[str] = DEFAULT_ACTIONS) -> list[Sam
     return out
 
 
-def gauges(victims: int = 0, attempts: int = 0) -> list[Sample]:
-    """The preemption gauge and counter samples (present from the start)."""
-    return [("volcano_pod_preemption_victims", (), float(victims)),
-            ("volcano_total_preemption_attempts_total", (), float(attempts))]
+def registry(cycles: int, action: str = "", **counters: Any) -> list[Sample]:
+    """Every sample of the registry after ``cycles`` zero-time cycles of the default actions (and ``action``):
+    the latencies and ``counter_samples(**counters)``, sorted."""
+    actions = (*DEFAULT_ACTIONS, action) if action else DEFAULT_ACTIONS
+    return sorted(latencies(cycles, actions) + counter_samples(**counters))
+
+
+def refused_evictions(seconds: Iterable[int]) -> list[TraceRecord]:
+    """Each of those seconds, the eviction of ``lo-0`` for ``hi`` then its refusal."""
+    return [record for t in seconds for record in (
+        (t * 1000, "volcano", "Evict", "default/lo-0", "n1 preempt"),
+        (t * 1000, "volcano", "EvictFailed", "default/lo-0", "InternalError"))]
 
 
 def _scheduled(pod: str, node: str) -> tuple[str, str, str, str, str, int]:
@@ -103,10 +107,8 @@ def test_gangs_that_fit_wait_and_are_turned_away(reuse: bool) -> None:
     fc = cluster(reuse)
     fc.add_node("n1", cpu="2")
     fc.add_node("n2", cpu="2")
-    podgroup(fc, "fits", 2)
-    pods(fc, "fits", 2, "2")
-    podgroup(fc, "waits", 2)
-    pods(fc, "waits", 2, "2")
+    gang(fc, "fits", 2, 2, "2")
+    gang(fc, "waits", 2, 2, "2")
     podgroup(fc, "big", 1, min_resources={"cpu": "100"})
     pods(fc, "big", 1, "1")
     pods(fc, "", 1, "0", scheduler="default-scheduler")
@@ -114,11 +116,11 @@ def test_gangs_that_fit_wait_and_are_turned_away(reuse: bool) -> None:
     overused = "resource in cluster is overused: overused cpu"
     assert sched_trace(fc) == [
         (1000, "volcano", "Unschedulable", "default/big", overused),
-        (1000, "volcano", "Enqueue", "default/fits", "default"),
-        (1000, "volcano", "Enqueue", "default/waits", "default"),
-        (1000, "volcano", "Bind", "default/fits-0", "n1"),
-        (1000, "volcano", "Bind", "default/fits-1", "n2"),
-        (1000, "default-scheduler", "Bind", "default/solo-0", "n1"),
+        enqueued(1000, "fits"),
+        enqueued(1000, "waits"),
+        bound(1000, "fits-0", "n1"),
+        bound(1000, "fits-1", "n2"),
+        bound(1000, "solo-0", "n1", "default-scheduler"),
         (2000, "volcano", "Unschedulable", "default/big", overused),
         (3000, "volcano", "Unschedulable", "default/big", overused),
     ]
@@ -138,14 +140,8 @@ def test_gangs_that_fit_wait_and_are_turned_away(reuse: bool) -> None:
         ("PodGroup", "fits", "Normal", "Scheduled", "pod group is ready", 1),
     ]
     assert events_of(fc, "default-scheduler") == [_scheduled("solo-0", "n1")]
-    assert samples(fc.scheduler.metrics.registry) == sorted(latencies(3) + gauges() + [
-        ("volcano_job_retry_counts_total", (("job_id", "big"),), 3.0),
-        ("volcano_job_retry_counts_total", (("job_id", "waits"),), 3.0),
-        ("volcano_unschedule_job_count", (), 2.0),
-        ("volcano_unschedule_task_count", (("job_id", "big"),), 1.0),
-        ("volcano_unschedule_task_count", (("job_id", "fits"),), 0.0),
-        ("volcano_unschedule_task_count", (("job_id", "waits"),), 2.0),
-    ])
+    assert samples(fc.scheduler.metrics.registry) == registry(
+        3, retries={"big": 3, "waits": 3}, unscheduled_jobs=2, unscheduled_tasks={"big": 1, "fits": 0, "waits": 2})
 
 
 def _low_then_high(fc: FakeCluster, seconds: int) -> None:
@@ -154,12 +150,14 @@ def _low_then_high(fc: FakeCluster, seconds: int) -> None:
     fc.add_node("n1", cpu="2")
     priority_class(fc, "high", 1000)
     priority_class(fc, "low", 10)
-    podgroup(fc, "lo", 1, priority_class="low")
-    pods(fc, "lo", 2, "1", priority_class="low")
+    gang(fc, "lo", 1, 2, "1", priority_class="low")
     fc.run(2)
-    podgroup(fc, "hi", 1, priority_class="high")
-    pods(fc, "hi", 1, "1", priority_class="high")
+    gang(fc, "hi", 1, 1, "1", priority_class="high")
     fc.run(seconds)
+
+
+LO_HI_TRACE = [enqueued(1000, "lo"), bound(1000, "lo-1", "n1"), bound(1000, "lo-0", "n1"), enqueued(3000, "hi")]
+"""The trace of ``_low_then_high`` up to the preemption."""
 
 
 LO_EVENTS = [
@@ -183,12 +181,9 @@ def test_preemption_evicts_one_victim_and_binds_after_its_grace_period(reuse: bo
     fc = cluster(reuse, PREEMPT_CONF)
     _low_then_high(fc, 40)
     assert sched_trace(fc) == [
-        (1000, "volcano", "Enqueue", "default/lo", "default"),
-        (1000, "volcano", "Bind", "default/lo-1", "n1"),
-        (1000, "volcano", "Bind", "default/lo-0", "n1"),
-        (3000, "volcano", "Enqueue", "default/hi", "default"),
+        *LO_HI_TRACE,
         (3000, "volcano", "Evict", "default/lo-0", "n1 preempt"),
-        (33000, "volcano", "Bind", "default/hi-0", "n1"),
+        bound(33000, "hi-0", "n1"),
     ]
     assert events_of(fc, "volcano") == [
         *LO_EVENTS,
@@ -198,14 +193,9 @@ def test_preemption_evicts_one_victim_and_binds_after_its_grace_period(reuse: bo
         (*HI_PIPELINED, 25),
         _scheduled("hi-0", "n1"),
     ]
-    assert samples(fc.scheduler.metrics.registry) == sorted(
-        latencies(42, (*DEFAULT_ACTIONS, "preempt")) + gauges(victims=1, attempts=1) + [
-            ("volcano_eviction_transactions_total", (("action", "preempt"),), 1.0),
-            ("volcano_job_retry_counts_total", (("job_id", "hi"),), 30.0),
-            ("volcano_unschedule_job_count", (), 0.0),
-            ("volcano_unschedule_task_count", (("job_id", "hi"),), 0.0),
-            ("volcano_unschedule_task_count", (("job_id", "lo"),), 0.0),
-        ])
+    assert samples(fc.scheduler.metrics.registry) == registry(
+        42, "preempt", evictions={"preempt": 1}, retries={"hi": 30}, victims=1, attempts=1, unscheduled_jobs=0,
+        unscheduled_tasks={"hi": 0, "lo": 0})
 
 
 @REUSE
@@ -215,18 +205,7 @@ def test_a_refused_pod_delete_is_an_evict_failed_record_every_cycle(reuse: bool)
     ``EvictFailed`` with the error's reason; the victim keeps running."""
     fc = cluster(reuse, PREEMPT_CONF, refuse=lambda verb, args: verb == "delete" and args[0] == "Pod")
     _low_then_high(fc, 3)
-    assert sched_trace(fc) == [
-        (1000, "volcano", "Enqueue", "default/lo", "default"),
-        (1000, "volcano", "Bind", "default/lo-1", "n1"),
-        (1000, "volcano", "Bind", "default/lo-0", "n1"),
-        (3000, "volcano", "Enqueue", "default/hi", "default"),
-        (3000, "volcano", "Evict", "default/lo-0", "n1 preempt"),
-        (3000, "volcano", "EvictFailed", "default/lo-0", "InternalError"),
-        (4000, "volcano", "Evict", "default/lo-0", "n1 preempt"),
-        (4000, "volcano", "EvictFailed", "default/lo-0", "InternalError"),
-        (5000, "volcano", "Evict", "default/lo-0", "n1 preempt"),
-        (5000, "volcano", "EvictFailed", "default/lo-0", "InternalError"),
-    ]
+    assert sched_trace(fc) == [*LO_HI_TRACE, *refused_evictions((3, 4, 5))]
     assert events_of(fc, "volcano") == [
         *LO_EVENTS,
         HI_NOMINATED,
@@ -235,14 +214,9 @@ def test_a_refused_pod_delete_is_an_evict_failed_record_every_cycle(reuse: bool)
         (*HI_PIPELINED, 3),
     ]
     assert fc.get("Pod", "lo-0")["status"]["phase"] == "Running"
-    assert samples(fc.scheduler.metrics.registry) == sorted(
-        latencies(5, (*DEFAULT_ACTIONS, "preempt")) + gauges(victims=1, attempts=3) + [
-            ("volcano_eviction_transactions_total", (("action", "preempt"),), 3.0),
-            ("volcano_job_retry_counts_total", (("job_id", "hi"),), 3.0),
-            ("volcano_unschedule_job_count", (), 1.0),
-            ("volcano_unschedule_task_count", (("job_id", "hi"),), 1.0),
-            ("volcano_unschedule_task_count", (("job_id", "lo"),), 0.0),
-        ])
+    assert samples(fc.scheduler.metrics.registry) == registry(
+        5, "preempt", evictions={"preempt": 3}, retries={"hi": 3}, victims=1, attempts=3, unscheduled_jobs=1,
+        unscheduled_tasks={"hi": 1, "lo": 0})
 
 
 @REUSE
@@ -252,17 +226,15 @@ def test_reclaim_evicts_from_the_queue_over_its_share(reuse: bool) -> None:
     fc.add_node("n1", cpu="2")
     queue(fc, "qa")
     queue(fc, "qb")
-    podgroup(fc, "a", 1, queue_name="qa")
-    pods(fc, "a", 2, "1")
+    gang(fc, "a", 1, 2, "1", queue_name="qa")
     fc.run(2)
-    podgroup(fc, "b", 1, queue_name="qb")
-    pods(fc, "b", 1, "1")
+    gang(fc, "b", 1, 1, "1", queue_name="qb")
     fc.run(5)
     assert sched_trace(fc) == [
-        (1000, "volcano", "Enqueue", "default/a", "qa"),
-        (1000, "volcano", "Bind", "default/a-1", "n1"),
-        (1000, "volcano", "Bind", "default/a-0", "n1"),
-        (3000, "volcano", "Enqueue", "default/b", "qb"),
+        enqueued(1000, "a", "qa"),
+        bound(1000, "a-1", "n1"),
+        bound(1000, "a-0", "n1"),
+        enqueued(3000, "b", "qb"),
         (3000, "volcano", "Evict", "default/a-0", "n1 reclaim"),
     ]
     pipelined = "0/1 tasks in gang unschedulable: pod group is not ready, 1 Pipelined, 1 minAvailable"
@@ -281,14 +253,9 @@ def test_reclaim_evicts_from_the_queue_over_its_share(reuse: bool) -> None:
          "satisfied", 1),
         ("PodGroup", "b", "Warning", "Unschedulable", pipelined, 4),
     ]
-    assert samples(fc.scheduler.metrics.registry) == sorted(
-        latencies(7, (*DEFAULT_ACTIONS, "reclaim")) + gauges() + [
-            ("volcano_eviction_transactions_total", (("action", "reclaim"),), 1.0),
-            ("volcano_job_retry_counts_total", (("job_id", "b"),), 5.0),
-            ("volcano_unschedule_job_count", (), 1.0),
-            ("volcano_unschedule_task_count", (("job_id", "a"),), 0.0),
-            ("volcano_unschedule_task_count", (("job_id", "b"),), 1.0),
-        ])
+    assert samples(fc.scheduler.metrics.registry) == registry(
+        7, "reclaim", evictions={"reclaim": 1}, retries={"b": 5}, unscheduled_jobs=1,
+        unscheduled_tasks={"a": 0, "b": 1})
 
 
 @REUSE
@@ -299,16 +266,16 @@ def test_a_refused_bind_is_traced_and_written_on_the_pod(reuse: bool) -> None:
     fc = cluster(reuse, refuse=lambda verb, args: verb == "bind" and args[0] == "g-1")
     fc.add_node("n1", cpu="2")
     fc.add_node("n2", cpu="2")
-    podgroup(fc, "g", 2)
-    pods(fc, "g", 2, "2")
+    gang(fc, "g", 2, 2, "2")
     fc.run(2)
+    refused = [(t, "volcano", "BindFailed", "default/g-1", "n2 InternalError") for t in (1000, 2000)]
     assert sched_trace(fc) == [
-        (1000, "volcano", "Enqueue", "default/g", "default"),
-        (1000, "volcano", "Bind", "default/g-0", "n1"),
-        (1000, "volcano", "Bind", "default/g-1", "n2"),
-        (1000, "volcano", "BindFailed", "default/g-1", "n2 InternalError"),
-        (2000, "volcano", "Bind", "default/g-1", "n2"),
-        (2000, "volcano", "BindFailed", "default/g-1", "n2 InternalError"),
+        enqueued(1000, "g"),
+        bound(1000, "g-0", "n1"),
+        bound(1000, "g-1", "n2"),
+        refused[0],
+        bound(2000, "g-1", "n2"),
+        refused[1],
     ]
     failed = "failed to bind to node n2: Internal error occurred: refused by the test"
     assert events_of(fc, "volcano") == [
@@ -333,22 +300,27 @@ def test_refused_status_writes_are_traced_per_object(reuse: bool) -> None:
     fc = cluster(reuse, refuse=lambda verb, args: (verb == "update" and args[0].get("kind") == "PodGroup")
                  or (verb == "patch" and args[0] == "Queue"))
     fc.add_node("n1", cpu="2")
-    podgroup(fc, "g", 1)
-    pods(fc, "g", 1, "1")
+    gang(fc, "g", 1, 1, "1")
     fc.run(2)
+
+    def refused(ms: int) -> list[TraceRecord]:
+        return [(ms, "volcano", "PodGroupStatusUpdateFailed", "default/g", "InternalError"),
+                *[(ms, "volcano", "QueueStatusUpdateFailed", q, "InternalError") for q in ("default", "root")]]
+
     assert sched_trace(fc) == [
-        (1000, "volcano", "Enqueue", "default/g", "default"),
-        (1000, "volcano", "Bind", "default/g-0", "n1"),
-        (1000, "volcano", "PodGroupStatusUpdateFailed", "default/g", "InternalError"),
-        (1000, "volcano", "QueueStatusUpdateFailed", "default", "InternalError"),
-        (1000, "volcano", "QueueStatusUpdateFailed", "root", "InternalError"),
-        (2000, "volcano", "Enqueue", "default/g", "default"),
-        (2000, "volcano", "PodGroupStatusUpdateFailed", "default/g", "InternalError"),
-        (2000, "volcano", "QueueStatusUpdateFailed", "default", "InternalError"),
-        (2000, "volcano", "QueueStatusUpdateFailed", "root", "InternalError"),
-    ]
+        enqueued(1000, "g"), bound(1000, "g-0", "n1"), *refused(1000), enqueued(2000, "g"), *refused(2000)]
     assert fc.get("PodGroup", "g").get("status", {}).get("phase", "Pending") == "Pending"
     assert "allocated" not in (fc.get("Queue", "default").get("status") or {})
+
+
+def _waiting_gang(reuse: bool) -> FakeCluster:
+    """Two 2-cpu nodes; gang ``waits`` (two 2-cpu pods) then gang ``fits`` (two 1-cpu pods)."""
+    fc = cluster(reuse)
+    fc.add_node("n1", cpu="2")
+    fc.add_node("n2", cpu="2")
+    gang(fc, "waits", 2, 2, "2")
+    gang(fc, "fits", 2, 2, "1")
+    return fc
 
 
 @REUSE
@@ -357,13 +329,7 @@ def test_a_waiting_gangs_status_is_written_once_and_kept(reuse: bool) -> None:
     fit: its PodGroup's Unschedulable condition (with the first session's transition id and time and the fit
     error of its first pod) and its pods' PodScheduled=False conditions are written at 1 s and left as they are
     by the next cycles, which compute the same."""
-    fc = cluster(reuse)
-    fc.add_node("n1", cpu="2")
-    fc.add_node("n2", cpu="2")
-    podgroup(fc, "waits", 2)
-    pods(fc, "waits", 2, "2")
-    podgroup(fc, "fits", 2)
-    pods(fc, "fits", 2, "1")
+    fc = _waiting_gang(reuse)
     fc.run(1.5)
     versions = [fc.get(k, n)["metadata"]["resourceVersion"] for k, n in
                 (("PodGroup", "waits"), ("Pod", "waits-0"), ("Pod", "waits-1"))]
@@ -376,9 +342,9 @@ def test_a_waiting_gangs_status_is_written_once_and_kept(reuse: bool) -> None:
         "lastTransitionTime": "2024-01-01T00:00:01Z", "reason": "NotEnoughResources",
         "message": "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 "
                    f"Unschedulable. Origin reason is waits-0: {fit_error}"}]}
-    gang = "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 Unschedulable"
+    pending = "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 Unschedulable"
     # The pod whose fit failed carries its fit error; the other one the gang's message with it as the origin.
-    for name, message in (("waits-0", fit_error), ("waits-1", f"{gang}. Origin reason is waits-0: {fit_error}")):
+    for name, message in (("waits-0", fit_error), ("waits-1", f"{pending}. Origin reason is waits-0: {fit_error}")):
         assert fc.get("Pod", name)["status"]["conditions"] == [
             {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message,
              "lastTransitionTime": "2024-01-01T00:00:01Z"}], name
@@ -389,24 +355,18 @@ def test_a_waiting_gangs_conditions_follow_a_new_fit_error(reuse: bool) -> None:
     """The same waiting gang; at 3 s a third, too small node joins: the next cycle rewrites the fit error
     (now over 3 nodes) into the PodGroup's condition and both pods' PodScheduled=False conditions, the
     reason staying ``Unschedulable`` and the pods' transition times kept (the status did not change)."""
-    fc = cluster(reuse)
-    fc.add_node("n1", cpu="2")
-    fc.add_node("n2", cpu="2")
-    podgroup(fc, "waits", 2)
-    pods(fc, "waits", 2, "2")
-    podgroup(fc, "fits", 2)
-    pods(fc, "fits", 2, "1")
+    fc = _waiting_gang(reuse)
     fc.run(3)
     fc.add_node("n3", cpu="1")
     fc.run(2)
     fit_error = "0/3 nodes are unavailable: 3 Insufficient cpu."
-    gang = "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 Unschedulable"
-    for name, message in (("waits-0", fit_error), ("waits-1", f"{gang}. Origin reason is waits-0: {fit_error}")):
+    pending = "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 Unschedulable"
+    for name, message in (("waits-0", fit_error), ("waits-1", f"{pending}. Origin reason is waits-0: {fit_error}")):
         assert fc.get("Pod", name)["status"]["conditions"] == [
             {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message,
              "lastTransitionTime": "2024-01-01T00:00:01Z"}], name
     assert fc.get("PodGroup", "waits")["status"]["conditions"][0]["message"] == \
-        f"2/2 tasks in gang unschedulable: {gang}. Origin reason is waits-0: {fit_error}"
+        f"2/2 tasks in gang unschedulable: {pending}. Origin reason is waits-0: {fit_error}"
 
 
 @REUSE
@@ -418,10 +378,9 @@ def test_a_gang_discarded_with_one_member_placed_keeps_its_events_once(reuse: bo
     fc = cluster(reuse)
     fc.add_node("n1", cpu="2")
     fc.add_node("n2", cpu="2", taints=["dedicated=x:NoSchedule"])
-    podgroup(fc, "g", 2)
-    pods(fc, "g", 2, "2")
+    gang(fc, "g", 2, 2, "2")
     fc.run(120)
-    assert sched_trace(fc) == [(1000, "volcano", "Enqueue", "default/g", "default")]
+    assert sched_trace(fc) == [enqueued(1000, "g")]
     taint = "0/2 nodes are unavailable: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}."
     placed = "Pod default/g-0 can possibly be assigned to n1, once minAvailable is satisfied"
     assert events_of(fc, "volcano") == [
