@@ -51,6 +51,7 @@ def _stored(server: ApiServer, kind: str, name: str, **meta: Any) -> dict[str, A
 
 
 def _status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``Status`` body of a failure, its keys in the order the API server writes them."""
     out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                            "message": message, "reason": reason}
     if details is not None:

@@ -19,6 +19,7 @@ from volcano.apiserver.paging import decode_continue, encode_continue
 from volcano.apiserver.scale import get_scale, patch_scale, update_scale
 
 from .conftest import pod
+from .test_kinds_errors import _status
 
 
 def _token(rv: int, namespace: str, name: str) -> str:
@@ -123,15 +124,6 @@ def test_scale_of_workloads(server: ApiServer) -> None:
                                                                                              "image": "b"}]}}}})
     assert get_scale(server, "ReplicationController", "rc", "default") == _scale(
         server, "ReplicationController", "rc", 1, "a=1,b=2")
-
-
-def _status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                           "message": message, "reason": reason}
-    if details is not None:
-        out["details"] = details
-    out["code"] = code
-    return out
 
 
 def test_scale_refusals(server: ApiServer) -> None:

@@ -80,9 +80,13 @@ class Cluster:
         for q in ("root", "default"):
             self.server.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
                                 "metadata": {"name": q}, "spec": {"weight": 1}})
-        self.controller = JobController(self.server, self.informers, self.clock, streams=self.streams,
+        self.controller = JobController(self.controller_client(), self.informers, self.clock, streams=self.streams,
                                         trace=self.trace, recorder=self.recorder)
         self.controller.start()
+
+    def controller_client(self) -> Any:
+        """The client the Job controller writes through: the API server itself."""
+        return self.server
 
     # ------------------------------------------------------------ reading
     def run(self, ms: int = 50) -> None:

@@ -18,29 +18,19 @@ import pytest
 
 from tests.controllers.job.conftest import NS, Cluster, job, task
 from tests.scheduler.kinds_support import RefusingClient
-from volcano.apiserver import ApiServer, EventRecorder
-from volcano.controllers.job.controller import JobController
-from volcano.informers import InformerFactory
-from volcano.sim import RandomStreams, SimClock, Trace
 
 
 class RefusingCluster(Cluster):
     """The Job controller test cluster whose controller writes through a ``RefusingClient``."""
 
     def __init__(self, refuse: Callable[[str, tuple[Any, ...]], bool] = lambda verb, args: False) -> None:
-        self.clock = SimClock()
-        self.streams = RandomStreams(7)
-        self.trace = Trace()
-        self.server = ApiServer(self.clock, self.streams, trace=self.trace)
-        self.informers = InformerFactory(self.server, self.clock)
-        self.recorder = EventRecorder(self.server, self.clock, "vc-controller-manager")
-        for q in ("root", "default"):
-            self.server.create({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
-                                "metadata": {"name": q}, "spec": {"weight": 1}})
-        self.client = RefusingClient(self.server, refuse)
-        self.controller = JobController(self.client, self.informers, self.clock,
-                                        streams=self.streams, trace=self.trace, recorder=self.recorder)
-        self.controller.start()
+        self.refuse = refuse
+        super().__init__()
+
+    def controller_client(self) -> RefusingClient:
+        """A ``RefusingClient`` over the API server, kept as ``client``."""
+        self.client = RefusingClient(self.server, self.refuse)
+        return self.client
 
     def ctrace(self, after_ms: int = -1) -> list[tuple[int, str, str, str]]:
         """The controller's trace records after ``after_ms``: (time, event, object, detail)."""
