@@ -133,16 +133,21 @@ def test_a_preemption_is_counted(cluster: Cluster) -> None:
     assert _actions(samples) == sorted(("enqueue", "allocate", "backfill", "reclaim", "preempt"))
 
 
+def _placed(cluster: Cluster, name: str) -> None:
+    """A PodGroup ``name`` (minMember 1) and its one 1-CPU pod ``name``, bound, then 2 s more."""
+    cluster.apply(pod_group(name, min_member=1))
+    cluster.apply(pod(name, group=name, req={"cpu": "1"}))
+    cluster.wait_until(lambda: bound(cluster.get("Pod", name)), 60, f"{name} bound")
+    cluster.sleep(2)
+
+
 @pytest.mark.queue
 @pytest.mark.cluster(workers=1, cpu="2", control_plane=False)
 @pytest.mark.xfail(strict=True, reason="deviation: the proportion plugin reports no queue metrics (upstream's "
                    "metrics.UpdateQueueAllocated/Deserved/Request/Weight/Share at session open)")
 def test_the_queue_metrics_follow_the_queue(cluster: Cluster) -> None:
     """One 1-CPU pod running in queue ``default``: its allocated and request milli-CPU 1000, weight 1."""
-    cluster.apply(pod_group("kq", min_member=1))
-    cluster.apply(pod("kq", group="kq", req={"cpu": "1"}))
-    cluster.wait_until(lambda: bound(cluster.get("Pod", "kq")), 60, "kq bound")
-    cluster.sleep(2)
+    _placed(cluster, "kq")
     samples = cluster.scheduler_metrics()
     assert _value(samples, "volcano_queue_allocated_milli_cpu", queue_name="default") == 1000
     assert _value(samples, "volcano_queue_request_milli_cpu", queue_name="default") == 1000
@@ -154,10 +159,7 @@ def test_the_queue_metrics_follow_the_queue(cluster: Cluster) -> None:
                    "but never observed (upstream observes it when allocate commits a ready job)")
 def test_a_scheduled_job_observes_its_scheduling_latency(cluster: Cluster) -> None:
     """One pod placed: one observation of the job scheduling latency."""
-    cluster.apply(pod_group("kl", min_member=1))
-    cluster.apply(pod("kl", group="kl", req={"cpu": "1"}))
-    cluster.wait_until(lambda: bound(cluster.get("Pod", "kl")), 60, "kl bound")
-    cluster.sleep(2)
+    _placed(cluster, "kl")
     assert _value(cluster.scheduler_metrics(), "volcano_e2e_job_scheduling_latency_milliseconds_count") == 1
 
 

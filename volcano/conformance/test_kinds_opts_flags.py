@@ -46,6 +46,19 @@ def _free_slot(cluster: Cluster, names: list[str]) -> str:
     return next(n for n in names if bound(cluster.get("Pod", n)))
 
 
+def _orders(cases: list[tuple[list[str], str]]) -> pytest.MarkDecorator:
+    """Parametrise ``winner`` over ``cases`` (tier-1 plugin entries, the pod expected to win), each case
+    under its own scheduler configuration and named by its entries."""
+    return pytest.mark.parametrize(("winner",), [
+        pytest.param(w, id="|".join(p), marks=pytest.mark.scheduler_conf(_conf(p))) for p, w in cases])
+
+
+def _hold_slot(cluster: Cluster) -> None:
+    """Create the 2-CPU ``holder`` pod (no grace period) and wait for it to bind."""
+    cluster.apply(pod("holder", req={"cpu": "2"}, grace_seconds=0))
+    cluster.wait_until(lambda: bound(cluster.get("Pod", "holder")), 60, "holder binds")
+
+
 PRIORITY_ORDER = [
     (["priority", "gang"], "late-0"),
     (["priority;enableJobOrder: false", "gang"], "early-0"),
@@ -54,13 +67,11 @@ PRIORITY_ORDER = [
 
 
 @pytest.mark.cluster(workers=1, cpu="2", control_plane=False)
-@pytest.mark.parametrize(("winner",), [
-    pytest.param(w, id="|".join(p), marks=pytest.mark.scheduler_conf(_conf(p))) for p, w in PRIORITY_ORDER])
+@_orders(PRIORITY_ORDER)
 def test_priority_job_order_flag(cluster: Cluster, winner: str) -> None:
     """``late``'s PodGroup has the higher class; it goes first unless priority's job order is off."""
     cluster.apply(priority_class("opts-high", 1000))
-    cluster.apply(pod("holder", req={"cpu": "2"}, grace_seconds=0))
-    cluster.wait_until(lambda: bound(cluster.get("Pod", "holder")), 60, "holder binds")
+    _hold_slot(cluster)
     cluster.apply(pod_group("early", min_member=1))
     cluster.apply(pod("early-0", group="early", req={"cpu": "2"}))
     cluster.sleep(2)  # creation timestamps a second apart
@@ -80,15 +91,13 @@ SHARE_ORDER = [
 
 
 @pytest.mark.cluster(workers=1, cpu="3", control_plane=False)
-@pytest.mark.parametrize(("winner",), [
-    pytest.param(w, id="|".join(p), marks=pytest.mark.scheduler_conf(_conf(p))) for p, w in SHARE_ORDER])
+@_orders(SHARE_ORDER)
 def test_gang_and_drf_job_order_flags(cluster: Cluster, winner: str) -> None:
     """``rich`` (ready, 1 CPU running) and ``poor`` (nothing yet) each wait with a 2-CPU pod."""
     cluster.apply(pod_group("rich", min_member=1))
     cluster.apply(pod("rich-0", group="rich", req={"cpu": "1"}))
     cluster.wait_until(lambda: bound(cluster.get("Pod", "rich-0")), 60, "rich-0 binds")
-    cluster.apply(pod("holder", req={"cpu": "2"}, grace_seconds=0))
-    cluster.wait_until(lambda: bound(cluster.get("Pod", "holder")), 60, "holder binds")
+    _hold_slot(cluster)
     cluster.apply(pod("rich-1", group="rich", req={"cpu": "2"}))
     cluster.sleep(2)
     cluster.apply(pod_group("poor", min_member=1))
@@ -104,13 +113,11 @@ TASK_ORDER = [
 
 
 @pytest.mark.cluster(workers=1, cpu="2", control_plane=False)
-@pytest.mark.parametrize(("winner",), [
-    pytest.param(w, id="|".join(p), marks=pytest.mark.scheduler_conf(_conf(p))) for p, w in TASK_ORDER])
+@_orders(TASK_ORDER)
 def test_priority_task_order_flag(cluster: Cluster, winner: str) -> None:
     """One PodGroup (minMember 1) with ``one-task-0`` (no class) and ``one-task-1`` (the higher class)."""
     cluster.apply(priority_class("opts-high", 1000))
-    cluster.apply(pod("holder", req={"cpu": "2"}, grace_seconds=0))
-    cluster.wait_until(lambda: bound(cluster.get("Pod", "holder")), 60, "holder binds")
+    _hold_slot(cluster)
     cluster.apply(pod_group("one", min_member=1))
     cluster.apply([pod("one-task-0", group="one", req={"cpu": "2"}),
                    pod("one-task-1", group="one", req={"cpu": "2"}, priority_class="opts-high")])

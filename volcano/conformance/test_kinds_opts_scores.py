@@ -109,13 +109,18 @@ def _prefer_holder_node(weight: int = 1) -> dict[str, object]:
             {"key": "opts-holder", "operator": "In", "values": ["yes"]}]}}]}}}
 
 
-# nodeaffinity (least at 2: the empty worker leads by 100; the preferred term gives the holder's 100 x w)
+def _against_least(plugin: str) -> list[tuple[str, int, int]]:
+    """Rows (arguments, holder's worker, chosen worker) of least-requested at weight 2 against ``plugin`` at
+    weight 0, at 1 (the holder on either worker), at 2 and left at its default."""
+    least = "leastrequested.weight: 2"
+    return [(f"{least};{plugin}.weight: 0", 0, 1), (f"{least};{plugin}.weight: 1", 0, 0),
+            (f"{least};{plugin}.weight: 1", 1, 0), (f"{least};{plugin}.weight: 2", 1, 1), (least, 1, 1)]
+
+
+# nodeaffinity (least at 2: the empty worker leads by 100; the preferred term gives the holder's 100 x w);
+# its default weight is 2
 AFFINITY = [
-    ("leastrequested.weight: 2;nodeaffinity.weight: 0", 0, 1),
-    ("leastrequested.weight: 2;nodeaffinity.weight: 1", 0, 0),
-    ("leastrequested.weight: 2;nodeaffinity.weight: 1", 1, 0),
-    ("leastrequested.weight: 2;nodeaffinity.weight: 2", 1, 1),
-    ("leastrequested.weight: 2", 1, 1),  # the default, 2
+    *_against_least("nodeaffinity"),
     ('leastrequested.weight: 2;nodeaffinity.weight: "0"', 1, 1),  # quoted: the default
 ]
 
@@ -129,13 +134,7 @@ def test_node_affinity_weight(cluster: Cluster, holder: int, chosen: int) -> Non
 
 
 # tainttoleration (least at 2: the empty worker leads by 100; a PreferNoSchedule taint on it costs 100 x w)
-TAINTS = [
-    ("leastrequested.weight: 2;tainttoleration.weight: 0", 0, 1),
-    ("leastrequested.weight: 2;tainttoleration.weight: 1", 0, 0),
-    ("leastrequested.weight: 2;tainttoleration.weight: 1", 1, 0),
-    ("leastrequested.weight: 2;tainttoleration.weight: 2", 1, 1),
-    ("leastrequested.weight: 2", 1, 1),  # the default, 3
-]
+TAINTS = _against_least("tainttoleration")  # its default weight is 3
 
 
 @pytest.mark.parametrize(("holder", "chosen"), _cases(TAINTS, lambda a: _conf(a)))
