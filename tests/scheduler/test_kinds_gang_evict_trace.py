@@ -59,17 +59,19 @@ def _victims(victim_min: int, preemptor_size: int) -> dict[str, Any]:
                           pg("p", "ns", "q", preemptor_size, "Inqueue", pc_name="high")]}
 
 
+def _victim_trace(action: str, preemptor: str, victims: list[tuple[str, str]]) -> list[tuple[Any, ...]]:
+    """At 5 s: ``action``'s record of ``preemptor``'s victim count, then an eviction of each (pod, node)."""
+    return [(5000, "volcano", action.capitalize(), f"ns/{preemptor}", f"{len(victims)} victims"),
+            *[(5000, "volcano", "Evict", f"ns/{p}", f"{n} {action}") for p, n in victims]]
+
+
 @REUSE
 def test_gangpreempt_records_its_victims_then_each_eviction(reuse: bool) -> None:
     """Two low gangs of minMember 1 on four 1-cpu nodes; a high gang of two: one safe bundle of each victim
     gang goes (2 victims), one eviction transaction is counted for gangpreempt."""
     trace, got, evicted = traced(gang_conf(), reuse, **_victims(1, 2))
     assert evicted == ["ns/vb-0", "ns/va-0"]
-    assert trace == [
-        (5000, "volcano", "Gangpreempt", "ns/p", "2 victims"),
-        (5000, "volcano", "Evict", "ns/vb-0", "n2 gangpreempt"),
-        (5000, "volcano", "Evict", "ns/va-0", "n0 gangpreempt"),
-    ]
+    assert trace == _victim_trace("gangpreempt", "p", [("vb-0", "n2"), ("va-0", "n0")])
     assert got == counter_samples(evictions={"gangpreempt": 1}, retries={"p": 1}, unscheduled_jobs=1,
                                   unscheduled_tasks={"p": 2, "va": 0, "vb": 0})
 
@@ -92,11 +94,7 @@ def test_gangreclaim_records_its_victims_then_each_eviction(reuse: bool) -> None
         queues=[queue("q1", deserved=res(2, "2Gi")), queue("q2", deserved=res(2, "2Gi"))],
         podgroups=[pg("v", "ns", "q2", 2, "Running"), pg("r", "ns", "q1", 2, "Inqueue")])
     assert evicted == ["ns/v-0", "ns/v-1"]
-    assert trace == [
-        (5000, "volcano", "Gangreclaim", "ns/r", "2 victims"),
-        (5000, "volcano", "Evict", "ns/v-0", "n0 gangreclaim"),
-        (5000, "volcano", "Evict", "ns/v-1", "n1 gangreclaim"),
-    ]
+    assert trace == _victim_trace("gangreclaim", "r", [("v-0", "n0"), ("v-1", "n1")])
     assert got == counter_samples(evictions={"gangreclaim": 1}, retries={"r": 1}, unscheduled_jobs=1,
                                   unscheduled_tasks={"r": 2, "v": 0})
 

@@ -98,6 +98,14 @@ def _scheduled(pod: str, node: str) -> tuple[str, str, str, str, str, int]:
     return ("Pod", pod, "Normal", "Scheduled", f"Successfully assigned default/{pod} to {node}", 1)
 
 
+def _placed(group: str, placements: list[tuple[str, str]], binding: str) -> list[tuple[str, str, str, str, str, int]]:
+    """The Scheduled event of each (pod, node), then the group's one Unschedulable event of the cycle
+    that placed them all, whose gang summary is ``pod group is ready, <binding>``."""
+    return [*[_scheduled(p, n) for p, n in placements],
+            ("PodGroup", group, "Warning", "Unschedulable",
+             f"0/{len(placements)} tasks in gang unschedulable: pod group is ready, {binding}", 1)]
+
+
 @REUSE
 def test_gangs_that_fit_wait_and_are_turned_away(reuse: bool) -> None:
     """Two 2-cpu nodes: gang ``fits`` (two 2-cpu pods) binds at once; gang ``waits`` (the same) finds
@@ -127,10 +135,7 @@ def test_gangs_that_fit_wait_and_are_turned_away(reuse: bool) -> None:
     waits = "pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 Unschedulable"
     big = "pod group is not ready, 1 Pending, 1 minAvailable; Pending: 1 Unschedulable"
     assert events_of(fc, "volcano") == [
-        _scheduled("fits-0", "n1"),
-        _scheduled("fits-1", "n2"),
-        ("PodGroup", "fits", "Warning", "Unschedulable",
-         "0/2 tasks in gang unschedulable: pod group is ready, 2 Binding, 2 minAvailable", 1),
+        *_placed("fits", [("fits-0", "n1"), ("fits-1", "n2")], "2 Binding, 2 minAvailable"),
         ("Pod", "waits-1", "Warning", "FailedScheduling", waits, 1),
         ("Pod", "waits-0", "Warning", "FailedScheduling", waits, 1),
         ("Pod", "big-0", "Warning", "FailedScheduling", big, 1),
@@ -161,10 +166,7 @@ LO_HI_TRACE = [enqueued(1000, "lo"), bound(1000, "lo-1", "n1"), bound(1000, "lo-
 
 
 LO_EVENTS = [
-    _scheduled("lo-1", "n1"),
-    _scheduled("lo-0", "n1"),
-    ("PodGroup", "lo", "Warning", "Unschedulable",
-     "0/2 tasks in gang unschedulable: pod group is ready, 1 minAvailable, 2 Binding", 1),
+    *_placed("lo", [("lo-1", "n1"), ("lo-0", "n1")], "1 minAvailable, 2 Binding"),
     ("PodGroup", "lo", "Normal", "Scheduled", "pod group is ready", 2),
 ]
 HI_PIPELINED = ("PodGroup", "hi", "Warning", "Unschedulable",
@@ -239,10 +241,7 @@ def test_reclaim_evicts_from_the_queue_over_its_share(reuse: bool) -> None:
     ]
     pipelined = "0/1 tasks in gang unschedulable: pod group is not ready, 1 Pipelined, 1 minAvailable"
     assert events_of(fc, "volcano") == [
-        _scheduled("a-1", "n1"),
-        _scheduled("a-0", "n1"),
-        ("PodGroup", "a", "Warning", "Unschedulable",
-         "0/2 tasks in gang unschedulable: pod group is ready, 1 minAvailable, 2 Binding", 1),
+        *_placed("a", [("a-1", "n1"), ("a-0", "n1")], "1 minAvailable, 2 Binding"),
         ("PodGroup", "a", "Normal", "Scheduled", "pod group is ready", 2),
         ("PodGroup", "a", "Normal", "Evict", "reclaim", 1),
         ("Pod", "a-0", "Warning", "Evict", "Pod is evicted, because of reclaim", 1),

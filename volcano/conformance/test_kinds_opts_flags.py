@@ -53,10 +53,19 @@ def _orders(cases: list[tuple[list[str], str]]) -> pytest.MarkDecorator:
         pytest.param(w, id="|".join(p), marks=pytest.mark.scheduler_conf(_conf(p))) for p, w in cases])
 
 
-def _hold_slot(cluster: Cluster) -> None:
-    """Create the 2-CPU ``holder`` pod (no grace period) and wait for it to bind."""
+def _hold_slot(cluster: Cluster, *, high_class: bool = False) -> None:
+    """Create the 2-CPU ``holder`` pod (no grace period) and wait for it to bind; with ``high_class``, first
+    the PriorityClass ``opts-high`` (1000)."""
+    if high_class:
+        cluster.apply(priority_class("opts-high", 1000))
     cluster.apply(pod("holder", req={"cpu": "2"}, grace_seconds=0))
     cluster.wait_until(lambda: bound(cluster.get("Pod", "holder")), 60, "holder binds")
+
+
+def _waiting_job(cluster: Cluster, name: str, priority: str = "") -> None:
+    """A PodGroup ``name`` (minMember 1, of class ``priority`` when given) and its one 2-CPU pod ``<name>-0``."""
+    cluster.apply(pod_group(name, min_member=1, priority_class=priority))
+    cluster.apply(pod(f"{name}-0", group=name, req={"cpu": "2"}))
 
 
 PRIORITY_ORDER = [
@@ -70,13 +79,10 @@ PRIORITY_ORDER = [
 @_orders(PRIORITY_ORDER)
 def test_priority_job_order_flag(cluster: Cluster, winner: str) -> None:
     """``late``'s PodGroup has the higher class; it goes first unless priority's job order is off."""
-    cluster.apply(priority_class("opts-high", 1000))
-    _hold_slot(cluster)
-    cluster.apply(pod_group("early", min_member=1))
-    cluster.apply(pod("early-0", group="early", req={"cpu": "2"}))
+    _hold_slot(cluster, high_class=True)
+    _waiting_job(cluster, "early")
     cluster.sleep(2)  # creation timestamps a second apart
-    cluster.apply(pod_group("late", min_member=1, priority_class="opts-high"))
-    cluster.apply(pod("late-0", group="late", req={"cpu": "2"}))
+    _waiting_job(cluster, "late", "opts-high")
     cluster.sleep(10)
     assert _free_slot(cluster, ["early-0", "late-0"]) == winner
 
@@ -100,8 +106,7 @@ def test_gang_and_drf_job_order_flags(cluster: Cluster, winner: str) -> None:
     _hold_slot(cluster)
     cluster.apply(pod("rich-1", group="rich", req={"cpu": "2"}))
     cluster.sleep(2)
-    cluster.apply(pod_group("poor", min_member=1))
-    cluster.apply(pod("poor-0", group="poor", req={"cpu": "2"}))
+    _waiting_job(cluster, "poor")
     cluster.sleep(10)
     assert _free_slot(cluster, ["rich-1", "poor-0"]) == winner
 
@@ -116,8 +121,7 @@ TASK_ORDER = [
 @_orders(TASK_ORDER)
 def test_priority_task_order_flag(cluster: Cluster, winner: str) -> None:
     """One PodGroup (minMember 1) with ``one-task-0`` (no class) and ``one-task-1`` (the higher class)."""
-    cluster.apply(priority_class("opts-high", 1000))
-    _hold_slot(cluster)
+    _hold_slot(cluster, high_class=True)
     cluster.apply(pod_group("one", min_member=1))
     cluster.apply([pod("one-task-0", group="one", req={"cpu": "2"}),
                    pod("one-task-1", group="one", req={"cpu": "2"}, priority_class="opts-high")])
