@@ -15,7 +15,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
 
@@ -26,6 +27,7 @@ from volcano.conformance.test_gang_evict import HIGH_LOW, SLOTS, _gang, _setup
 from volcano.conformance.test_scheduling_support import GANG_EVICT_CONF, ready
 
 Obj = dict[str, Any]
+Test = TypeVar("Test", bound=Callable[..., None])
 
 pytestmark = pytest.mark.scheduling_base
 
@@ -46,11 +48,12 @@ def _free_slot(cluster: Cluster, names: list[str]) -> str:
     return next(n for n in names if bound(cluster.get("Pod", n)))
 
 
-def _orders(cases: list[tuple[list[str], str]]) -> pytest.MarkDecorator:
-    """Parametrise ``winner`` over ``cases`` (tier-1 plugin entries, the pod expected to win), each case
-    under its own scheduler configuration and named by its entries."""
-    return pytest.mark.parametrize(("winner",), [
+def _orders(cases: list[tuple[list[str], str]], cpu: str) -> Callable[[Test], Test]:
+    """On one worker of ``cpu`` CPUs (no control plane), parametrise ``winner`` over ``cases`` (tier-1 plugin
+    entries, the pod expected to win), each case under its own scheduler configuration and named by its entries."""
+    parametrise = pytest.mark.parametrize(("winner",), [
         pytest.param(w, id="|".join(p), marks=pytest.mark.scheduler_conf(_conf(p))) for p, w in cases])
+    return lambda test: pytest.mark.cluster(workers=1, cpu=cpu, control_plane=False)(parametrise(test))
 
 
 def _hold_slot(cluster: Cluster, *, high_class: bool = False) -> None:
@@ -75,8 +78,7 @@ PRIORITY_ORDER = [
 ]
 
 
-@pytest.mark.cluster(workers=1, cpu="2", control_plane=False)
-@_orders(PRIORITY_ORDER)
+@_orders(PRIORITY_ORDER, cpu="2")
 def test_priority_job_order_flag(cluster: Cluster, winner: str) -> None:
     """``late``'s PodGroup has the higher class; it goes first unless priority's job order is off."""
     _hold_slot(cluster, high_class=True)
@@ -96,8 +98,7 @@ SHARE_ORDER = [
 ]
 
 
-@pytest.mark.cluster(workers=1, cpu="3", control_plane=False)
-@_orders(SHARE_ORDER)
+@_orders(SHARE_ORDER, cpu="3")
 def test_gang_and_drf_job_order_flags(cluster: Cluster, winner: str) -> None:
     """``rich`` (ready, 1 CPU running) and ``poor`` (nothing yet) each wait with a 2-CPU pod."""
     cluster.apply(pod_group("rich", min_member=1))
@@ -117,8 +118,7 @@ TASK_ORDER = [
 ]
 
 
-@pytest.mark.cluster(workers=1, cpu="2", control_plane=False)
-@_orders(TASK_ORDER)
+@_orders(TASK_ORDER, cpu="2")
 def test_priority_task_order_flag(cluster: Cluster, winner: str) -> None:
     """One PodGroup (minMember 1) with ``one-task-0`` (no class) and ``one-task-1`` (the higher class)."""
     _hold_slot(cluster, high_class=True)
