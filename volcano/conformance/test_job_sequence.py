@@ -215,7 +215,9 @@ def test_job_taskfailed_terminatejob(cluster: Cluster) -> None:
     name = "task-failed-terminate-job"
     cluster.apply(job(name, [
         Task(name="success", rep=2, min=2, req=NO_REQUESTS, duration="5s"),
-        Task(name="failed", rep=2, min=2, req=NO_REQUESTS, duration="10s", exit_code=127, restart_policy="Never",
+        # Long enough that the restart-count patch below, not the container's own exit, fails the task:
+        # over HTTP at --serve-speed 50 a 10 s run was 0.2 s of wall time, a race the patch could lose.
+        Task(name="failed", rep=2, min=2, req=NO_REQUESTS, duration="600s", exit_code=127, restart_policy="Never",
              max_retry=3),
     ], policies=[_policy("TerminateJob", "TaskFailed")]))
     wait_job_phases(cluster, name, ["Pending", "Running"])
