@@ -18,15 +18,25 @@ from volcano.scheduler.framework.resources import POD_UNIT, ResourceSpace, Vec, 
 from volcano.scheduler.framework.state import State, StateKey
 from volcano.scheduler.framework.task import TaskInfo, TaskSpec, TaskStatus
 
-__all__ = ["NodeInfo", "NodeSpec", "NodeTable", "RowTasks"]
+__all__ = ["NodeInfo", "NodeSpec", "NodeTable", "RowTasks", "node_images"]
 
 S = TaskStatus
+
+
+def node_images(obj: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
+    """The (name, size in bytes) pairs a Node's ``status.images`` lists, in listing order (an image
+    with several names gives one pair per name; the input of ImageLocality's image state summary)."""
+    out: list[tuple[str, int]] = []
+    for image in (obj.get("status") or {}).get("images") or ():
+        size = int(image.get("sizeBytes") or 0)
+        out.extend((str(name), size) for name in image.get("names") or ())
+    return tuple(out)
 
 
 class NodeSpec:
     """The immutable parse of one Node version."""
 
-    __slots__ = ("allocatable", "labels", "name", "obj", "taints", "unschedulable")
+    __slots__ = ("allocatable", "images", "labels", "name", "obj", "taints", "unschedulable")
 
     def __init__(self, obj: Mapping[str, Any]) -> None:
         spec = obj.get("spec") or {}
@@ -36,6 +46,7 @@ class NodeSpec:
         self.taints: list[Mapping[str, Any]] = list(spec.get("taints") or [])
         self.unschedulable = bool(spec.get("unschedulable"))
         self.allocatable = checked(node_allocatable(obj), field="status.allocatable")
+        self.images = node_images(obj)
 
 
 class RowTasks(dict[str, TaskInfo]):

@@ -37,7 +37,7 @@ accepted and ignored.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -146,29 +146,27 @@ def normalized_image_name(name: str) -> str:
     return name + ":latest" if name.rfind(":") <= name.rfind("/") else name
 
 
-def image_states(nodes: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, int]]:
-    """Image name -> (size in bytes, how many of ``nodes`` list it) over the nodes' ``status.images``
-    (the scheduler cache's image state summaries; the size is the last listing's)."""
+def image_states(listings: Iterable[Sequence[tuple[str, int]]]) -> dict[str, tuple[int, int]]:
+    """Image name -> (size in bytes, how many nodes list it) over each node's ``node_images``
+    listing (the scheduler cache's image state summaries; the size is the last listing's)."""
     out: dict[str, tuple[int, int]] = {}
-    for node in nodes:
-        for image in (node.get("status") or {}).get("images") or []:
-            size = int(image.get("sizeBytes") or 0)
-            for name in image.get("names") or []:
-                out[name] = (size, out.get(name, (0, 0))[1] + 1)
+    for listing in listings:
+        for name, size in listing:
+            out[name] = (size, out.get(name, (0, 0))[1] + 1)
     return out
 
 
-def image_locality(images: Sequence[str], nodes: Sequence[Mapping[str, Any]], states: Mapping[str, tuple[int, int]],
-                   total_nodes: int) -> npt.NDArray[np.int64]:
-    """ImageLocality scores (0-100) of ``nodes`` (node objects, their ``status.images`` read) for a
-    pod whose containers (init and regular) run ``images``."""
-    out = np.zeros(len(nodes), dtype=np.int64)
+def image_locality(images: Sequence[str], listings: Sequence[Sequence[tuple[str, int]]],
+                   states: Mapping[str, tuple[int, int]], total_nodes: int) -> npt.NDArray[np.int64]:
+    """ImageLocality scores (0-100), one per node listing (``node_images``), for a pod whose
+    containers (init and regular) run ``images``."""
+    out = np.zeros(len(listings), dtype=np.int64)
     if not images or total_nodes <= 0:
         return out
     wanted = [normalized_image_name(i) for i in images]
     top = MAX_CONTAINER_IMAGE_THRESHOLD * len(images)
-    for row, node in enumerate(nodes):
-        names = {n for image in (node.get("status") or {}).get("images") or [] for n in image.get("names") or []}
+    for row, listing in enumerate(listings):
+        names = {name for name, _ in listing}
         total = 0
         for name in wanted:
             if name in names:
@@ -203,8 +201,9 @@ class NodeorderPlugin(Plugin):
         # affinity) are flat for the task: the resource scorers read only the row's
         # allocatable/used and the task's requests.
         # ImageLocality: only when some node lists images (else it scores 0 everywhere).
-        self._node_objs = [n.spec.obj for n in ssn.nodes]
-        self._image_states = image_states(self._node_objs) if self.weights["imagelocality.weight"] else {}
+        # Each node's listing is parsed once per Node version (``NodeSpec.images``).
+        self._listings = [n.spec.images for n in ssn.nodes] if self.weights["imagelocality.weight"] else []
+        self._image_states = image_states(self._listings)
         self._image_scores: dict[tuple[str, ...], npt.NDArray[np.int64]] = {}
         ssn.add_fn(NODE_ORDER, self.score, row_local=self._row_local)
 
@@ -220,8 +219,8 @@ class NodeorderPlugin(Plugin):
         images = _pod_images(task.spec.pod)
         scores = self._image_scores.get(images)
         if scores is None:
-            scores = self._image_scores[images] = image_locality(images, self._node_objs, self._image_states,
-                                                                 len(self._node_objs))
+            scores = self._image_scores[images] = image_locality(images, self._listings, self._image_states,
+                                                                 len(self._listings))
         return scores[rows]
 
     def _plan(self, task: TaskInfo) -> tuple[npt.NDArray[np.int64] | None, list[int], npt.NDArray[np.int64] | None]:
