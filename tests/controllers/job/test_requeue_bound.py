@@ -90,7 +90,7 @@ def test_a_request_failing_for_ever_is_tried_sixteen_times_with_backoff_then_ter
 def test_a_request_at_its_limit_is_not_forgotten() -> None:
     """With ``maxRequeueNum`` 2, the AbortJob command fails 3 times and terminates the Job; a second
     AbortJob command is the same request, still counted at the limit: it fails once and terminates
-    at once, no re-add (upstream drops ``queue.Forget`` from the limit path since v1.12)."""
+    at once, no re-add (upstream drops ``queue.Forget`` from the limit path since v1.11)."""
     c, _t0 = _refused_abort(1, max_requeue=2)
     c.run(60_000)
     command = [t for t, req in c.attempts if req.action == "AbortJob"]

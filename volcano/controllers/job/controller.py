@@ -20,7 +20,7 @@ rate limiter: per-request exponential back-off, and the queue's 10 per second
 bucket) while the queue counts fewer than ``max_requeue`` re-adds of it
 (default 15, -1 = unlimited); then the controller records "Job failed on
 action <A> for retry limit reached" and executes TerminateJob, as Volcano's
-``handleJobError`` does, without forgetting the request (Volcano v1.12+): the
+``handleJobError`` does, without forgetting the request (Volcano v1.11+): the
 same request failing again later terminates at once. A request names the pod
 uid, so every new pod brings requests with a count of their own. A delayed
 action that fails re-adds the request that scheduled it (whose policy delays
@@ -317,7 +317,7 @@ class JobController:
     def _handle_error(self, req: Request, action: str, exc: Exception) -> None:
         """Volcano's ``handleJobError``: re-add ``req`` rate-limited while the queue counts fewer than
         ``max_requeue`` re-adds of it; past that, terminate the Job. The request is not forgotten
-        there (as upstream since v1.12): its count stays at the limit until it succeeds once."""
+        there (as upstream since v1.11): its count stays at the limit until it succeeds once."""
         if self.max_requeue < 0 or self._queue.num_requeues(req) < self.max_requeue:
             self.trace.record(self.clock.now_ms, COMPONENT_NAME, "Requeue", req.job_key, str(exc))
             self._queue.add_rate_limited(req)
