@@ -5,9 +5,21 @@ a drain at the current time (a clock callback at the queue's priority); a
 drain processes the keys waiting when it starts and schedules another drain
 if more arrived. A key re-added while it is being processed is processed
 again afterwards. When ``process`` raises ``ApiError`` the key is re-added
-with per-key exponential backoff (5 ms doubling up to 1000 s, client-go's
-default item rate limiter); ``forget`` resets a key's backoff. Any other
-exception propagates.
+rate-limited; any other exception propagates.
+
+``add_rate_limited`` is client-go's ``DefaultControllerRateLimiter``: the
+longer of a per-key exponential backoff (5 ms doubling up to 1000 s;
+``forget`` resets a key's) and the wait for a token of a bucket shared by
+every key of the queue (10 per second, a burst of 100, golang.org/x/time's
+``Limiter.Reserve``: every re-add takes a token, a re-add that finds none
+waits for the one it reserved, so a queue re-adds at most 10 keys a second
+once its burst is spent, however many keys fail)::
+
+    >>> from volcano.sim import SimClock
+    >>> clock = SimClock()
+    >>> q = WorkQueue(clock, lambda key: None, name="doc")
+    >>> [q.rate_limit_delay_ms(f"k{i}") for i in range(102)][-4:]  # 102 keys failing at once
+    [5, 5, 100, 200]
 """
 
 from __future__ import annotations
@@ -19,7 +31,7 @@ from typing import Generic, TypeVar
 from volcano.apiserver.errors import ApiError
 from volcano.sim.clock import Clock, Priority, TimerHandle
 
-__all__ = ["BASE_DELAY_MS", "MAX_DELAY_MS", "WorkQueue"]
+__all__ = ["BASE_DELAY_MS", "BUCKET_BURST", "BUCKET_QPS", "MAX_DELAY_MS", "TokenReserver", "WorkQueue"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -27,6 +39,34 @@ BASE_DELAY_MS = 5
 """First retry delay of a failing key."""
 MAX_DELAY_MS = 1_000_000
 """Longest retry delay (1000 s)."""
+BUCKET_QPS = 10
+"""Tokens a second of the queue's shared retry bucket."""
+BUCKET_BURST = 100
+"""Size of the queue's shared retry bucket (it starts full)."""
+
+
+class TokenReserver:
+    """golang.org/x/time/rate's ``Limiter`` as ``Reserve().Delay()`` uses it, on integer milliseconds.
+
+    The bucket holds ``burst`` tokens and gains ``qps`` a second; a reservation takes one token
+    now, even when none is left (the count goes negative), and its delay is the time the bucket
+    needs to pay the debt back. Tokens are kept in thousandths (``qps`` per millisecond)."""
+
+    def __init__(self, qps: int, burst: int) -> None:
+        if qps <= 0 or burst <= 0:
+            raise ValueError(f"qps and burst must be positive, got {qps} and {burst}")
+        self.qps, self.burst = int(qps), int(burst)
+        self._milli = self.burst * 1000
+        self._last_ms: int | None = None
+
+    def reserve(self, now_ms: int) -> int:
+        """Take a token at ``now_ms``; the milliseconds until it is paid for (0 when one was there)."""
+        if self._last_ms is not None and now_ms > self._last_ms:
+            self._milli = min(self.burst * 1000, self._milli + (now_ms - self._last_ms) * self.qps)
+        if self._last_ms is None or now_ms > self._last_ms:
+            self._last_ms = now_ms
+        self._milli -= 1000
+        return 0 if self._milli >= 0 else -(self._milli // self.qps)
 
 
 class WorkQueue(Generic[K]):
@@ -34,6 +74,7 @@ class WorkQueue(Generic[K]):
 
     def __init__(self, clock: Clock, process: Callable[[K], None], *, name: str,
                  priority: int = Priority.CONTROLLER) -> None:
+        self._bucket = TokenReserver(BUCKET_QPS, BUCKET_BURST)
         self._clock = clock
         self._process = process
         self.name = name
@@ -87,10 +128,16 @@ class WorkQueue(Generic[K]):
         self.add(key)
 
     def add_rate_limited(self, key: K) -> None:
-        """Queue ``key`` after its backoff: 5 ms, 10 ms, 20 ms, ... up to 1000 s."""
+        """Queue ``key`` after ``rate_limit_delay_ms(key)``."""
+        self.add_after(key, self.rate_limit_delay_ms(key))
+
+    def rate_limit_delay_ms(self, key: K) -> int:
+        """client-go's ``DefaultControllerRateLimiter.When``: count a re-add of ``key`` and take a token
+        of the shared bucket; the longer of its backoff (5 ms, 10 ms, 20 ms, ... up to 1000 s) and the
+        bucket's wait."""
         failures = self._failures.get(key, 0)
         self._failures[key] = failures + 1
-        self.add_after(key, self.backoff_ms(failures))
+        return max(self.backoff_ms(failures), self._bucket.reserve(self._clock.now_ms))
 
     @staticmethod
     def backoff_ms(failures: int) -> int:

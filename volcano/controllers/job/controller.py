@@ -15,10 +15,16 @@ with a policy ``timeout`` is scheduled on the clock instead (Event
 SyncJob) and the state table's operation runs (``actions.JobActions``).
 
 Failures (API errors, missing queue or PVC, a policy timeout that is not a
-duration...) re-queue the request with
-client-go's per-key exponential back-off, at most ``max_requeue`` times
+duration...) re-queue the request rate-limited (client-go's default controller
+rate limiter: per-request exponential back-off, and the queue's 10 per second
+bucket) while the queue counts fewer than ``max_requeue`` re-adds of it
 (default 15, -1 = unlimited); then the controller records "Job failed on
-action <A> for retry limit reached" and executes TerminateJob, as Volcano does.
+action <A> for retry limit reached" and executes TerminateJob, as Volcano's
+``handleJobError`` does, without forgetting the request (Volcano v1.11+): the
+same request failing again later terminates at once. A request names the pod
+uid, so every new pod brings requests with a count of their own. A delayed
+action that fails re-adds the request that scheduled it (whose policy delays
+the action again) and forgets it, as Volcano's delayed-action goroutine does.
 
 Commands (``bus.volcano.sh/v1alpha1``) targeting a ``batch.volcano.sh/v1alpha1``
 Job are deleted first, then executed as a request with the command's action
@@ -114,7 +120,6 @@ class JobController:
         self.trace = trace
         self.recorder = recorder
         self.max_requeue = max_requeue
-        self._failures: dict[Request, int] = {}
         self._delayed: dict[str, dict[str, _Delayed]] = {}
         self._started = False
         self.cache: JobCache | None = None
@@ -302,22 +307,22 @@ class JobController:
         try:
             action = self._handle(req)
         except (ApiError, JobSyncError, PolicyError) as exc:
-            failures = self._failures.get(req, 0)
-            if self.max_requeue < 0 or failures < self.max_requeue:
-                self._failures[req] = failures + 1
-                self.trace.record(self.clock.now_ms, COMPONENT_NAME, "Requeue", req.job_key, str(exc))
-                self._queue.add_rate_limited(req)
-                return
-            self._failures.pop(req, None)
-            self._queue.forget(req)
-            self._terminate_after_retries(req, action)
+            self._handle_error(req, action, exc)
             return
         except DATA_ERRORS as exc:  # a job this controller cannot read is skipped until it changes
             job = self.cache.job(req.namespace, req.job_name) if self.cache is not None else None
             self.informers.unusable.handle(COMPONENT_NAME, dict(job) if job is not None else None, exc)
-            self._queue.forget(req)
-        self._failures.pop(req, None)
         self._queue.forget(req)
+
+    def _handle_error(self, req: Request, action: str, exc: Exception) -> None:
+        """Volcano's ``handleJobError``: re-add ``req`` rate-limited while the queue counts fewer than
+        ``max_requeue`` re-adds of it; past that, terminate the Job. The request is not forgotten
+        there (as upstream since v1.11): its count stays at the limit until it succeeds once."""
+        if self.max_requeue < 0 or self._queue.num_requeues(req) < self.max_requeue:
+            self.trace.record(self.clock.now_ms, COMPONENT_NAME, "Requeue", req.job_key, str(exc))
+            self._queue.add_rate_limited(req)
+            return
+        self._terminate_after_retries(req, action)
 
     def _terminate_after_retries(self, req: Request, action: str) -> None:
         assert self.cache is not None and self.actions is not None
@@ -405,11 +410,13 @@ class JobController:
             return
         try:
             self._run(job, req, action)
-        except (ApiError, JobSyncError):
-            self._queue.add_rate_limited(Request(req.namespace, req.job_name, job_uid=req.job_uid,
-                                                 task_name=req.task_name, pod_name=req.pod_name,
-                                                 pod_uid=req.pod_uid, partition_id=req.partition_id,
-                                                 event=req.event, action=action, job_version=req.job_version))
+        except (ApiError, JobSyncError) as exc:
+            # Volcano's delayed-action goroutine: handleJobError re-adds the request that scheduled the
+            # action (its policy, applied again, delays the action anew), then forgets it, and the
+            # delayed actions of the same kind are cleaned up as after a success.
+            self._handle_error(req, action, exc)
+            self._queue.forget(req)
+            self._cancel_siblings(req, action)
 
     def _cancel_siblings(self, req: Request, action: str) -> None:
         slots = self._delayed.get(req.job_key)

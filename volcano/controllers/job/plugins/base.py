@@ -1,8 +1,10 @@
 """The job-plugin contract and what plugins share.
 
 A ``JobPlugin`` is built per Job sync from the arguments in
-``spec.plugins[<name>]`` (Go-style flags, parsed by ``parse_flags``) and a
-``PluginContext`` (the client to create owned objects, random streams). Hooks:
+``spec.plugins[<name>]`` (parsed by ``parse_flags``, Go's ``flag`` package:
+see ``goflag``; a parse error is kept in ``flag_error``, Volcano's log line,
+and the plugin goes on with the values parsed) and a ``PluginContext`` (the
+client to create owned objects, random streams). Hooks:
 
 * ``on_job_add(job)`` once per initiation; records ``status.controlledResources
   ["plugin-<name>"] = <name>`` in the (mutable) job it is given;
@@ -21,14 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from volcano.apiserver.client import Client
+from volcano.controllers.job.plugins.goflag import parse_flags
 from volcano.controllers.job.plugins.owned import delete_if_present
 from volcano.sim.rand import RandomStreams
 
-__all__ = ["FlagError", "JobPlugin", "PluginContext", "PluginError", "parse_flags", "task_hosts"]
-
-
-class FlagError(ValueError):
-    """A plugin argument could not be parsed (Volcano logs it and keeps the flags parsed so far)."""
+__all__ = ["JobPlugin", "PluginContext", "PluginError", "parse_flags", "task_hosts"]
 
 
 class PluginError(Exception):
@@ -42,55 +41,6 @@ class PluginContext:
 
     client: Client
     streams: RandomStreams
-
-
-def _parse_bool(name: str, text: str) -> bool:
-    lowered = text.lower()
-    if lowered in ("1", "t", "true"):
-        return True
-    if lowered in ("0", "f", "false"):
-        return False
-    raise FlagError(f"invalid boolean value {text!r} for flag -{name}")
-
-
-def parse_flags(args: Sequence[str], defaults: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
-    """Parse Go ``flag``-style arguments against ``defaults`` (name -> default of type bool/int/str).
-
-    Accepts ``-f``, ``--f``, ``-f=v``, ``--f v`` (``v`` required for non-bool
-    flags). Parsing stops at the first non-flag argument or ``--``. Returns the
-    values and the first error message (None when all parsed); as in Go's
-    ``ContinueOnError`` mode, flags before the error keep their parsed values.
-    """
-    values = dict(defaults)
-    i = 0
-    items = [str(a) for a in args]
-    while i < len(items):
-        arg = items[i]
-        if len(arg) < 2 or not arg.startswith("-"):
-            break
-        if arg == "--":
-            break
-        body = arg[2:] if arg.startswith("--") else arg[1:]
-        if not body or body.startswith("-") or body.startswith("="):
-            return values, f"bad flag syntax: {arg}"
-        name, has_value, value = body.partition("=")
-        if name not in defaults:
-            return values, f"flag provided but not defined: -{name}"
-        default = defaults[name]
-        try:
-            if isinstance(default, bool):
-                values[name] = _parse_bool(name, value) if has_value else True
-            else:
-                if not has_value:
-                    if i + 1 >= len(items):
-                        return values, f"flag needs an argument: -{name}"
-                    i += 1
-                    value = items[i]
-                values[name] = int(value, 0) if isinstance(default, int) else value
-        except (ValueError, FlagError) as exc:
-            return values, f"invalid value {value!r} for flag -{name}: {exc}"
-        i += 1
-    return values, None
 
 
 def task_hosts(job: Mapping[str, Any], task: Mapping[str, Any]) -> list[str]:
@@ -120,6 +70,8 @@ class JobPlugin:
         self.args = list(args)
         self.ctx = ctx
         self.flag_error: str | None = None
+        """The flag parse error Volcano would log ("plugin <name> flagset parse failed, err: ..."),
+        set by plugins that take flags; None when the arguments parsed."""
 
     def _key(self) -> str:
         return f"plugin-{self.name}"
