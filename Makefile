@@ -32,8 +32,13 @@ conformance: $(STAMP)
 
 # The conformance suite over HTTP: each case against a `volcano serve` of its own shape, through the
 # kubeconfig backend (the official client), paced at 50 simulated seconds per wall second.
+# HTTP_WORKERS: pytest-xdist processes, each starting its own servers (0 runs in this process). A case
+# spends most of its wall time waiting for its server's paced clock (the suite uses about a third of
+# one CPU serially), so workers beyond the CPU count still help.
+HTTP_WORKERS ?= 2
 conformance-http: $(STAMP)
 	$(BIN)/python -m pytest volcano/conformance --backend kubeconfig --serve --serve-speed 50 \
+		-n $(HTTP_WORKERS) --dist loadfile \
 		--junitxml=out/conformance-http/junit.xml --conformance-report=out/conformance-http/report.md
 
 # The conformance suite against this project's components as processes over the wire: per case,
