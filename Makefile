@@ -16,7 +16,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The benchmarks run once each at their fast sizes as a smoke test (every pod bound; no timing asserted).
+# The benchmarks run once each at their smoke sizes (every pod bound; no timing asserted; make bench runs
+# the fast sizes).
 # TEST_WORKERS: pytest-xdist processes (default: one per CPU; 0 runs in this process). A file's tests
 # stay on one worker, in order (some share a module-scoped cluster).
 TEST_WORKERS ?= auto
