@@ -26,6 +26,7 @@ Markers a case may carry:
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -61,6 +62,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scheduler_conf(text): scheduler configuration (memory backend)")
     config.addinivalue_line("markers", "faults: the case injects faults (Cluster.fail_writes)")
     config.pluginmanager.register(ConformanceReport(config, NOT_COVERED), "volcano-conformance-report")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Wait for the served clusters of the last cases to finish shutting down (``--serve``)."""
+    served = sys.modules.get("volcano.conformance.backends.served")
+    if served is not None:
+        served.drain_closing()
 
 
 def _shape(item: pytest.Item) -> ClusterShape:

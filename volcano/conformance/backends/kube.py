@@ -70,6 +70,7 @@ class KubeCluster(Cluster):
         self._poll_s = min(_POLL_S, 0.5 / self._scale)
         self._api = client.ApiClient()
         self._dyn = dynamic.DynamicClient(self._api, cache_file=discovery_cache)
+        self._resources: dict[str, Any] = {}
         self._core = client.CoreV1Api(self._api)
         self._t0 = time.monotonic()
         self._stop = threading.Event()
@@ -86,8 +87,13 @@ class KubeCluster(Cluster):
 
     # -- plumbing ----------------------------------------------------------------------------
     def _resource(self, kind: str) -> Any:
-        info = resolve_kind(kind)
-        return self._dyn.resources.get(api_version=info.api_version, kind=info.kind)
+        """The dynamic client's resource for ``kind``, looked up in discovery once per kind (a kind not
+        served yet, such as a custom resource before its definition, is looked up again next time)."""
+        res = self._resources.get(kind)
+        if res is None:
+            info = resolve_kind(kind)
+            res = self._resources[kind] = self._dyn.resources.get(api_version=info.api_version, kind=info.kind)
+        return res
 
     def _ns_for(self, kind: str, namespace: str | None) -> str | None:
         res = self._resource(kind)

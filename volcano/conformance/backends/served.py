@@ -23,11 +23,18 @@ random, and ``fail_writes`` arms the components' fault-injecting client (the
 case's HTTP requests pass through a client of their own, never failed);
 ``scheduler_metrics`` reads the scheduler's registry in the served process
 (``volcano serve`` has no ``/metrics`` endpoint), rendered as a scrape.
+
+Per-case costs are kept off the case's path: the official client's discovery
+of a fresh server is done once per process and copied into each case's
+directory (every fresh server serves the same API), and a served cluster's
+shutdown finishes in the background while the next case starts
+(``drain_closing`` waits for the last ones at the end of the session).
 """
 
 from __future__ import annotations
 
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -48,6 +55,24 @@ _CATCH_UP_POLL_S = 0.02
 """Wall seconds between two looks at the recorder while it catches up."""
 
 CONTROL_PLANE_TAINT = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
+
+_discovery: bytes | None = None
+"""The official client's discovery cache of a fresh served cluster, every API group resolved (every
+served cluster serves the same API at its start), written once per process and copied into each case's
+directory: a case then starts from the discovery a fresh cluster answers, without asking it again."""
+
+_closing: list[threading.Thread] = []
+"""Threads finishing the close of served clusters whose cases ended (``drain_closing`` joins them)."""
+_closing_lock = threading.Lock()
+
+
+def drain_closing(timeout: float = 30.0) -> None:
+    """Wait for the served clusters still shutting down (each within ``timeout`` wall seconds)."""
+    with _closing_lock:
+        threads = list(_closing)
+        _closing.clear()
+    for thread in threads:
+        thread.join(timeout)
 
 
 class ServedKubeCluster(KubeCluster):
@@ -90,9 +115,16 @@ class ServedKubeCluster(KubeCluster):
             return lambda: server.watch(kind, commit_time(kind), resource_version="0")
 
         self._hooks = [self.served.call(hook(kind)) for kind in WatchRecorder.KINDS]
+        global _discovery
+        discovery = root / "discovery.json"
+        if _discovery is not None:
+            discovery.write_bytes(_discovery)
         try:
             super().__init__(shape, kubeconfig=str(root / "kubeconfig"), time_scale=speed,
-                             discovery_cache=str(root / "discovery.json"))
+                             discovery_cache=str(discovery))
+            if _discovery is None:
+                list(self._dyn.resources)  # resolves every group version: the cache then holds the whole API
+                _discovery = discovery.read_bytes()
         except BaseException:
             self.served.close()
             self._dir.cleanup()
@@ -179,10 +211,24 @@ class ServedKubeCluster(KubeCluster):
         return parse_samples(text.decode())
 
     def close(self) -> None:
+        """Delete the namespace and stop the server; the server's shutdown (a fraction of a wall second,
+        mostly its serving loop noticing the stop) finishes in the background while the next case starts:
+        ``drain_closing`` waits for it."""
         try:
             super().close()
         finally:
             for hook in self._hooks:
                 self.served.call(hook.stop)
-            self.served.close()
-            self._dir.cleanup()
+            self.served.stop()
+
+            def finish() -> None:
+                try:
+                    self.served.close()
+                finally:
+                    self._dir.cleanup()
+
+            thread = threading.Thread(target=finish, name="volcano-serve-close", daemon=True)
+            thread.start()
+            with _closing_lock:
+                _closing[:] = [t for t in _closing if t.is_alive()]
+                _closing.append(thread)
