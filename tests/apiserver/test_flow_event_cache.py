@@ -1,10 +1,10 @@
-"""The event path's caches (the recorder's per frozen involved object fields, the correlator's key
-strings per event identity) change nothing but speed: over random sequences of events on frozen
-objects (several versions of one object, as writes make them) and plain ones, with repeats that
-count, messages that aggregate and bursts the spam filter drops, a recorder with the caches (and
-with caches small enough to be emptied on the way) stores the same Events, the same watch history,
-the same filtered count and the same correlator caches as one whose caches are emptied before
-every event."""
+"""The event path's caches (the recorder's per frozen involved object fields and spam key strings
+per involved identity, the correlator's key strings per event identity) change nothing but speed:
+over random sequences of events on frozen objects (several versions of one object, as writes make
+them) and plain ones, with repeats that count, messages that aggregate and bursts the spam filter
+drops, a recorder with the caches (and with caches small enough to be emptied on the way) stores
+the same Events, the same watch history, the same filtered count and the same correlator caches as
+one whose caches are emptied before every event."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ class _Uncached(EventRecorder):
 
     def event(self, obj: Obj, type: str, reason: str, message: str) -> None:
         self._objects.clear()
+        self._spam_keys.clear()
         self.correlator._keys.clear()
         super().event(obj, type, reason, message)
 
@@ -68,7 +69,7 @@ def test_the_cached_recorder_records_what_the_uncached_one_records(
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(events, "_KEY_CACHE", size)
         cached, rec = _record(EventRecorder, steps)
-        assert len(rec._objects) <= size and len(rec.correlator._keys) <= size
+        assert len(rec._objects) <= size and len(rec.correlator._keys) <= size and len(rec._spam_keys) <= size
     assert cached == _record(_Uncached, steps)[0]
 
 
@@ -80,3 +81,4 @@ def test_the_caches_are_used_and_hold_only_frozen_objects() -> None:
     held = [entry[0] for entry in rec._objects.values()]
     assert len(held) == len(_OBJECTS) - 1 and all(obj is not _OBJECTS[4] for obj in held)
     assert len(rec.correlator._keys) == len({obj["metadata"]["uid"] for obj in _OBJECTS})  # one key per object identity
+    assert len(rec._spam_keys) == len({obj["metadata"]["uid"] for obj in _OBJECTS[:4]} | {"u3", "u4"})

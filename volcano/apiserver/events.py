@@ -207,9 +207,9 @@ class EventCorrelator:
         self._spam: _Lru[str, TokenBucket] = _Lru(lru_size)
         self._burst, self._qps = burst, qps
         self._max_events, self._max_interval_ns = max_events, max_interval_ns
-        self._keys: dict[tuple[str, str, str, str, str], tuple[str, str, str]] = {}
-        """``observe``'s keys (base, aggregate, event) per event identity; a cache of pure string
-        functions, emptied when it reaches ``_KEY_CACHE`` entries."""
+        self._keys: dict[tuple[str, str, str, str], tuple[str, str]] = {}
+        """``observe``'s keys (base, aggregate) per (object, type, reason, reporting); a cache of
+        pure string functions, emptied when it reaches ``_KEY_CACHE`` entries."""
 
     def correlate(self, source: str, involved: dict[str, str], etype: str, reason: str, message: str,
                   reporting: str, now_ns: int, now: str) -> Observed | None:
@@ -224,18 +224,18 @@ class EventCorrelator:
                 now_ns: int, now: str) -> Observed | None:
         """``correlate`` from the event's spam key ``obj_key`` (client-go's ``getSpamKey`` of the
         source and the involved object) and the involved object's name."""
-        # The keys below as strings built once per (object, type, reason, reporting, message):
-        # the same string objects again keep their hashes, so the cache lookups below do not hash
-        # them anew (a waiting gang's events repeat every cycle).
-        names = (obj_key, etype, reason, reporting, message)
-        keys = self._keys.get(names)
-        if keys is None:
+        # The keys below as strings built once per (object, type, reason, reporting): the same
+        # string objects again keep their hashes, so the cache lookups below do not hash them anew
+        # (a waiting gang's pods get an event every cycle, most with a message new to them).
+        ident = (obj_key, etype, reason, reporting)
+        bases = self._keys.get(ident)
+        if bases is None:
             base = f"{obj_key}{etype}{reason}"
-            keys = (base, base + reporting, base + message)
+            bases = (base, base + reporting)
             if len(self._keys) >= _KEY_CACHE:
                 self._keys.clear()
-            self._keys[names] = keys
-        base, aggregate_key, event_key = keys  # aggregate: EventAggregatorByReasonFunc (instance empty)
+            self._keys[ident] = bases
+        base, aggregate_key = bases  # aggregate: EventAggregatorByReasonFunc (instance empty)
         # The three LRU caches' ``get`` and ``add`` inlined (``_Lru``: every event runs them).
         # A cache entry that ``get`` found is the newest already: client-go's ``Add`` of the same
         # record after its ``Get`` changes nothing then, so only a new record is added.
@@ -250,11 +250,10 @@ class EventCorrelator:
         messages[message] = None
         record[1] = now_ns
         if len(messages) < self._max_events:
-            key, aggregate = event_key, False  # getEventKey (host and fieldPath empty): base + message
+            key, aggregate = base + message, False  # getEventKey (host and fieldPath empty)
         else:
             del messages[next(iter(messages))]  # client-go: PopAny (an arbitrary one)
             key, aggregate = aggregate_key, True
-            message = AGGREGATE_PREFIX + message
         logs = self._logs._entries
         last = logs.get(key)
         if last is not None and last[0] > 0:
@@ -274,6 +273,8 @@ class EventCorrelator:
             spam.move_to_end(obj_key)
         if not bucket.try_accept(now_ns):
             return None
+        if aggregate:
+            message = AGGREGATE_PREFIX + message
         return Observed(name, count, first, message, aggregate, key, base)
 
     def update_state(self, observed: Observed, stored: Obj) -> None:
@@ -313,6 +314,9 @@ class EventRecorder:
         self._objects: dict[int, tuple[Any, ...]] = {}
         """Per frozen involved object (by identity, held): ``(obj, spam key, name, kind, apiVersion,
         namespace, uid)`` as ``event`` reads them (emptied at ``_KEY_CACHE`` entries)."""
+        self._spam_keys: dict[tuple[Any, ...], str] = {}
+        """The spam key of each involved identity (kind, namespace, name, uid, apiVersion) as ``event``
+        builds it: a cache of a pure string function, emptied at ``_KEY_CACHE`` entries."""
         self.filtered = 0
         # The server's Event fast paths, only when the client is the server itself: a wrapper (retries,
         # injected faults, HTTP) keeps its own create and patch, whatever attributes it forwards.
@@ -338,8 +342,16 @@ class EventRecorder:
             kind, api_version, given_ns, uid = obj.get("kind", ""), obj.get("apiVersion", ""), \
                 meta.get("namespace"), meta.get("uid", "")
             # The correlator's ``getSpamKey`` of the involved object built below (without building it:
-            # most events are dropped by the spam filter).
-            obj_key = "".join((self.component, kind, given_ns if given_ns else "", name, uid, api_version))
+            # most events are dropped by the spam filter), one string per identity: a new version of
+            # the object (a pod whose condition the scheduler rewrote) finds the string, and its hash,
+            # of the last one.
+            ident = (kind, given_ns, name, uid, api_version)
+            obj_key = self._spam_keys.get(ident)
+            if obj_key is None:
+                obj_key = "".join((self.component, kind, given_ns if given_ns else "", name, uid, api_version))
+                if len(self._spam_keys) >= _KEY_CACHE:
+                    self._spam_keys.clear()
+                self._spam_keys[ident] = obj_key
             if obj.__class__ is FrozenDict and meta.__class__ is FrozenDict:
                 # A frozen object (and its frozen metadata) never changes: its fields are read once
                 # while it is the one an event names (the same key string, hashed once, each time).

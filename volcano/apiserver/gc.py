@@ -52,7 +52,15 @@ class GarbageCollector:
     # -- index ------------------------------------------------------------------------------
     def track(self, old: Any, new: Any) -> None:
         """Update the index for a write from ``old`` to ``new`` (either may be None) and
-        schedule the collection work the write makes necessary."""
+        schedule the collection work the write makes necessary. A write that keeps the very
+        ``ownerReferences`` object (a status write, an update whose references the store shared)
+        of an object not being deleted needs nothing: its owners are the same and ``_after_write``
+        acts only on a deletion."""
+        if old is not None and new is not None:
+            meta = new["metadata"]
+            if meta.get("ownerReferences") is old["metadata"].get("ownerReferences") \
+                    and not meta.get("deletionTimestamp"):
+                return
         old_uids = _owner_uids(old) if old is not None else []
         new_uids = _owner_uids(new) if new is not None else []
         if old_uids == new_uids and old is not None and new is not None:

@@ -365,7 +365,10 @@ class Scheduler:
                 self._record("PodGroupStatusUpdateFailed", f"{job.namespace}/{job.name}", exc.reason)
                 continue
         self._emit(out.events)
+        expect = self.cache.expect_echo if self.reuse else None
         for task, cond, nominated in out.pod_conditions:
+            if expect is not None and not nominated:
+                expect(task.key)  # its echo keeps the task and job as carried (``SchedulerCache.expect_echo``)
             self._set_pod_condition(task, cond, nominated)
         queues = self.cache.informers.informer("Queue")
         for name, allocated in sorted(out.queues.items()):

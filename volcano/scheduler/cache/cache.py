@@ -17,6 +17,10 @@ a ``CacheDelta``): the PodGroups replaced, created or deleted, or whose job prio
 moved (by cache key), those created since (in cache order: a suffix of it), and the
 job ids whose member pods or overrides changed. A session carrying its jobs from the
 last snapshot's session visits only those (``framework.build``).
+
+The echo of the scheduler's own ``PodScheduled`` condition write (``expect_echo``), a
+version of the pod that changes only its conditions, is taken in place: the cached
+``TaskSpec`` reads the new pod and its job is not marked changed.
 """
 
 from __future__ import annotations
@@ -130,6 +134,22 @@ def rebound(spec: TaskSpec, pod: Obj) -> TaskSpec | None:
     return task
 
 
+def conditions_echo(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether ``new`` is ``old`` with only ``status.conditions`` and ``metadata.resourceVersion``
+    changed, its ``spec`` the very same object (what a status write of a pod's conditions stores:
+    ``volcano.apiserver.status_write``). Each part is compared as one dict built and compared in C
+    (a value the store shared compares by identity). A ``TaskSpec`` parsed from ``new`` then equals
+    the one parsed from ``old`` in every field but ``pod``: none reads the conditions."""
+    old_meta, new_meta = old.get("metadata"), new.get("metadata")
+    old_status, new_status = old.get("status"), new.get("status")
+    if type(old_meta) is not FrozenDict or type(new_meta) is not FrozenDict or type(old_status) is not FrozenDict \
+            or type(new_status) is not FrozenDict or new.get("spec") is not old.get("spec"):
+        return False
+    return new == {**old, "metadata": new_meta, "status": new_status} \
+        and new_meta == {**old_meta, "resourceVersion": new_meta.get("resourceVersion")} \
+        and new_status == {**old_status, "conditions": new_status.get("conditions")}
+
+
 class SchedulerCache:
     """See the module docstring."""
 
@@ -174,6 +194,9 @@ class SchedulerCache:
         tells nothing (``delta`` None) and the dirty sets are not kept (no memory for a burst)."""
         self._last_by_job: Mapping[str, dict[str, tuple[TaskStatus, str]]] = {}
         """The last snapshot's overrides by job (a job whose overrides differ is dirty)."""
+        self._echoes: dict[str, None] = {}
+        """Pods (by key) whose ``PodScheduled`` condition the scheduler wrote after its last snapshot
+        (``expect_echo``): the next conditions-only version of each is taken in place."""
         self.informers = informers
         informers.informer("Pod").add_handler(self._on_pod)
         informers.informer("Node").add_handler(self._on_node)
@@ -181,9 +204,34 @@ class SchedulerCache:
         informers.informer("Queue").add_handler(self._on_queue)
         informers.informer("PriorityClass").add_handler(self._on_pc)
 
+    def expect_echo(self, key: str) -> None:
+        """Note that the scheduler's session close just wrote (or tried to write) the ``PodScheduled``
+        condition of pod ``key``, without a nominated node: until the next ``snapshot``, the next
+        version of the pod that changes only its conditions (``conditions_echo``) is taken in
+        place. Its ``TaskSpec`` (the very object the carried job's task holds) then reads the new
+        pod, every other field as it is, and its job is not marked changed: the next session carries
+        the job without rebuilding it. Exact because such a version changes only what the session
+        close reads (the pods' conditions, through ``TaskSpec.pod``) and the close that wrote the
+        condition left the job's close memo unusable (``framework.status``: a close that writes a
+        task's condition never keeps the job's memo quiet), so the next close of the job works its
+        conditions out in full again, from the pods as they are then; a version written by anyone
+        else outside that window rebuilds the job as any change does. The reference path
+        (``Scheduler.reuse`` off) never calls this."""
+        self._echoes[key] = None
+
     def _on_pod(self, etype: str, obj: Obj, old: Obj | None) -> None:
         self.generation += 1  # every group a pod enters or leaves is marked (``_enter``, ``_forget``, ``_replace``)
         key = _key(obj)
+        if self._echoes and key in self._echoes:
+            del self._echoes[key]
+            previous = self.pods.get(key)
+            if etype == "MODIFIED" and previous is not None and conditions_echo(previous.pod, obj):
+                previous.pod = obj  # ``rebound``'s task but for ``pod`` (see ``expect_echo``)
+                if previous.node_name:
+                    self.binding.pop(key, None)
+                if previous.status in (TaskStatus.Releasing, TaskStatus.Succeeded, TaskStatus.Failed):
+                    self.releasing.discard(key)
+                return
         spec = obj.get("spec") or {}
         if etype == "DELETED":
             self._forget(self.pods.pop(key, None))
@@ -360,6 +408,7 @@ class SchedulerCache:
 
     def snapshot(self) -> Snapshot:
         """The state for one session."""
+        self._echoes.clear()
         overrides: dict[str, tuple[TaskStatus, str]] = {}
         by_job: dict[str, dict[str, tuple[TaskStatus, str]]] = {}
         for key, node in self.binding.items():
