@@ -13,8 +13,9 @@ as built (``JobCarry.take``) instead of building it again:
   futile visit's mark, ``JobInfo.replayed``, is cleared);
 * when a task of the job changed status in the last session (``JobInfo.moved``:
   every session move of a task goes through ``JobInfo.set_status``), every task
-  gets its built status, node and transaction context back and the job is
-  recounted in task order, as building it counts; otherwise the job is left as
+  gets its built status, node and transaction context back, the tasks that
+  moved through ``set_status`` again, so that the job's counts are as building
+  it counts (``JobInfo.put_back``); otherwise the job is left as
   it is, which is as built. A job whose tasks moved only in a replayed futile
   allocate visit on the job as built is put back by undoing the replay
   (``JobInfo.undo_replay``: the placed tasks' transactions, the counters' zero
@@ -276,7 +277,7 @@ class JobCarry:
             job.job_fit_errors = ""
             if job.moved or job.min_task_member != p.min_task_member:
                 restored += job.moved
-                _refresh(job, p, space, kept.overrides)
+                _refresh(job, p, kept.overrides)
         self.restored += restored
         self.carried += len(nxt) - len(visited)
         self.visited += len(visited)
@@ -398,10 +399,10 @@ def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: di
     job.preemptable = p.preemptable
     if len(job.conditions) != len(p.conditions) or any(a != b for a, b in zip(job.conditions, p.conditions)):
         job.conditions = [dict(c) for c in p.conditions]
-    return _refresh(job, p, space, overrides)
+    return _refresh(job, p, overrides)
 
 
-def _refresh(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> bool:
+def _refresh(job: JobInfo, p: PodGroupParse, overrides: dict[str, Override]) -> bool:
     """``_restore`` of the fields a session may change, the conditions aside (phase, fit errors,
     per-role minimums, and the tasks when one moved); whether the tasks were put back one by one."""
     if job.replayed is not None:  # before its fit errors go: the mark reads them
@@ -415,12 +416,5 @@ def _refresh(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: di
     job.job_fit_errors = ""
     if not job.moved:
         return False
-    for task in job.tasks.values():
-        spec = task.spec
-        over = overrides.get(spec.uid)
-        task.status = spec.status if over is None else over[0]
-        task.node_name = spec.node_name if over is None else over[1]
-        task.eviction_occurred = False
-        task.last_txn = None
-    job.rebuild_tasks(space)
+    job.put_back(overrides)
     return True
