@@ -145,6 +145,7 @@ class Checked:
     rows_built: int = 0
     followed: int = 0
     visited: int = 0
+    renewed: int = 0
 
 
 def assert_same_groups(snapshot: Any) -> None:
@@ -180,8 +181,8 @@ def _checking_session(checked: Checked) -> Callable[..., Session]:
 
     def make(snapshot: Any, conf: Any, registry: Any, **kwargs: Any) -> Session:
         carry = kwargs.get("carry")
-        before = (carry.carried, carry.built, carry.rows_updated, carry.rows_built, carry.followed, carry.visited) \
-            if carry is not None else (0, 0, 0, 0, 0, 0)
+        before = (carry.carried, carry.built, carry.rows_updated, carry.rows_built, carry.followed, carry.visited,
+                  carry.renewed) if carry is not None else (0, 0, 0, 0, 0, 0, 0)
         assert_same_groups(snapshot)
         ssn = real(snapshot, conf, registry, **kwargs)
         if kwargs.get("reuse", True) and carry is not None:
@@ -195,6 +196,7 @@ def _checking_session(checked: Checked) -> Callable[..., Session]:
             checked.rows_built += carry.rows_built - before[3]
             checked.followed += carry.followed - before[4]
             checked.visited += carry.visited - before[5]
+            checked.renewed += carry.renewed - before[6]
         return ssn
 
     return make
@@ -389,6 +391,42 @@ def test_jobs_are_carried_and_restored_in_a_busy_cluster() -> None:
     assert carry.restored > 0
     assert checked.rows_updated > checked.rows_built > 0
     assert checked.followed > 0 and checked.visited < checked.carried  # most sessions look at changed jobs only
+
+
+def test_a_waiting_gang_whose_pods_and_podgroup_the_close_rewrites_is_carried_renewed() -> None:
+    """A gang too large for the cluster waits while single pods come and go: every change of the
+    nodes' usage moves its fit message, so each close rewrites its pods' ``PodScheduled``
+    condition and its PodGroup's Unschedulable condition. The next session carries the job with
+    the renewed pod parses and PodGroup (``JobCarry.renewed``) instead of building it again, and
+    every such session's model equals one built from scratch; the writes, events and trace are
+    the same with reuse off."""
+    ops: list[tuple[Any, ...]] = [("gang", 5, 0, "3", "default", None, None, False),
+                                  ("plain", "2", "volcano", "10s"), ("run", 4000),
+                                  ("plain", "500m", "volcano", "10s"), ("run", 12_000),
+                                  ("plain", "5", "volcano", "60s"), ("run", 30_000)]
+    checked = Checked()
+    checking = _checking_session(checked)
+    gangs: list[JobInfo] = []
+
+    def make(*args: Any, **kwargs: Any) -> Session:
+        ssn = checking(*args, **kwargs)
+        if "default/g0" in ssn.jobs:
+            gangs.append(ssn.jobs["default/g0"])
+        return ssn
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scheduler_module, "Session", make)
+        cluster = FakeCluster(seed=1)
+        _play(cluster, 2, ops)
+    assert checked.renewed > 0 and checked.sessions > checked.renewed
+    # One job object for the gang, but where its phase moved (a new parse of another phase):
+    assert len(gangs) > 10 and len({id(job) for job in gangs}) <= 2
+    pods = [p for p in cluster.list("Pod") if p["metadata"]["name"].startswith("g0-")]
+    assert pods and all(any(c.get("type") == "PodScheduled" and c.get("status") == "False"
+                            for c in p["status"].get("conditions") or ()) for p in pods)
+    fast = _run(2, ops, "default", reuse=True)
+    slow = _run(2, ops, "default", reuse=False)
+    assert fast == slow
 
 
 def test_the_default_scheduler_scans_only_while_a_pod_needs_it() -> None:

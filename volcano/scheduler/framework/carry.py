@@ -13,12 +13,23 @@ as built (``JobCarry.take``) instead of building it again:
   futile visit's mark, ``JobInfo.replayed``, is cleared);
 * when a task of the job changed status in the last session (``JobInfo.moved``:
   every session move of a task goes through ``JobInfo.set_status``), every task
-  gets its built status, node and transaction context back and the job is
-  recounted in task order, as building it counts; otherwise the job is left as
+  gets its built status, node and transaction context back, the tasks that
+  moved through ``set_status`` again, so that the job's counts are as building
+  it counts (``JobInfo.put_back``); otherwise the job is left as
   it is, which is as built. A job whose tasks moved only in a replayed futile
   allocate visit on the job as built is put back by undoing the replay
   (``JobInfo.undo_replay``: the placed tasks' transactions, the counters' zero
   entries), which leaves it as built without visiting every task.
+
+A job whose inputs are renewed versions of the same objects is carried too: a PodGroup
+changed in its status conditions alone (the scheduler's own close writes them; every other
+field of its parse equal), member pods whose parses the cache renewed for a status write
+(the scheduler's own ``PodScheduled`` condition, ``_renewed_spec``). Each such task takes
+its new spec and the job its new PodGroup (``_renew``); the job as built from the new
+inputs differs in nothing else, and its memos are functions of what a renewal keeps, but
+for its close memo (``JobInfo.closed``: the close compares the PodGroup's status and the
+pods' conditions), which goes. A large waiting gang, whose pods' conditions and PodGroup
+condition move whenever the nodes' usage does, is thus not built again task by task.
 
 Everything else a session does to its model stays out of the jobs (the node table,
 the plugins and their queue and share state are built per session). With
@@ -114,6 +125,8 @@ class JobCarry:
         """Sessions whose jobs followed the cache's changes (``follow``)."""
         self.visited = 0
         """Jobs ``follow`` took (``take``) rather than put back unseen."""
+        self.renewed = 0
+        """Carried jobs whose PodGroup or some member pods were renewed versions (``take``)."""
         self._whole = False
         """Whether the last session's jobs were every PodGroup of its snapshot, in order."""
         self._seen: tuple[object, int, str, int, tuple[str, ...]] | None = None
@@ -162,13 +175,18 @@ class JobCarry:
              vec_of: Callable[[TaskSpec], Vec]) -> JobInfo:
         """The session's job for ``podgroup`` with the member tasks ``specs`` (cache order) and
         their ``overrides`` (by task uid): last session's job put back as built when every input
-        is the same, else a new one (``vec_of``: a spec's request vector as the session made it)."""
+        is the same or renewed (see the module docstring), else a new one (``vec_of``: a spec's
+        request vector as the session made it)."""
         width = len(space)
         kept = self._last.get(parsed.uid)
-        if kept is not None and kept.podgroup is podgroup and kept.priority == priority \
-                and kept.default_queue == default_queue and kept.width == width \
-                and (kept.specs is specs or kept.specs == specs) and kept.overrides == overrides:
+        swaps = _swaps(kept, specs) if kept is not None and kept.priority == priority \
+            and kept.default_queue == default_queue and kept.width == width and kept.overrides == overrides \
+            and (kept.podgroup is podgroup or _renewed_parse(kept.parsed, parsed)) else None
+        if kept is not None and swaps is not None:
             job = kept.job
+            if swaps or kept.podgroup is not podgroup:
+                _renew(kept, podgroup, parsed, specs, swaps)
+                self.renewed += 1
             self.restored += _restore(job, parsed, space, overrides)
             self.carried += 1
         else:
@@ -259,7 +277,7 @@ class JobCarry:
             job.job_fit_errors = ""
             if job.moved or job.min_task_member != p.min_task_member:
                 restored += job.moved
-                _refresh(job, p, space, kept.overrides)
+                _refresh(job, p, kept.overrides)
         self.restored += restored
         self.carried += len(nxt) - len(visited)
         self.visited += len(visited)
@@ -299,6 +317,75 @@ class JobCarry:
         self._next[uid].key = None if key is None or key == uid else key
 
 
+def _renewed_parse(old: PodGroupParse, new: PodGroupParse) -> bool:
+    """Whether ``new`` is ``old`` but for its conditions: every other field equal (the two
+    mappings with their entries in the same order too)."""
+    return old[:-1] == new[:-1] and _same_items(old.min_task_member, new.min_task_member) \
+        and _same_items(old.min_resources, new.min_resources)
+
+
+def _same_items(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
+    """``a`` and ``b`` hold the same entries in the same order (both None: True)."""
+    if a is b:
+        return True
+    return a is not None and b is not None and tuple(a.items()) == tuple(b.items())
+
+
+def _renewed_spec(old: TaskSpec, new: TaskSpec) -> bool:
+    """Whether ``new`` is ``old``'s parse renewed for a later version of the same pod changed in
+    nothing a job as built reads (the cache's ``rebound`` after a status write, e.g. the scheduler's
+    own ``PodScheduled`` condition): the same ``sched_sig`` and ``requests`` objects (each parse
+    makes its own, and a renewal copies every parsed slot: sharing both means one parse, so every
+    slot but the pod and the three read again from it is the very same), the same uid and cache
+    place, and the slots read again (status, node, nominated node) equal."""
+    return old.sched_sig is new.sched_sig and old.requests is new.requests and old.uid == new.uid \
+        and old.seq == new.seq and old.status == new.status and old.node_name == new.node_name \
+        and old.nominated_node == new.nominated_node
+
+
+_NO_SWAPS: list[tuple[TaskInfo, TaskSpec]] = []
+"""The swaps of a job whose member specs are the very same (one shared empty list, never written)."""
+
+
+def _swaps(kept: Kept, specs: list[TaskSpec]) -> list[tuple[TaskInfo, TaskSpec]] | None:
+    """The carried job's tasks whose spec ``specs`` renews (``_renewed_spec``), each with its new
+    spec, in order ([] when every spec is the very same); None when ``specs`` are not the kept ones
+    position by position, the same or renewed."""
+    old = kept.specs
+    if old is specs or old == specs:  # list equality: the very same objects (TaskSpec has no __eq__)
+        return _NO_SWAPS
+    if len(old) != len(specs):
+        return None
+    tasks = kept.job.tasks
+    swaps: list[tuple[TaskInfo, TaskSpec]] = []
+    for a, b in zip(old, specs):
+        if a is not b:
+            if not _renewed_spec(a, b):
+                return None
+            swaps.append((tasks[a.uid], b))
+    return swaps
+
+
+def _renew(kept: Kept, podgroup: Mapping[str, Any], parsed: PodGroupParse, specs: list[TaskSpec],
+           swaps: list[tuple[TaskInfo, TaskSpec]]) -> None:
+    """Make ``kept`` the carried job of ``podgroup`` (a renewal of its PodGroup, ``_renewed_parse``)
+    and of the member ``specs`` (the kept ones, some renewed: ``swaps``): each swapped task takes
+    its new spec (everything else it was built with is the same), the job its PodGroup object, and
+    the job's close memo goes (it holds for the very same PodGroup status and pods only); the
+    job's other memos hold (functions of what a renewal keeps)."""
+    if swaps:
+        for task, spec in swaps:
+            task.spec = spec
+        kept.specs = specs
+    if kept.podgroup is not podgroup:
+        kept.podgroup = podgroup
+        kept.parsed = parsed
+        kept.conditions = tuple(map(dict, parsed.conditions))
+    job = kept.job
+    job.podgroup = podgroup
+    job.closed = None
+
+
 def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> bool:
     """Put ``job`` back as ``JobInfo(...)`` and ``add_task`` built it (see the module docstring);
     whether its tasks were put back one by one (``_refresh``)."""
@@ -312,10 +399,10 @@ def _restore(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: di
     job.preemptable = p.preemptable
     if len(job.conditions) != len(p.conditions) or any(a != b for a, b in zip(job.conditions, p.conditions)):
         job.conditions = [dict(c) for c in p.conditions]
-    return _refresh(job, p, space, overrides)
+    return _refresh(job, p, overrides)
 
 
-def _refresh(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: dict[str, Override]) -> bool:
+def _refresh(job: JobInfo, p: PodGroupParse, overrides: dict[str, Override]) -> bool:
     """``_restore`` of the fields a session may change, the conditions aside (phase, fit errors,
     per-role minimums, and the tasks when one moved); whether the tasks were put back one by one."""
     if job.replayed is not None:  # before its fit errors go: the mark reads them
@@ -329,12 +416,5 @@ def _refresh(job: JobInfo, p: PodGroupParse, space: ResourceSpace, overrides: di
     job.job_fit_errors = ""
     if not job.moved:
         return False
-    for task in job.tasks.values():
-        spec = task.spec
-        over = overrides.get(spec.uid)
-        task.status = spec.status if over is None else over[0]
-        task.node_name = spec.node_name if over is None else over[1]
-        task.eviction_occurred = False
-        task.last_txn = None
-    job.rebuild_tasks(space)
+    job.put_back(overrides)
     return True

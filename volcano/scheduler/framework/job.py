@@ -344,12 +344,38 @@ class JobInfo:
         for task in mark[4]:
             task.last_txn = None
             task.eviction_occurred = False
+        self._drop_zeros()
+        self._moves = 0
+        return True
+
+    def _drop_zeros(self) -> None:
+        """Drop the zero entries of the counters (building counts up from nothing and leaves none;
+        the other entries keep their order)."""
         for counter in (self.status_counts, self._role_status, self._role_be_pending):
             zeros = [key for key, n in counter.items() if not n]
             for key in zeros:
                 del counter[key]
+
+    def put_back(self, built: Mapping[str, tuple[TaskStatus, str]]) -> None:
+        """Put every task back as built: the status and node it was built with (its spec's, or its
+        entry in ``built`` by task uid), no transaction context; and the job as ``rebuild_tasks``
+        recounts it, at the cost of the tasks whose status differs: each moves back through
+        ``set_status`` (exact: the counts are then the built ones, and int64 sums do not depend on
+        their order), the zero entries the moves left in the counters are dropped (an entry of a
+        status some task was built with is not zero and keeps its place; the others are zero) and
+        the move count is zeroed."""
+        set_status = self.set_status
+        for task in self.tasks.values():
+            spec = task.spec
+            over = built.get(spec.uid)
+            status, node = (spec.status, spec.node_name) if over is None else over
+            if task.status != status:
+                set_status(task, status)
+            task.node_name = node
+            task.eviction_occurred = False
+            task.last_txn = None
+        self._drop_zeros()
         self._moves = 0
-        return True
 
     def rebuild_tasks(self, space: ResourceSpace) -> None:
         """Recount the job from its tasks, in order, as ``add_task`` counted them when the job
