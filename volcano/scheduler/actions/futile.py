@@ -99,7 +99,8 @@ Placed = tuple[str, TaskStatus, str]
 
 
 class Outcome:
-    """What a discarded visit left: placements, fit errors (insertion order), tasks taken."""
+    """What a discarded visit left: placements, fit errors (insertion order; copies of the visit's,
+    which every replay sets on the job as they are), tasks taken."""
 
     __slots__ = ("errors", "placed", "taken")
 
@@ -579,8 +580,9 @@ class FutileMemo:
         for (_, status), task in first.items():
             job.set_status(task, status)
             job.set_status(task, S.Pending)
-        for uid, fe in out.errors:
-            job.fit_errors[uid] = _copy(fe)
+        # The recorded objects themselves: a ``FitErrors`` is only read once it is set on a job (its
+        # rendering is cached against the state it reads), and the entry's are copies of the visit's.
+        job.fit_errors.update(out.errors)
         if built:  # the session close may reuse the job's last close (``JobInfo.touch``)
             job.replayed = (ssn.state.get(REPLAYS), out, job._moves, tuple(job.fit_errors.values()), tuple(given))
         if out.taken == len(tasks):
