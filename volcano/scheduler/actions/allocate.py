@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from volcano.scheduler.actions.base import Action, Agenda, is_pending
+from volcano.scheduler.actions.base import PENDING_PHASES, Action, Agenda
 from volcano.scheduler.actions.futile import FutileMemo, Placed, Quota
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskStatus
 from volcano.scheduler.framework.points import JOB_READY, PRE_PREDICATE
@@ -154,12 +154,13 @@ class Allocate(Action):
         agenda = Agenda(ssn, keyed=True)
         sheets: dict[str, deque[TaskInfo]] = {}
         reuse = ssn.reuse
+        pending = TaskStatus.Pending
         for job in ssn.jobs.values():
-            if is_pending(job):
+            if job.phase in PENDING_PHASES:  # ``is_pending``
                 if enqueue_on:
                     continue
                 job.phase = "Inqueue"
-            if reuse and not job.status_counts[TaskStatus.Pending]:
+            if reuse and not job.status_counts.get(pending):
                 continue  # nothing to place (below, ``todo`` would be empty): JobValid is pure, left unasked
             if ssn.job_valid(job) is not None:
                 continue
