@@ -308,16 +308,9 @@ class Session:
         if not self.reuse or keys is None:
             return None
         flat = tuple(k for tier in keys for k in tier)
-        if len(flat) == 2:  # e.g. priority and drf: the same tuple, built without a loop
-            first, second = flat
-
-            def pair(job: JobInfo) -> tuple[Any, ...]:
-                return (first(job), second(job), job.creation, job.uid)
-
-            return pair
 
         def key(job: JobInfo) -> tuple[Any, ...]:
-            return (*[k(job) for k in flat], job.creation, job.uid)
+            return (*(k(job) for k in flat), job.creation, job.uid)
 
         return key
 
