@@ -79,3 +79,39 @@ def test_a_counted_request_stops_at_the_deserved_share() -> None:
 
 def test_a_closed_queue_answers_no() -> None:
     assert not _quota({}, {"cpu": 10}, state="Closed").allowed(_task({"cpu": 1}))
+
+
+@settings(max_examples=300, deadline=None)
+@given(allocated=st.dictionaries(st.sampled_from(NAMES), amounts),
+       deserved=st.dictionaries(st.sampled_from(NAMES), amounts),
+       shapes=st.lists(requests, min_size=1, max_size=3),
+       steps=st.lists(st.tuples(st.integers(0, 2), st.booleans()), max_size=60),
+       floats=st.booleans(), state=st.sampled_from(["Open", "Closed"]))
+def test_batched_answers_are_the_one_by_one_answers(allocated: dict[str, Any], deserved: dict[str, Any],
+                                                     shapes: list[dict[str, Any]],
+                                                     steps: list[tuple[int, bool]], floats: bool,
+                                                     state: str) -> None:
+    """``Quota.answers`` over a visit's tasks (one parse per shape: consecutive tasks share their
+    request object, as a gang's do) gives ``allowed``'s answers with ``placed`` after each task
+    placed, and leaves the same allocation."""
+    if floats:
+        shapes[0] = {**shapes[0], "cpu": 0.5}
+    parses = [_task(shape) for shape in shapes]
+    tasks: list[Any] = []
+    placed: set[str] = set()
+    for i, (pick, place) in enumerate(steps):
+        task: Any = SimpleNamespace(spec=parses[pick % len(parses)].spec, uid=f"t{i}")
+        tasks.append(task)
+        if place:
+            placed.add(task.uid)
+    one = _quota(dict(allocated), deserved, state)
+    expected = []
+    for task in tasks:
+        expected.append(one.allowed(task))
+        if task.uid in placed:
+            one.placed(task)
+    batch = _quota(dict(allocated), deserved, state)
+    assert batch.answers(tasks, placed) == tuple(expected)
+    one._flush()
+    batch._flush()
+    assert batch.allocated == one.allocated

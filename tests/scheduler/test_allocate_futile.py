@@ -361,3 +361,26 @@ def test_a_waiting_gang_is_replayed_until_the_cluster_changes(monkeypatch: pytes
     assert sum(1 for t in results[1][0] if t[3] is not None) == 12  # placed (4 + 8 slots), discarded
     assert sum(1 for t in results[2][0] if t[3] is not None) == 14  # two more slots
     assert results[2][3] != results[1][3] and not results[3][2]  # other messages; never bound
+
+
+def test_kept_overused_answers_are_the_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Allocate's OVERUSED answers (``allocate._Overused``: proportion's, kept per queue while its
+    allocation and deserved share are unchanged) are ``Session.overused``'s at every call, over
+    the property's sessions, with both answers and kept answers among them."""
+    from volcano.scheduler.actions import allocate
+
+    original = allocate._Overused.__call__
+    answers: list[tuple[bool, bool]] = []
+
+    def checked(self: allocate._Overused, queue: QueueInfo) -> bool:
+        kept = self._proportion is not None and queue.name in self._kept
+        got = original(self, queue)
+        assert got == self._ssn.overused(queue)
+        answers.append((got, kept))
+        return got
+
+    monkeypatch.setattr(allocate._Overused, "__call__", checked)
+    for seed in range(40):
+        _run(seed, 6)
+    assert {got for got, _ in answers} == {True, False}
+    assert sum(kept for _, kept in answers) >= 20

@@ -17,12 +17,15 @@ from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.task import TaskInfo, TaskStatus
 from volcano.scheduler.framework.util import PriorityQueue
 
-__all__ = ["Action", "Agenda", "is_pending", "pending_tasks", "schedulable_jobs"]
+__all__ = ["PENDING_PHASES", "Action", "Agenda", "is_pending", "pending_tasks", "schedulable_jobs"]
+
+PENDING_PHASES = ("", "Pending")
+"""The PodGroup phases of a job not yet enqueued (``is_pending``)."""
 
 
 def is_pending(job: JobInfo) -> bool:
     """Volcano's ``IsPending``: PodGroup phase empty or Pending."""
-    return job.phase in ("", "Pending")
+    return job.phase in PENDING_PHASES
 
 
 def pending_tasks(job: JobInfo) -> list[TaskInfo]:

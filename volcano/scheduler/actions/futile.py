@@ -56,7 +56,7 @@ or when a visit of the job does not end discarded.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from operator import attrgetter, is_
 from typing import Any
@@ -99,7 +99,8 @@ Placed = tuple[str, TaskStatus, str]
 
 
 class Outcome:
-    """What a discarded visit left: placements, fit errors (insertion order), tasks taken."""
+    """What a discarded visit left: placements, fit errors (insertion order; copies of the visit's,
+    which every replay sets on the job as they are), tasks taken."""
 
     __slots__ = ("errors", "placed", "taken")
 
@@ -135,6 +136,13 @@ class _Entry:
 
 FUTILE_VISITS: StateKey[dict[str, _Entry]] = StateKey("allocate.futile-visits", dict)
 """Per job uid, its last discarded allocate visit (kept across sessions while the nodes are unchanged)."""
+
+_QueueKey = tuple[str, dict[str, Any], Mapping[str, Any], dict[str, Any], Hashable]
+"""A queue's state, a copy of its allocation, its deserved mapping (the object) and a copy of it,
+and the key made from them (``FutileMemo._queue_key``)."""
+
+FUTILE_QUEUES: StateKey[dict[str, _QueueKey]] = StateKey("allocate.futile-queues", dict)
+"""Per queue name, its last ``FutileMemo._queue_key`` (kept across sessions with the entries)."""
 
 
 def _same_parse(a: TaskSpec, b: TaskSpec) -> bool:
@@ -245,6 +253,27 @@ class Quota:
             for name, value in task.spec.requests.items():
                 allocated[name] = allocated.get(name, 0) + value
 
+    def answers(self, tasks: Sequence[TaskInfo], placed: set[str]) -> tuple[bool, ...]:
+        """``allowed`` for each of ``tasks`` in order, each task whose uid is in ``placed`` then
+        ``placed``: the answers a visit taking ``tasks`` gets when it places those. While a task's
+        request is the one counted (the same object) the answer is the count against the cap
+        without a call."""
+        if self.fixed is not None:
+            return (self.fixed,) * len(tasks)
+        out: list[bool] = []
+        append = out.append
+        for task in tasks:
+            if task.spec.sched_sig[2] is self._key:  # counted: ``_counting`` is True, ``_cap`` set
+                assert self._cap is not None
+                append(self._count < self._cap)
+                if task.uid in placed:
+                    self._count += 1
+            else:
+                append(self.allowed(task))
+                if task.uid in placed:
+                    self.placed(task)
+        return tuple(out)
+
 
 _STATE = attrgetter("status", "node_name")
 _UID = attrgetter("uid")
@@ -290,7 +319,7 @@ class FutileMemo:
             self.entries = {}
         self.replayed = 0
         """Visits replayed in this action (a count for tests and profiles)."""
-        self._queues: dict[str, tuple[str, dict[str, Any], dict[str, Any], Hashable]] = {}
+        self._queues: dict[str, _QueueKey] = ssn.shared.get(FUTILE_QUEUES) if self.enabled else {}
         """Per queue name, its last key and what it was made from (``_queue_key``)."""
 
     # -- what the visit reads -------------------------------------------------------------------
@@ -307,19 +336,26 @@ class FutileMemo:
 
     def _queue_key(self, queue: QueueInfo) -> Hashable:
         """The queue's state, its non-zero allocation and its deserved share (proportion's), as one
-        value. Kept per queue in this action with a copy of what it was made from, and the same
-        object returned while those are equal (allocate's commits move a queue's allocation only
-        now and then; most replays of a busy cycle read one queue state)."""
+        value. Kept per queue with a copy of what it was made from (in the session's ``shared``
+        store, ``FUTILE_QUEUES``), and the same object returned while those are equal: allocate's
+        commits move a queue's allocation only now and then, most replays of a busy cycle read
+        one queue state, and the entries recorded in earlier sessions hold the key of then, so
+        that they compare by identity. The deserved mapping is compared by value once per
+        mapping object (proportion computes it when it opens and never changes it after)."""
         attr = self._proportion.attrs.get(queue.name) if self._proportion is not None else None
         if attr is None:
             return (queue.name, queue.state, None)
         allocated, deserved = attr.allocated, attr.quota.deserved
         hit = self._queues.get(queue.name)
-        if hit is not None and hit[0] == queue.state and hit[1] == allocated and hit[2] == deserved:
-            return hit[3]
+        if hit is not None and hit[0] == queue.state and hit[1] == allocated:
+            if hit[2] is deserved:
+                return hit[4]
+            if hit[3] == deserved:
+                self._queues[queue.name] = (hit[0], hit[1], deserved, hit[3], hit[4])
+                return hit[4]
         key = (queue.name, queue.state, (tuple(sorted((k, v) for k, v in allocated.items() if v)),
                                          tuple(sorted(deserved.items()))))
-        self._queues[queue.name] = (queue.state, dict(allocated), dict(deserved), key)
+        self._queues[queue.name] = (queue.state, dict(allocated), deserved, dict(deserved), key)
         return key
 
     def _answers(self, queue: QueueInfo, taken: tuple[TaskInfo, ...], placed: Iterable[Placed],
@@ -327,14 +363,7 @@ class FutileMemo:
         """The ALLOCATABLE answers for the first ``n`` tasks of ``taken`` when ``placed`` are placed
         as they are asked, from the queue as it is now (proportion's test and its event handler's
         sums, in the same order)."""
-        quota = self.quota(queue)
-        uids = {uid for uid, _, _ in placed}
-        out: list[bool] = []
-        for task in taken[:n]:
-            out.append(quota.allowed(task))
-            if task.uid in uids:
-                quota.placed(task)
-        return tuple(out)
+        return self.quota(queue).answers(taken[:n], {uid for uid, _, _ in placed})
 
     def quota(self, queue: QueueInfo) -> Quota:
         """ALLOCATABLE for a quiet visit of a job of ``queue`` (only valid where the memo is
@@ -529,8 +558,10 @@ class FutileMemo:
         if not self._same_shape(entry, specs):
             return False
         # The same parses as recorded (so no terms or host ports); row-locality is the session's.
-        if not all(ssn.rows_local(taken[i]) for i in entry.reps):
-            return False
+        rows_local = ssn.rows_local
+        for i in entry.reps:
+            if not rows_local(taken[i]):
+                return False
         # The table first: it moves more often, and a moved row that passes ends the check early.
         if not self._same_table(entry, taken) or not self._same_queue(entry, queue, taken):
             return False
@@ -549,8 +580,9 @@ class FutileMemo:
         for (_, status), task in first.items():
             job.set_status(task, status)
             job.set_status(task, S.Pending)
-        for uid, fe in out.errors:
-            job.fit_errors[uid] = _copy(fe)
+        # The recorded objects themselves: a ``FitErrors`` is only read once it is set on a job (its
+        # rendering is cached against the state it reads), and the entry's are copies of the visit's.
+        job.fit_errors.update(out.errors)
         if built:  # the session close may reuse the job's last close (``JobInfo.touch``)
             job.replayed = (ssn.state.get(REPLAYS), out, job._moves, tuple(job.fit_errors.values()), tuple(given))
         if out.taken == len(tasks):

@@ -79,6 +79,9 @@ _PODS = "pods"
 _TENTH = Fraction(1, 10)
 
 
+_HUNDRED = Fraction(100)
+
+
 def tolerance(name: str) -> Fraction:
     """Upstream's 0.1-unit tolerance for ``name`` expressed in milli-units.
 
@@ -86,7 +89,7 @@ def tolerance(name: str) -> Fraction:
     is 100 milli-units here) and cpu and other scalars in milli-units (so
     0.1 of those is 1/10 of a milli-unit here).
     """
-    return Fraction(100) if name in (_MEMORY, _PODS) else _TENTH
+    return _HUNDRED if name in (_MEMORY, _PODS) else _TENTH
 
 
 def ordered_names(names: Iterable[str]) -> list[str]:
@@ -121,14 +124,35 @@ def is_scalar_resource_name(name: str) -> bool:
 
 
 def le_tolerant(left: Num, right: Num, name: str) -> bool:
-    """``left <= right`` within upstream's tolerance for resource ``name``."""
+    """``left <= right`` within upstream's tolerance for resource ``name``: ``left - right`` below
+    ``tolerance(name)``.
+
+    Worked out in integers for ``int`` and ``Fraction`` operands (exact, so the same answer as the
+    rational difference): two integers differ by less than 1/10 exactly when their difference is
+    below 1, and ``a/b - c/d < p/q`` is ``(a*d - c*b) * q < p * b * d`` for positive denominators.
+    Any other number type compares as ``left < right or left - right < tolerance(name)``."""
+    tl, tr = type(left), type(right)
+    if tl is int and tr is int:
+        return left - right < (100 if name in (_MEMORY, _PODS) else 1)
+    if (tl is int or tl is Fraction) and (tr is int or tr is Fraction):
+        ln, ld = left.numerator, left.denominator
+        rn, rd = right.numerator, right.denominator
+        if name in (_MEMORY, _PODS):
+            return ln * rd - rn * ld < 100 * ld * rd
+        return (ln * rd - rn * ld) * 10 < ld * rd
     return left < right or left - right < tolerance(name)  # left >= right here, so the gap is left - right
 
 
 def vector_le_tolerant(left: Vec, right: Vec) -> bool:
-    """Upstream ``LessEqual(right, Zero)``: cpu, memory and every dimension of ``left`` (absent in right = 0)."""
-    names = set(left) | {_CPU, _MEMORY}
-    return all(le_tolerant(left.get(n, 0), right.get(n, 0), n) for n in names)
+    """Upstream ``LessEqual(right, Zero)``: cpu, memory and every dimension of ``left`` (absent in right = 0).
+    A pure conjunction: the dimensions are tested in ``left``'s order, then cpu and memory when
+    ``left`` lacks them, stopping at the first that fails."""
+    get = right.get
+    for name, value in left.items():
+        if not le_tolerant(value, get(name, 0), name):
+            return False
+    return (_CPU in left or le_tolerant(0, get(_CPU, 0), _CPU)) and (
+        _MEMORY in left or le_tolerant(0, get(_MEMORY, 0), _MEMORY))
 
 
 def add(left: Vec, right: Vec) -> dict[str, Num]:

@@ -204,8 +204,24 @@ class DrfPlugin(Plugin):
         alloc = self.alloc.get(uid)
         if alloc is None:
             return 0.0
-        value = shares[uid] = dominant_share(alloc, self.total, self.mask)
+        value = shares[uid] = self._dominant(alloc)
         return value
+
+    _columns: list[tuple[int, float]] | None = None
+    """The share columns (``mask``) with their totals as doubles; built when first read."""
+
+    def _dominant(self, alloc: IntVec) -> float:
+        """``dominant_share(alloc, self.total, self.mask)`` element by element: each quotient is
+        the IEEE double division of the two amounts converted to doubles (round to nearest, as
+        numpy's int64 to float64 cast), so the maximum is the same double."""
+        columns = self._columns
+        if columns is None:
+            columns = self._columns = [(int(i), float(self.total[i])) for i in np.flatnonzero(self.mask)]
+        if not columns:
+            return 0.0
+        values = alloc.tolist()
+        best = max([float(values[i]) / total for i, total in columns])
+        return best if best > 0.0 else 0.0
 
     def job_order(self, left: JobInfo, right: JobInfo) -> int:
         """Lower dominant share first; equal shares abstain (0)."""
