@@ -364,22 +364,24 @@ def test_a_waiting_gang_is_replayed_until_the_cluster_changes(monkeypatch: pytes
 
 
 def test_kept_overused_answers_are_the_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Allocate's OVERUSED answers (``allocate._Overused``: proportion's, kept per queue while its
-    allocation and deserved share are unchanged) are ``Session.overused``'s at every call, over
+    """Proportion's OVERUSED answers (kept per queue while its allocation and deserved share are
+    unchanged, ``ProportionPlugin.overused``) are the ones worked out afresh at every call, over
     the property's sessions, with both answers and kept answers among them."""
-    from volcano.scheduler.actions import allocate
+    from volcano.scheduler.framework.quota import overused
+    from volcano.scheduler.plugins.proportion import ProportionPlugin
 
-    original = allocate._Overused.__call__
+    original = ProportionPlugin.overused
     answers: list[tuple[bool, bool]] = []
 
-    def checked(self: allocate._Overused, queue: QueueInfo) -> bool:
-        kept = self._proportion is not None and queue.name in self._kept
+    def checked(self: ProportionPlugin, queue: QueueInfo) -> bool:
+        kept = queue.name in self._overused
         got = original(self, queue)
-        assert got == self._ssn.overused(queue)
+        attr = self.attrs.get(queue.name)
+        assert got == (True if attr is None else overused(attr.quota.deserved, attr.allocated))
         answers.append((got, kept))
         return got
 
-    monkeypatch.setattr(allocate._Overused, "__call__", checked)
+    monkeypatch.setattr(ProportionPlugin, "overused", checked)
     for seed in range(40):
         _run(seed, 6)
     assert {got for got, _ in answers} == {True, False}

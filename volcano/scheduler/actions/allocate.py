@@ -13,17 +13,14 @@ visit. Network-topology and sub-group paths are not implemented.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
-from typing import Any
 
 from volcano.scheduler.actions.base import PENDING_PHASES, Action, Agenda
 from volcano.scheduler.actions.futile import FutileMemo, Placed, Quota
 from volcano.scheduler.framework.model import FitErrors, JobInfo, QueueInfo, TaskInfo, TaskStatus
-from volcano.scheduler.framework.points import JOB_READY, OVERUSED, PRE_PREDICATE
+from volcano.scheduler.framework.points import JOB_READY, PRE_PREDICATE
 from volcano.scheduler.framework.select import Lookahead, fits
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.statement import Statement
-from volcano.scheduler.plugins.proportion import ProportionPlugin
 
 __all__ = ["Allocate", "allocate_for_tasks"]
 
@@ -146,39 +143,6 @@ def _pending(ssn: Session, job: JobInfo) -> tuple[TaskInfo, ...]:
     return out
 
 
-class _Overused:
-    """``Session.overused`` for one allocate action. Where the futile memo applies (the session's
-    plugins are the built-in ones, ``FutileMemo.enabled``) only proportion can answer OVERUSED, from
-    the queue's deserved share and allocation (``ProportionPlugin.overused``); its answer is then
-    kept per queue with the deserved mapping (the object: proportion computes it when it opens and
-    never changes it after) and a copy of the allocation it was worked out from, and given again
-    while both are the same (allocate's commits move a queue's allocation only now and then)."""
-
-    __slots__ = ("_kept", "_proportion", "_ssn")
-
-    def __init__(self, ssn: Session, memo: FutileMemo) -> None:
-        self._ssn = ssn
-        self._proportion = next((p for p in ssn.plugins.values() if type(p) is ProportionPlugin), None) \
-            if memo.enabled and ssn.has(OVERUSED) else None
-        self._kept: dict[str, tuple[Mapping[str, Any], dict[str, Any], bool]] = {}
-
-    def __call__(self, queue: QueueInfo) -> bool:
-        """Whether ``queue`` is overused (``Session.overused``)."""
-        proportion = self._proportion
-        if proportion is None:
-            return self._ssn.overused(queue)
-        attr = proportion.attrs.get(queue.name)
-        if attr is None:
-            return True  # proportion's answer for a queue without jobs
-        deserved, allocated = attr.quota.deserved, attr.allocated
-        hit = self._kept.get(queue.name)
-        if hit is not None and hit[0] is deserved and hit[1] == allocated:
-            return hit[2]
-        answer = proportion.overused(queue)
-        self._kept[queue.name] = (deserved, dict(allocated), answer)
-        return answer
-
-
 class Allocate(Action):
     """The allocate action."""
 
@@ -210,10 +174,9 @@ class Allocate(Action):
             agenda.add_job(queue, job)
         look = Lookahead(ssn)
         memo = FutileMemo(ssn)
-        overused = _Overused(ssn, memo)
         while agenda:
             queue = agenda.pop_queue()
-            if overused(queue):
+            if ssn.overused(queue):
                 continue
             jobs = agenda.jobs(queue)
             if not jobs:

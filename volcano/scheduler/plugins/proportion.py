@@ -87,6 +87,8 @@ class ProportionPlugin(Plugin):
         """Queues whose allocation moved since their share was worked out (``share_of``)."""
         self._names: dict[int, tuple[Mapping[str, Num], list[str]]] = {}
         """Per queue attribute (by identity; alive for the session): its deserved and the names in it."""
+        self._overused: dict[str, tuple[Mapping[str, Num], dict[str, Num], bool]] = {}
+        """Per queue name: the deserved mapping and the allocation ``overused`` last read, and its answer."""
         self.attrs, self.total, total_guarantee = qs.build_queue_attrs(ssn)
         ordered = [self.attrs[name] for name in sorted(self.attrs)]
         quotas = [a.quota for a in ordered]
@@ -146,9 +148,23 @@ class ProportionPlugin(Plugin):
                             lambda attr, allocated, _: not vector_le_tolerant(allocated, attr.quota.deserved)), PERMIT
 
     def overused(self, queue: QueueInfo) -> bool:
-        """Deserved reached on every dimension (a queue without jobs counts as overused)."""
+        """Deserved reached on every dimension (a queue without jobs counts as overused). With
+        ``reuse`` the answer is kept per queue with the deserved mapping it read (the object: worked
+        out at ``open``, never changed after) and a copy of the allocation, and given again while
+        both are the same (allocate asks once per job visit; its commits move an allocation only now
+        and then)."""
         attr = self.attrs.get(queue.name)
-        return True if attr is None else overused(attr.quota.deserved, attr.allocated)
+        if attr is None:
+            return True
+        deserved, allocated = attr.quota.deserved, attr.allocated
+        if not self._ssn.reuse:
+            return overused(deserved, allocated)
+        hit = self._overused.get(queue.name)
+        if hit is not None and hit[0] is deserved and hit[1] == allocated:
+            return hit[2]
+        answer = overused(deserved, allocated)
+        self._overused[queue.name] = (deserved, dict(allocated), answer)
+        return answer
 
     def _allocatable(self, queue: QueueInfo, request: Vec) -> bool:
         attr = self.attrs.get(queue.name)
