@@ -471,3 +471,11 @@ def test_podgroups_changed_created_and_created_again_in_one_cycle_keep_the_cache
         jobs = list(cluster.scheduler.last_session.jobs)
     assert jobs == ["default/b", "default/c", "default/a"]
     assert checked.followed > followed
+
+
+def test_a_renewed_parse_compares_every_field_but_the_conditions() -> None:
+    """``_renewed_parse`` compares a PodGroup parse's fields before its last, which must be its
+    conditions: a field added after them would otherwise go unread."""
+    from volcano.scheduler.framework.job import PodGroupParse
+
+    assert PodGroupParse._fields[-1] == "conditions"
