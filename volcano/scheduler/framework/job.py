@@ -358,8 +358,8 @@ class JobInfo:
 
     def put_back(self, built: Mapping[str, tuple[TaskStatus, str]]) -> None:
         """Put every task back as built: the status and node it was built with (its spec's, or its
-        entry in ``built`` by task uid), no transaction context; and the job as ``rebuild_tasks``
-        recounts it, at the cost of the tasks whose status differs: each moves back through
+        entry in ``built`` by task uid), no transaction context; and the job counted as ``add_task``
+        counted it when it was built, at the cost of the tasks whose status differs: each moves back through
         ``set_status`` (exact: the counts are then the built ones, and int64 sums do not depend on
         their order), the zero entries the moves left in the counters are dropped (an entry of a
         status some task was built with is not zero and keeps its place; the others are zero) and
@@ -375,23 +375,6 @@ class JobInfo:
             task.eviction_occurred = False
             task.last_txn = None
         self._drop_zeros()
-        self._moves = 0
-
-    def rebuild_tasks(self, space: ResourceSpace) -> None:
-        """Recount the job from its tasks, in order, as ``add_task`` counted them when the job
-        was built (the tasks' statuses must already be what they were then): the counters,
-        the allocated vector and the move count start over."""
-        tasks = list(self.tasks.values())
-        self.tasks = {}
-        self.status_counts = Counter()
-        self._be_pending = 0
-        self._best_effort = 0
-        self._ready = 0
-        self._role_status = Counter()
-        self._role_be_pending = Counter()
-        self.allocated = space.zeros()
-        for task in tasks:
-            self.add_task(task)
         self._moves = 0
 
     def count(self, statuses: Iterable[TaskStatus]) -> int:
