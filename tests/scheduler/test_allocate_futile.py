@@ -374,9 +374,10 @@ def test_kept_overused_answers_are_the_sessions(monkeypatch: pytest.MonkeyPatch)
     answers: list[tuple[bool, bool]] = []
 
     def checked(self: ProportionPlugin, queue: QueueInfo) -> bool:
-        kept = queue.name in self._overused
-        got = original(self, queue)
         attr = self.attrs.get(queue.name)
+        hit = self._overused.get(queue.name)
+        kept = attr is not None and hit is not None and hit[0] is attr.quota.deserved and hit[1] == attr.allocated
+        got = original(self, queue)
         assert got == (True if attr is None else overused(attr.quota.deserved, attr.allocated))
         answers.append((got, kept))
         return got
