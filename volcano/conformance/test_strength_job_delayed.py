@@ -47,18 +47,18 @@ def test_a_tasks_restart_leaves_another_tasks_delayed_restart_in_place(cluster: 
     assert len(b_added) >= 2 and min(_gaps(b_added)) >= 48, f"{name}-b-0 created at {b_added} s"
 
 
-def _executions(cluster: Cluster, name: str, action: str) -> int:
-    """How many times the Job controller reported starting ``action`` on the job (aggregated Events)."""
-    return sum(int(e.get("count") or 1) for e in cluster.events(kind="Job", name=name)
-               if e.get("reason") == "ExecuteAction"
-               and e.get("message", "").startswith(f"Start to execute action {action}"))
+def _started(cluster: Cluster, name: str) -> list[Obj]:
+    """The Job's "Start to execute action" Events (a delayed action, when it runs, records none)."""
+    return [e for e in cluster.events(kind="Job", name=name)
+            if e.get("reason") == "ExecuteAction" and e.get("message", "").startswith("Start to execute action")]
 
 
 @pytest.mark.cluster(workers=2)
 def test_a_tasks_restart_cancels_its_other_pods_delayed_restarts(cluster: Cluster) -> None:
     """Task ``a`` of two pods no node can take, policy PodPending -> RestartTask after 20 s: both pods'
     delayed actions fall due at once, the first restarts the task (both pods replaced) and cancels
-    the other, so the restart runs once."""
+    the other (the controller's unit tests count the runs from its trace), one retry per round.
+    Neither run records a "Start to execute action" Event, as Volcano's delayed-action goroutine."""
     name = "delayed-sibling"
     cluster.apply(job(name, [Task(name="a", rep=2, req={}, node_selector=NOWHERE,
                                   policies=[{"event": "PodPending", "action": "RestartTask", "timeout": "20s"}])],
@@ -67,7 +67,7 @@ def test_a_tasks_restart_cancels_its_other_pods_delayed_restarts(cluster: Cluste
     # (over HTTP the sleep may run long: one restart per round of replacements)
     rounds = [len(_added(cluster, f"{name}-a-{i}")) - 1 for i in range(2)]
     assert rounds[0] == rounds[1] >= 1, f"replacements per pod: {rounds}"
-    assert _executions(cluster, name, "RestartTask") == rounds[0]
+    assert _started(cluster, name) == []
     assert int(cluster.get("Job", name)["status"].get("retryCount") or 0) == rounds[0]
 
 
@@ -87,4 +87,4 @@ def test_a_delayed_action_is_announced_on_the_job_when_it_is_scheduled(cluster: 
     cluster.wait_until(lambda: bool(announced()), 10, f"ExecuteAction event on {name}")
     assert [(e.get("type"), e.get("message", "").startswith("Execute action RestartTask after"))
             for e in announced()] == [("Normal", True)], announced()
-    assert _executions(cluster, name, "RestartTask") == 0
+    assert len(_added(cluster, f"{name}-a-0")) == 1  # not restarted yet

@@ -10,7 +10,8 @@ Per request: pod-scoped delayed actions are cancelled when the pod moved on;
 the freshest Job copy is read (a missing Job drops the request); the action is
 resolved from the lifecycle policies (``policies.resolve_action``); an action
 with a policy ``timeout`` is scheduled on the clock instead (Event
-``ExecuteAction`` "Execute action <A> after <d>"); otherwise an
+``ExecuteAction`` "Execute action <A> after <d>"; when it falls due it runs
+with no further Event, as Volcano's delayed-action goroutine); otherwise an
 ``ExecuteAction`` Event "Start to execute action <A> " is recorded (not for
 SyncJob) and the state table's operation runs (``actions.JobActions``).
 
@@ -22,9 +23,10 @@ bucket) while the queue counts fewer than ``max_requeue`` re-adds of it
 action <A> for retry limit reached" and executes TerminateJob, as Volcano's
 ``handleJobError`` does, without forgetting the request (Volcano v1.11+): the
 same request failing again later terminates at once. A request names the pod
-uid, so every new pod brings requests with a count of their own. A delayed
+uid, so every new pod brings requests with a count of their own. A request
+whose action is delayed is forgotten only once the action has run; a delayed
 action that fails re-adds the request that scheduled it (whose policy delays
-the action again) and forgets it, as Volcano's delayed-action goroutine does.
+the action again), as Volcano's delayed-action goroutine does.
 
 Commands (``bus.volcano.sh/v1alpha1``) targeting a ``batch.volcano.sh/v1alpha1``
 Job are deleted first, then executed as a request with the command's action
@@ -45,13 +47,9 @@ from volcano.apiserver.errors import ApiError
 from volcano.controllers.job.actions import EventSink, JobActions, JobSyncError, Target, format_go_duration
 from volcano.controllers.job.cache import JobCache, job_pod_keys
 from volcano.controllers.job.constants import (
-    ACTION_ABORT_JOB,
-    ACTION_COMPLETE_JOB,
-    ACTION_RESTART_JOB,
     ACTION_RESTART_PARTITION,
     ACTION_RESTART_POD,
     ACTION_RESTART_TASK,
-    ACTION_RESUME_JOB,
     ACTION_SYNC_JOB,
     ACTION_TERMINATE_JOB,
     ANN_CONTROLLER_OUT_OF_SYNC,
@@ -80,8 +78,6 @@ from volcano.sim.trace import Trace
 __all__ = ["COMPONENT_NAME", "JobController"]
 
 COMPONENT_NAME = "job-controller"
-_JOB_LEVEL = frozenset({ACTION_ABORT_JOB, ACTION_RESTART_JOB, ACTION_TERMINATE_JOB, ACTION_COMPLETE_JOB,
-                        ACTION_RESUME_JOB})
 _POD_EVENTS = frozenset({EVENT_POD_PENDING, EVENT_POD_RUNNING, EVENT_POD_FAILED, EVENT_POD_EVICTED})
 """The requests that may cancel a pod's delayed action."""
 _TARGETED = {ACTION_RESTART_TASK: "task", ACTION_RESTART_POD: "pod", ACTION_RESTART_PARTITION: "partition"}
@@ -305,14 +301,16 @@ class JobController:
     def _process(self, req: Request) -> None:
         action = ACTION_SYNC_JOB
         try:
-            action = self._handle(req)
+            action, delayed = self._handle(req)
         except (ApiError, JobSyncError, PolicyError) as exc:
             self._handle_error(req, action, exc)
             return
         except DATA_ERRORS as exc:  # a job this controller cannot read is skipped until it changes
             job = self.cache.job(req.namespace, req.job_name) if self.cache is not None else None
             self.informers.unusable.handle(COMPONENT_NAME, dict(job) if job is not None else None, exc)
-        self._queue.forget(req)
+            delayed = False
+        if not delayed:  # a delayed action's request is forgotten when the action has run
+            self._queue.forget(req)
 
     def _handle_error(self, req: Request, action: str, exc: Exception) -> None:
         """Volcano's ``handleJobError``: re-add ``req`` rate-limited while the queue counts fewer than
@@ -355,18 +353,20 @@ class JobController:
             self.trace.record(self.clock.now_ms, COMPONENT_NAME, "CancelDelayed", req.job_key,
                               f"{delayed.action} pod={req.pod_name}")
 
-    def _handle(self, req: Request) -> str:
+    def _handle(self, req: Request) -> tuple[str, bool]:
+        """Process ``req``: its action, and whether the action was delayed by its policy's timeout
+        (scheduled, or already waiting) instead of run now."""
         assert self.cache is not None and self.actions is not None
         self._cancel_for_pod_event(req)
         job = self.cache.job(req.namespace, req.job_name)
         if job is None:
-            return ACTION_SYNC_JOB
+            return ACTION_SYNC_JOB, False
         action, delay = resolve_action(job, req)
         if delay > 0:
             self._schedule_delayed(job, req, action, delay)
-            return action
+            return action, True
         self._run(job, req, action)
-        return action
+        return action, False
 
     def _target(self, req: Request, action: str) -> Target | None:
         kind = _TARGETED.get(action)
@@ -377,14 +377,20 @@ class JobController:
         return Target(kind, req.task_name, req.pod_name, req.partition_id)
 
     def _run(self, job: Obj, req: Request, action: str) -> None:
+        """Execute ``action`` now, announced by the ``ExecuteAction`` Event "Start to execute
+        action <A> " (not for SyncJob); a non-internal action then cancels the delayed actions
+        of its scope."""
         assert self.actions is not None
         if action != ACTION_SYNC_JOB:
             self.recorder.event(job, "Normal", "ExecuteAction", f"Start to execute action {action} ")
-            self.trace.record(self.clock.now_ms, COMPONENT_NAME, "ExecuteAction", req.job_key,
-                              f"{action} on {_job_phase(job) or 'Pending'} ({req.describe()})")
+            self._trace_execute(job, req, action)
         self.actions.execute(job, action, self._target(req, action))
         if action not in INTERNAL_EVENTS and action != ACTION_SYNC_JOB:
             self._cancel_siblings(req, action)
+
+    def _trace_execute(self, job: Obj, req: Request, action: str) -> None:
+        self.trace.record(self.clock.now_ms, COMPONENT_NAME, "ExecuteAction", req.job_key,
+                          f"{action} on {_job_phase(job) or 'Pending'} ({req.describe()})")
 
     def _schedule_delayed(self, job: Obj, req: Request, action: str, delay_ms: int) -> None:
         slots = self._delayed.setdefault(req.job_key, {})
@@ -400,7 +406,12 @@ class JobController:
                                        req.partition_id, handle)
 
     def _fire_delayed(self, req: Request, action: str) -> None:
-        assert self.cache is not None
+        """A delayed action falls due, as Volcano's delayed-action goroutine runs it: the Job read
+        afresh, the action executed with no "Start to execute action" Event (only the scheduling
+        was announced); a failure goes through ``_handle_error`` (the request that scheduled the
+        action is re-added, and its policy delays the action anew); then, success or not, the
+        request is forgotten and the delayed actions of the action's scope are cancelled."""
+        assert self.cache is not None and self.actions is not None
         slots = self._delayed.get(req.job_key, {})
         entry = slots.get(req.pod_name)
         if entry is not None and entry.action == action:
@@ -408,32 +419,29 @@ class JobController:
         job = self.cache.job(req.namespace, req.job_name)
         if job is None:
             return
+        self._trace_execute(job, req, action)
         try:
-            self._run(job, req, action)
+            self.actions.execute(job, action, self._target(req, action))
         except (ApiError, JobSyncError) as exc:
-            # Volcano's delayed-action goroutine: handleJobError re-adds the request that scheduled the
-            # action (its policy, applied again, delays the action anew), then forgets it, and the
-            # delayed actions of the same kind are cleaned up as after a success.
             self._handle_error(req, action, exc)
-            self._queue.forget(req)
-            self._cancel_siblings(req, action)
+        self._queue.forget(req)
+        self._cancel_siblings(req, action)
 
     def _cancel_siblings(self, req: Request, action: str) -> None:
+        """Volcano's ``cleanupDelayActions`` after ``action`` ran for ``req``: cancel the job's delayed
+        actions of the same scope (``GetActionType``: a task, pod or partition action; anything else
+        is job level), for a task, pod or partition action only those of the same task, pod or
+        partition."""
         slots = self._delayed.get(req.job_key)
         if not slots:
             return
+        scope = _TARGETED.get(action, "job")
+        same = {"job": "", "task": req.task_name, "pod": req.pod_name, "partition": req.partition_id}[scope]
         for pod in sorted(slots):
             d = slots[pod]
-            if action in _JOB_LEVEL and d.action in _JOB_LEVEL:
-                hit = True
-            elif action == ACTION_RESTART_TASK:
-                hit = d.action == ACTION_RESTART_TASK and d.task == req.task_name
-            elif action == ACTION_RESTART_POD:
-                hit = d.action == ACTION_RESTART_POD and d.pod == req.pod_name
-            elif action == ACTION_RESTART_PARTITION:
-                hit = d.action == ACTION_RESTART_PARTITION and d.partition == req.partition_id
-            else:
-                hit = False
-            if hit:
-                d.handle.cancel()
-                del slots[pod]
+            if _TARGETED.get(d.action, "job") != scope:
+                continue
+            if same != {"job": "", "task": d.task, "pod": d.pod, "partition": d.partition}[scope]:
+                continue
+            d.handle.cancel()
+            del slots[pod]
