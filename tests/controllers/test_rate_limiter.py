@@ -98,3 +98,21 @@ def test_a_failing_key_alone_follows_its_exponential_backoff() -> None:
 def test_a_bucket_needs_a_positive_rate_and_size(qps: int, burst: int) -> None:
     with pytest.raises(ValueError):
         TokenReserver(qps, burst)
+
+
+def test_a_sharded_queue_gives_each_shard_a_bucket_of_its_own() -> None:
+    """Keys of shard 0 spend their bucket's burst; a key of shard 1 still finds a token at once,
+    while shard 0's next re-add waits for its own bucket (Volcano's Job controller: one
+    ``DefaultControllerRateLimiter`` per worker queue)."""
+    clock = SimClock()
+    q: WorkQueue[str] = WorkQueue(clock, lambda key: None, name="t", shards=2, shard_of=lambda k: int(k[0]))
+    assert [q.rate_limit_delay_ms(f"0-{i}") for i in range(100)] == [5] * 100
+    assert q.rate_limit_delay_ms("1-a") == 5
+    assert q.rate_limit_delay_ms("0-x") == 100
+
+
+@pytest.mark.parametrize("shards", [0, 2])
+def test_a_queue_refuses_shards_it_cannot_pick(shards: int) -> None:
+    """No shard at all, or shards without the function that picks a key's, is a construction error."""
+    with pytest.raises(ValueError, match="shards"):
+        WorkQueue(SimClock(), lambda key: None, name="t", shards=shards)

@@ -13,7 +13,10 @@ longer of a per-key exponential backoff (5 ms doubling up to 1000 s;
 every key of the queue (10 per second, a burst of 100, golang.org/x/time's
 ``Limiter.Reserve``: every re-add takes a token, a re-add that finds none
 waits for the one it reserved, so a queue re-adds at most 10 keys a second
-once its burst is spent, however many keys fail)::
+once its burst is spent, however many keys fail). A queue built with ``shards``
+and ``shard_of`` stands for that many client-go queues drained in one FIFO
+(Volcano's Job controller hashes each job to one of its worker queues): each
+shard has a bucket of its own, and a key takes its tokens from its shard's::
 
     >>> from volcano.sim import SimClock
     >>> clock = SimClock()
@@ -73,8 +76,12 @@ class WorkQueue(Generic[K]):
     """A deduplicating FIFO of keys processed by ``process`` as clock callbacks."""
 
     def __init__(self, clock: Clock, process: Callable[[K], None], *, name: str,
-                 priority: int = Priority.CONTROLLER) -> None:
-        self._bucket = TokenReserver(BUCKET_QPS, BUCKET_BURST)
+                 priority: int = Priority.CONTROLLER, shards: int = 1,
+                 shard_of: Callable[[K], int] | None = None) -> None:
+        if shards < 1 or (shards > 1 and shard_of is None):
+            raise ValueError(f"{name}: shards must be >= 1 (and > 1 only with shard_of), got {shards}")
+        self._buckets = [TokenReserver(BUCKET_QPS, BUCKET_BURST) for _ in range(shards)]
+        self._shard_of = shard_of if shards > 1 else None
         self._clock = clock
         self._process = process
         self.name = name
@@ -133,11 +140,13 @@ class WorkQueue(Generic[K]):
 
     def rate_limit_delay_ms(self, key: K) -> int:
         """client-go's ``DefaultControllerRateLimiter.When``: count a re-add of ``key`` and take a token
-        of the shared bucket; the longer of its backoff (5 ms, 10 ms, 20 ms, ... up to 1000 s) and the
-        bucket's wait."""
+        of the bucket shared by the keys of its shard; the longer of its backoff (5 ms, 10 ms, 20 ms,
+        ... up to 1000 s) and the bucket's wait."""
         failures = self._failures.get(key, 0)
         self._failures[key] = failures + 1
-        return max(self.backoff_ms(failures), self._bucket.reserve(self._clock.now_ms))
+        shard_of = self._shard_of
+        bucket = self._buckets[shard_of(key) % len(self._buckets)] if shard_of is not None else self._buckets[0]
+        return max(self.backoff_ms(failures), bucket.reserve(self._clock.now_ms))
 
     @staticmethod
     def backoff_ms(failures: int) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 
 from tests.controllers.job.conftest import NS, Cluster, job, task
 from volcano.apiserver.faults import FaultPlan, FaultyClient
-from volcano.controllers.job.controller import JobController
+from volcano.controllers.job.controller import WORKERS, JobController, fnv1_32, worker_of
 from volcano.controllers.job.request import Request
 from volcano.informers.workqueue import BUCKET_BURST, BUCKET_QPS, WorkQueue
 
@@ -146,3 +146,25 @@ def test_the_controller_counts_through_its_queue() -> None:
     c = FaultyCluster()
     assert isinstance(c.controller, JobController) and c.controller.max_requeue == 15
     assert not hasattr(c.controller, "_failures")
+
+
+def test_go_fnv1_32_vectors_pick_the_worker_queue() -> None:
+    """``fnv1_32`` is Go's ``fnv.New32`` (its package's FNV-1 test vectors), and a request's worker is
+    that hash of ``namespace/name`` modulo the controller's three workers."""
+    assert [fnv1_32(x) for x in (b"", b"a", b"ab", b"abc")] == [0x811C9DC5, 0x050C5D7E, 0x70772D38, 0x439C2F4B]
+    req = Request(NS, "kd")
+    assert worker_of(req) == fnv1_32(f"{NS}/kd".encode())
+    assert (JobController.__init__.__kwdefaults__ or {}).get("workers") == WORKERS == 3
+
+
+def test_jobs_of_different_workers_do_not_share_a_bucket() -> None:
+    """Two jobs on different worker queues (as hashed) fail their requests together: each queue's
+    bucket serves its own job's re-adds, so past one burst of 100 re-adds the retries still come at
+    twice one bucket's rate (with one shared bucket the later ones would wait twice as long)."""
+    c = FaultyCluster()
+    a, b = "kd", next(n for n in (f"j{i}" for i in range(50))
+                      if worker_of(Request(NS, n)) % WORKERS != worker_of(Request(NS, "kd")) % WORKERS)
+    q = c.controller._queue
+    delays = [q.rate_limit_delay_ms(Request(NS, name, pod_name=f"p{i}")) for i in range(120) for name in (a, b)]
+    assert delays[:200] == [5] * 200
+    assert delays[200:] == [100 * k for k in range(1, 21) for _ in (a, b)]  # the pair's: 100 ms apart each

@@ -17,9 +17,10 @@ SyncJob) and the state table's operation runs (``actions.JobActions``).
 
 Failures (API errors, missing queue or PVC, a policy timeout that is not a
 duration...) re-queue the request rate-limited (client-go's default controller
-rate limiter: per-request exponential back-off, and the queue's 10 per second
-bucket) while the queue counts fewer than ``max_requeue`` re-adds of it
-(default 15, -1 = unlimited); then the controller records "Job failed on
+rate limiter: per-request exponential back-off, and the 10 per second bucket
+of the job's worker queue, one of ``WORKERS`` picked by ``worker_of``) while
+the queue counts fewer than ``max_requeue`` re-adds of it (default 15, -1 =
+unlimited); then the controller records "Job failed on
 action <A> for retry limit reached" and executes TerminateJob, as Volcano's
 ``handleJobError`` does, without forgetting the request (Volcano v1.11+): the
 same request failing again later terminates at once. A request names the pod
@@ -75,9 +76,12 @@ from volcano.sim.clock import Clock, Priority, TimerHandle
 from volcano.sim.rand import RandomStreams
 from volcano.sim.trace import Trace
 
-__all__ = ["COMPONENT_NAME", "JobController"]
+__all__ = ["COMPONENT_NAME", "WORKERS", "JobController", "fnv1_32", "worker_of"]
 
 COMPONENT_NAME = "job-controller"
+WORKERS = 3
+"""Volcano's ``--worker-threads`` default: the Job controller's worker queues, each with its own
+rate limiter (here one FIFO whose retry buckets are per worker; see ``WorkQueue``)."""
 _POD_EVENTS = frozenset({EVENT_POD_PENDING, EVENT_POD_RUNNING, EVENT_POD_FAILED, EVENT_POD_EVICTED})
 """The requests that may cancel a pod's delayed action."""
 _TARGETED = {ACTION_RESTART_TASK: "task", ACTION_RESTART_POD: "pod", ACTION_RESTART_PARTITION: "partition"}
@@ -96,6 +100,20 @@ class _Delayed:
     handle: TimerHandle
 
 
+def fnv1_32(data: bytes) -> int:
+    """Go's ``hash/fnv`` ``New32`` (FNV-1, 32 bits) of ``data``."""
+    h = 0x811C9DC5
+    for byte in data:
+        h = ((h * 0x01000193) & 0xFFFFFFFF) ^ byte
+    return h
+
+
+def worker_of(req: Request) -> int:
+    """The hash that picks a request's worker queue in Volcano's Job controller (``genHash``: FNV-1
+    of the job key ``namespace/name``); the queue is this modulo the number of workers."""
+    return fnv1_32(req.job_key.encode())
+
+
 def _phase(obj: Mapping[str, Any] | None) -> str:
     return str(((obj or {}).get("status") or {}).get("phase") or "")
 
@@ -108,7 +126,10 @@ class JobController:
     """See the module docstring."""
 
     def __init__(self, client: Client, informers: InformerFactory, clock: Clock, *, streams: RandomStreams,
-                 trace: Trace, recorder: EventSink, max_requeue: int = 15) -> None:
+                 trace: Trace, recorder: EventSink, max_requeue: int = 15, workers: int = WORKERS) -> None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+        self.workers = workers
         self.client = client
         self.informers = informers
         self.clock = clock
@@ -133,7 +154,8 @@ class JobController:
         self.cache = JobCache(jobs, pods, pgs, queues, pcs)
         self.actions = JobActions(self.client, self.cache, self.clock, self.recorder, self.streams, self.trace)
         self._queue: WorkQueue[Request] = WorkQueue(self.clock, self._process, name=COMPONENT_NAME,
-                                                    priority=Priority.CONTROLLER)
+                                                    priority=Priority.CONTROLLER, shards=self.workers,
+                                                    shard_of=worker_of)
         self._commands: WorkQueue[tuple[str, str]] = WorkQueue(self.clock, self._process_command,
                                                                 name=f"{COMPONENT_NAME}-commands",
                                                                 priority=Priority.CONTROLLER)
