@@ -152,17 +152,37 @@ class TokenBucket:
     """golang.org/x/time/rate's ``Limiter`` as client-go's ``TryAccept`` uses it (``AllowN(now, 1)``):
     full (``burst`` tokens) when new; ``elapsed.Seconds() * qps`` tokens come back, capped at
     ``burst``; an event is allowed when taking a token leaves a wait that truncates to 0 ns, and
-    only an allowed event moves the bucket's time and takes the token."""
+    only an allowed event moves the bucket's time and takes the token.
 
-    __slots__ = ("burst", "last_ns", "qps", "tokens")
+    Whether an event is allowed is a monotone function of its time while the bucket does not move
+    (with ``qps`` > 0: the tokens that come back, the float arithmetic included, never fall as
+    the time grows; before the bucket's own time no time elapses). So a refusal works out an
+    instant ``shut_until`` before which every event is refused too (one just under the time the
+    refill would reach a token, checked: refused one nanosecond before it), and an event before
+    it is refused at once; an allowed event, which moves the bucket, forgets it."""
+
+    __slots__ = ("burst", "last_ns", "qps", "shut_until", "tokens")
 
     def __init__(self, qps: float = SPAM_QPS, burst: int = SPAM_BURST) -> None:
         self.qps, self.burst = qps, burst
         self.tokens = float(burst)
         self.last_ns: int | None = None
+        self.shut_until = _OPEN
+        """Every event before this instant (ns) is refused while the bucket does not move."""
 
     def try_accept(self, now_ns: int) -> bool:
         """Take a token at ``now_ns`` (ns on the clock) if one is there; whether it was."""
+        if now_ns < self.shut_until:
+            return False
+        tokens = self._left(now_ns)
+        if tokens is None:
+            self.shut_until = self._reopening(now_ns)
+            return False
+        self.last_ns, self.tokens, self.shut_until = now_ns, tokens, _OPEN
+        return True
+
+    def _left(self, now_ns: int) -> float | None:
+        """The tokens left after taking one at ``now_ns``, or None when the event is refused."""
         last = self.last_ns
         if last is None:
             tokens = float(self.burst)
@@ -175,9 +195,24 @@ class TokenBucket:
         tokens -= 1.0
         wait_ns = int(1e9 * (-tokens / self.qps)) if tokens < 0 else 0
         if self.burst < 1 or wait_ns > 0:
-            return False
-        self.last_ns, self.tokens = now_ns, tokens
-        return True
+            return None
+        return tokens
+
+    def _reopening(self, now_ns: int) -> int:
+        """An instant after ``now_ns``, at which an event was just refused, before which every event
+        is refused (see the class docstring): a millisecond before the refill reaches a token, when
+        an event a nanosecond before that is refused, else ``now_ns + 1``."""
+        last, qps = self.last_ns, self.qps
+        if last is None or not qps > 0:
+            return now_ns + 1
+        until = last + int((1.0 - self.tokens) / qps * 1e9) - 10**6
+        if until - 1 > now_ns and self._left(until - 1) is None:
+            return until
+        return now_ns + 1
+
+
+_OPEN = -(2**63)
+"""``TokenBucket.shut_until`` when no refusal is known: before every instant."""
 
 
 class Observed:
