@@ -14,7 +14,8 @@ class _Plain:
     """The bucket without the shortcut: ``golang.org/x/time/rate`` as client-go's ``TryAccept``."""
 
     def __init__(self, qps: float, burst: int) -> None:
-        self.qps, self.burst, self.tokens, self.last = qps, burst, float(burst), None
+        self.qps, self.burst, self.tokens = qps, burst, float(burst)
+        self.last: int | None = None
 
     def try_accept(self, now_ns: int) -> bool:
         last = self.last
