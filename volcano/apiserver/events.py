@@ -72,9 +72,8 @@ float64 as ``rate.Limit`` does (0.0033333334140479565, so a token is back after 
 AGGREGATE_PREFIX = "(combined from similar events): "
 """The message prefix of an aggregate Event."""
 _KEY_CACHE = LRU_SIZE
-"""Entries of the correlator's key-string cache (and of the recorder's involved-object cache)
-beyond which it starts again empty (each is a cache of a pure function: only speed depends on it;
-the object cache holds at most this many involved objects alive meanwhile)."""
+"""Entries of the correlator's key-string cache (and of the recorder's spam-key cache) beyond
+which it starts again empty (each is a cache of a pure function: only speed depends on it)."""
 
 _MAPS = (dict, FrozenDict)
 """The ``source`` types of a recorded Event: the recorder shares one frozen ``source`` among its Events."""
@@ -346,9 +345,6 @@ class EventRecorder:
         """Every Event's ``source``, one read-only object shared by all of them (the store keeps
         frozen parts as they are: one dict for all the component's Events instead of one each)."""
         self.correlator = EventCorrelator()
-        self._objects: dict[int, tuple[Any, ...]] = {}
-        """Per frozen involved object (by identity, held): ``(obj, spam key, name, kind, apiVersion,
-        namespace, uid)`` as ``event`` reads them (emptied at ``_KEY_CACHE`` entries)."""
         self._spam_keys: dict[tuple[Any, ...], str] = {}
         """The spam key of each involved identity (kind, namespace, name, uid, apiVersion) as ``event``
         builds it: a cache of a pure string function, emptied at ``_KEY_CACHE`` entries."""
@@ -366,33 +362,24 @@ class EventRecorder:
         """Record that ``reason``/``message`` happened to ``obj`` (``type`` Normal or Warning)."""
         if type not in EVENT_TYPES:
             raise ValueError(f"event type must be one of {EVENT_TYPES}, got {type!r}")
-        known = self._objects.get(id(obj)) if obj.__class__ is FrozenDict else None
-        if known is not None and known[0] is obj:
-            _, obj_key, name, kind, api_version, given_ns, uid = known
-        else:
-            meta = obj.get("metadata") or {}
-            name = meta.get("name")
-            if not name:
-                raise ValueError(f"event {reason!r}: the involved object has no metadata.name: {obj!r}")
-            kind, api_version, given_ns, uid = obj.get("kind", ""), obj.get("apiVersion", ""), \
-                meta.get("namespace"), meta.get("uid", "")
-            # The correlator's ``getSpamKey`` of the involved object built below (without building it:
-            # most events are dropped by the spam filter), one string per identity: a new version of
-            # the object (a pod whose condition the scheduler rewrote) finds the string, and its hash,
-            # of the last one.
-            ident = (kind, given_ns, name, uid, api_version)
-            obj_key = self._spam_keys.get(ident)
-            if obj_key is None:
-                obj_key = "".join((self.component, kind, given_ns if given_ns else "", name, uid, api_version))
-                if len(self._spam_keys) >= _KEY_CACHE:
-                    self._spam_keys.clear()
-                self._spam_keys[ident] = obj_key
-            if obj.__class__ is FrozenDict and meta.__class__ is FrozenDict:
-                # A frozen object (and its frozen metadata) never changes: its fields are read once
-                # while it is the one an event names (the same key string, hashed once, each time).
-                if len(self._objects) >= _KEY_CACHE:
-                    self._objects.clear()
-                self._objects[id(obj)] = (obj, obj_key, name, kind, api_version, given_ns, uid)
+        meta = obj.get("metadata") or {}
+        name = meta.get("name")
+        if not name:
+            raise ValueError(f"event {reason!r}: the involved object has no metadata.name: {obj!r}")
+        kind, api_version, given_ns, uid = obj.get("kind", ""), obj.get("apiVersion", ""), \
+            meta.get("namespace"), meta.get("uid", "")
+        # The correlator's ``getSpamKey`` of the involved object built below (without building it:
+        # most events are dropped by the spam filter), one string per identity: a new version of
+        # the object (a pod whose condition the scheduler rewrote) finds the string, and its hash,
+        # of the last one. (A cache of the fields by object was dropped: the object an event names
+        # is most often a version just written, the pod whose message moved, which it never knew.)
+        ident = (kind, given_ns, name, uid, api_version)
+        obj_key = self._spam_keys.get(ident)
+        if obj_key is None:
+            obj_key = "".join((self.component, kind, given_ns if given_ns else "", name, uid, api_version))
+            if len(self._spam_keys) >= _KEY_CACHE:
+                self._spam_keys.clear()
+            self._spam_keys[ident] = obj_key
         clock = self._clock
         now, now_ns = clock.timestamp(), clock.unix_ns()
         seen = self.correlator.observe(obj_key, name, type, reason, message, self.component, now_ns, now)
