@@ -388,11 +388,11 @@ class Scheduler:
             return
         record = recorder.event
         pg_get = self.cache.informers.informer("PodGroup").get
-        pod_get = self.cache.informers.informer("Pod").get
-        for ev in events:
-            obj = pg_get(ev.name, ev.namespace) if ev.kind == "PodGroup" else pod_get(ev.name, ev.namespace)
+        pod_get = self._pods.get
+        for kind, namespace, name, etype, reason, message in events:
+            obj = pg_get(name, namespace) if kind == "PodGroup" else pod_get(name, namespace)
             if obj is not None:
-                record(obj, ev.type, ev.reason, ev.message)
+                record(obj, etype, reason, message)
 
     def _write_conditions(self, writes: Sequence[tuple[TaskInfo, Obj, str]]) -> None:
         """``_set_pod_condition`` of each ``(task, cond, nominated)`` the session close asked for, in
