@@ -388,7 +388,7 @@ class Scheduler:
             return
         record = recorder.event
         pg_get = self.cache.informers.informer("PodGroup").get
-        pod_get = self._pods.get
+        pod_get = self.cache.informers.informer("Pod").get
         for kind, namespace, name, etype, reason, message in events:
             obj = pg_get(name, namespace) if kind == "PodGroup" else pod_get(name, namespace)
             if obj is not None:
