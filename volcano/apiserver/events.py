@@ -72,9 +72,8 @@ float64 as ``rate.Limit`` does (0.0033333334140479565, so a token is back after 
 AGGREGATE_PREFIX = "(combined from similar events): "
 """The message prefix of an aggregate Event."""
 _KEY_CACHE = LRU_SIZE
-"""Entries of the correlator's key-string cache (and of the recorder's involved-object cache)
-beyond which it starts again empty (each is a cache of a pure function: only speed depends on it;
-the object cache holds at most this many involved objects alive meanwhile)."""
+"""Entries of the correlator's key-string cache (and of the recorder's spam-key cache) beyond
+which it starts again empty (each is a cache of a pure function: only speed depends on it)."""
 
 _MAPS = (dict, FrozenDict)
 """The ``source`` types of a recorded Event: the recorder shares one frozen ``source`` among its Events."""
@@ -152,17 +151,37 @@ class TokenBucket:
     """golang.org/x/time/rate's ``Limiter`` as client-go's ``TryAccept`` uses it (``AllowN(now, 1)``):
     full (``burst`` tokens) when new; ``elapsed.Seconds() * qps`` tokens come back, capped at
     ``burst``; an event is allowed when taking a token leaves a wait that truncates to 0 ns, and
-    only an allowed event moves the bucket's time and takes the token."""
+    only an allowed event moves the bucket's time and takes the token.
 
-    __slots__ = ("burst", "last_ns", "qps", "tokens")
+    Whether an event is allowed is a monotone function of its time while the bucket does not move
+    (with ``qps`` > 0: the tokens that come back, the float arithmetic included, never fall as
+    the time grows; before the bucket's own time no time elapses). So a refusal works out an
+    instant ``shut_until`` before which every event is refused too (one just under the time the
+    refill would reach a token, checked: refused one nanosecond before it), and an event before
+    it is refused at once; an allowed event, which moves the bucket, forgets it."""
+
+    __slots__ = ("burst", "last_ns", "qps", "shut_until", "tokens")
 
     def __init__(self, qps: float = SPAM_QPS, burst: int = SPAM_BURST) -> None:
         self.qps, self.burst = qps, burst
         self.tokens = float(burst)
         self.last_ns: int | None = None
+        self.shut_until = _OPEN
+        """Every event before this instant (ns) is refused while the bucket does not move."""
 
     def try_accept(self, now_ns: int) -> bool:
         """Take a token at ``now_ns`` (ns on the clock) if one is there; whether it was."""
+        if now_ns < self.shut_until:
+            return False
+        tokens = self._left(now_ns)
+        if tokens is None:
+            self.shut_until = self._reopening(now_ns)
+            return False
+        self.last_ns, self.tokens, self.shut_until = now_ns, tokens, _OPEN
+        return True
+
+    def _left(self, now_ns: int) -> float | None:
+        """The tokens left after taking one at ``now_ns``, or None when the event is refused."""
         last = self.last_ns
         if last is None:
             tokens = float(self.burst)
@@ -175,9 +194,24 @@ class TokenBucket:
         tokens -= 1.0
         wait_ns = int(1e9 * (-tokens / self.qps)) if tokens < 0 else 0
         if self.burst < 1 or wait_ns > 0:
-            return False
-        self.last_ns, self.tokens = now_ns, tokens
-        return True
+            return None
+        return tokens
+
+    def _reopening(self, now_ns: int) -> int:
+        """An instant after ``now_ns``, at which an event was just refused, before which every event
+        is refused (see the class docstring): a millisecond before the refill reaches a token, when
+        an event a nanosecond before that is refused, else ``now_ns + 1``."""
+        last, qps = self.last_ns, self.qps
+        if last is None or not qps > 0:
+            return now_ns + 1
+        until = last + int((1.0 - self.tokens) / qps * 1e9) - 10**6
+        if until - 1 > now_ns and self._left(until - 1) is None:
+            return until
+        return now_ns + 1
+
+
+_OPEN = -(2**63)
+"""``TokenBucket.shut_until`` when no refusal is known: before every instant."""
 
 
 class Observed:
@@ -311,9 +345,6 @@ class EventRecorder:
         """Every Event's ``source``, one read-only object shared by all of them (the store keeps
         frozen parts as they are: one dict for all the component's Events instead of one each)."""
         self.correlator = EventCorrelator()
-        self._objects: dict[int, tuple[Any, ...]] = {}
-        """Per frozen involved object (by identity, held): ``(obj, spam key, name, kind, apiVersion,
-        namespace, uid)`` as ``event`` reads them (emptied at ``_KEY_CACHE`` entries)."""
         self._spam_keys: dict[tuple[Any, ...], str] = {}
         """The spam key of each involved identity (kind, namespace, name, uid, apiVersion) as ``event``
         builds it: a cache of a pure string function, emptied at ``_KEY_CACHE`` entries."""
@@ -331,33 +362,24 @@ class EventRecorder:
         """Record that ``reason``/``message`` happened to ``obj`` (``type`` Normal or Warning)."""
         if type not in EVENT_TYPES:
             raise ValueError(f"event type must be one of {EVENT_TYPES}, got {type!r}")
-        known = self._objects.get(id(obj)) if obj.__class__ is FrozenDict else None
-        if known is not None and known[0] is obj:
-            _, obj_key, name, kind, api_version, given_ns, uid = known
-        else:
-            meta = obj.get("metadata") or {}
-            name = meta.get("name")
-            if not name:
-                raise ValueError(f"event {reason!r}: the involved object has no metadata.name: {obj!r}")
-            kind, api_version, given_ns, uid = obj.get("kind", ""), obj.get("apiVersion", ""), \
-                meta.get("namespace"), meta.get("uid", "")
-            # The correlator's ``getSpamKey`` of the involved object built below (without building it:
-            # most events are dropped by the spam filter), one string per identity: a new version of
-            # the object (a pod whose condition the scheduler rewrote) finds the string, and its hash,
-            # of the last one.
-            ident = (kind, given_ns, name, uid, api_version)
-            obj_key = self._spam_keys.get(ident)
-            if obj_key is None:
-                obj_key = "".join((self.component, kind, given_ns if given_ns else "", name, uid, api_version))
-                if len(self._spam_keys) >= _KEY_CACHE:
-                    self._spam_keys.clear()
-                self._spam_keys[ident] = obj_key
-            if obj.__class__ is FrozenDict and meta.__class__ is FrozenDict:
-                # A frozen object (and its frozen metadata) never changes: its fields are read once
-                # while it is the one an event names (the same key string, hashed once, each time).
-                if len(self._objects) >= _KEY_CACHE:
-                    self._objects.clear()
-                self._objects[id(obj)] = (obj, obj_key, name, kind, api_version, given_ns, uid)
+        meta = obj.get("metadata") or {}
+        name = meta.get("name")
+        if not name:
+            raise ValueError(f"event {reason!r}: the involved object has no metadata.name: {obj!r}")
+        kind, api_version, given_ns, uid = obj.get("kind", ""), obj.get("apiVersion", ""), \
+            meta.get("namespace"), meta.get("uid", "")
+        # The correlator's ``getSpamKey`` of the involved object built below (without building it:
+        # most events are dropped by the spam filter), one string per identity: a new version of
+        # the object (a pod whose condition the scheduler rewrote) finds the string, and its hash,
+        # of the last one. (A cache of the fields by object was dropped: the object an event names
+        # is most often a version just written, the pod whose message moved, which it never knew.)
+        ident = (kind, given_ns, name, uid, api_version)
+        obj_key = self._spam_keys.get(ident)
+        if obj_key is None:
+            obj_key = "".join((self.component, kind, given_ns if given_ns else "", name, uid, api_version))
+            if len(self._spam_keys) >= _KEY_CACHE:
+                self._spam_keys.clear()
+            self._spam_keys[ident] = obj_key
         clock = self._clock
         now, now_ns = clock.timestamp(), clock.unix_ns()
         seen = self.correlator.observe(obj_key, name, type, reason, message, self.component, now_ns, now)

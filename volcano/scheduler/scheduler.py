@@ -214,6 +214,7 @@ class Scheduler:
         self.registry = registry or default_registry()
         self.actions = actions or default_actions()
         self.cache = SchedulerCache(informers, scheduler_names=(scheduler_name,), default_queue=default_queue)
+        self._pods = informers.informer("Pod")  # the cache's own (it watches pods from the start)
         self.metrics = SchedulerMetrics()
         self.cycles = 0
         self.skipped_cycles = 0
@@ -345,7 +346,7 @@ class Scheduler:
 
     # -- writes -------------------------------------------------------------------------------
     def _pod(self, task: TaskInfo) -> Obj | None:
-        return self.cache.informers.informer("Pod").get(task.name, task.namespace)
+        return self._pods.get(task.name, task.namespace)
 
     def _apply(self, ssn: Session, out: SessionOutcome) -> None:
         for task, node in ssn.binds:
@@ -365,11 +366,7 @@ class Scheduler:
                 self._record("PodGroupStatusUpdateFailed", f"{job.namespace}/{job.name}", exc.reason)
                 continue
         self._emit(out.events)
-        expect = self.cache.expect_echo if self.reuse else None
-        for task, cond, nominated in out.pod_conditions:
-            if expect is not None and not nominated:
-                expect(task.key)  # its echo keeps the task and job as carried (``SchedulerCache.expect_echo``)
-            self._set_pod_condition(task, cond, nominated)
+        self._write_conditions(out.pod_conditions)
         queues = self.cache.informers.informer("Queue")
         for name, allocated in sorted(out.queues.items()):
             # The whole list is replaced, as upstream's UpdateStatus does: a resource no longer held is removed.
@@ -392,10 +389,42 @@ class Scheduler:
         record = recorder.event
         pg_get = self.cache.informers.informer("PodGroup").get
         pod_get = self.cache.informers.informer("Pod").get
-        for ev in events:
-            obj = pg_get(ev.name, ev.namespace) if ev.kind == "PodGroup" else pod_get(ev.name, ev.namespace)
+        for kind, namespace, name, etype, reason, message in events:
+            obj = pg_get(name, namespace) if kind == "PodGroup" else pod_get(name, namespace)
             if obj is not None:
-                record(obj, ev.type, ev.reason, ev.message)
+                record(obj, etype, reason, message)
+
+    def _write_conditions(self, writes: Sequence[tuple[TaskInfo, Obj, str]]) -> None:
+        """``_set_pod_condition`` of each ``(task, cond, nominated)`` the session close asked for, in
+        order, each after noting (with ``reuse``, without a nominated node) that its echo keeps the
+        task and job as carried (``SchedulerCache.expect_echo``). With ``reuse`` and the in-process
+        server, ``_set_pod_condition``'s fast path inlined, with the pod informer and the clock
+        read as bound methods (a waiting gang's pods get one such write each, cycle after cycle)."""
+        expect = self.cache.expect_echo if self.reuse else None
+        write = self._status_fields
+        if expect is None or write is None:
+            for task, cond, nominated in writes:
+                if expect is not None and not nominated:
+                    expect(task.key)
+                self._set_pod_condition(task, cond, nominated)
+            return
+        client, get, timestamp = self.client, self._pods.get, self.clock.timestamp
+        for task, cond, nominated in writes:
+            spec = task.spec
+            if not nominated:
+                expect(spec.key)
+            name, namespace = spec.name, spec.namespace
+            pod = get(name, namespace)
+            if pod is None:
+                continue
+            status: Obj = {"conditions": shared_conditions((pod.get("status") or {}).get("conditions") or [], cond,
+                                                           timestamp())}
+            if nominated:
+                status["nominatedNodeName"] = nominated
+            try:
+                write(client, "Pod", name, namespace, status)  # ``_update_pod_status``
+            except ApiError:
+                continue
 
     def _set_pod_condition(self, task: TaskInfo, cond: Obj, nominated: str = "") -> None:
         pod = self._pod(task)

@@ -22,8 +22,9 @@ test compares the two outcomes at every session of random clusters.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -362,7 +363,9 @@ def _changed_conditions(ssn: Session, out: SessionOutcome, job: JobInfo, fit: st
     its fit errors is rendered once per ``FitErrors`` object (the tasks of one signature share
     one; its message is a function of its state, which the close does not move). A Pending task
     without a transaction (most of a large waiting gang's) takes a path of its own, with
-    ``task_scheduling_reason`` and ``_condition_differs`` inlined."""
+    ``task_scheduling_reason`` and ``_condition_differs`` inlined. The tasks given the same
+    reason and message share one condition dict (a written condition is never edited: the
+    scheduler sets a copy of it in the pod's list, ``set_condition``)."""
     fallback = fit or "all nodes are unavailable"
     rendered: dict[int, str] = {}
     writes: dict[str, tuple[str, str, str]] = {}
@@ -410,11 +413,20 @@ def _changed_conditions(ssn: Session, out: SessionOutcome, job: JobInfo, fit: st
         return
     tasks = job.tasks
     ordered = ssn.sort_tasks([tasks[uid] for uid in writes]) if len(writes) > 1 else [tasks[next(iter(writes))]]
+    events, conditions = out.events, out.pod_conditions
+    made: dict[tuple[str, str], dict[str, Any]] = {}
     for task in ordered:
         reason, msg, nominated = writes[task.uid]
-        out.events.append(Event("Pod", task.namespace, task.name, "Warning", "FailedScheduling", msg))
-        out.pod_conditions.append((task, {"type": "PodScheduled", "status": "False", "reason": reason,
-                                          "message": msg}, nominated))
+        spec = task.spec
+        events.append(_event(("Pod", spec.namespace, spec.name, "Warning", "FailedScheduling", msg)))
+        cond = made.get((reason, msg))
+        if cond is None:
+            cond = made[reason, msg] = {"type": "PodScheduled", "status": "False", "reason": reason, "message": msg}
+        conditions.append((task, cond, nominated))
+
+
+_event: Callable[[tuple[str, str, str, str, str, str]], Event] = partial(tuple.__new__, Event)
+"""``Event(*fields)`` without the named tuple's Python-level ``__new__`` (one per condition write)."""
 
 
 def _queue_allocated_reference(ssn: Session, out: SessionOutcome) -> None:
