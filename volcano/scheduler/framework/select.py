@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from operator import is_
 
 import numpy as np
 import numpy.typing as npt
 
 from volcano.scheduler.framework.job import FitErrors
+from volcano.scheduler.framework.node import NodeTable
 from volcano.scheduler.framework.points import PREDICATE
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.state import StateKey
@@ -158,15 +160,118 @@ SELECT_STATES: StateKey[dict[object, _SigState]] = StateKey("select.states", dic
 """Per task signature, the row-local results ``select_node`` keeps for this session."""
 
 
+class _Carried:
+    """One signature's row-local results as a session worked them out, with what they read: the
+    scheduler configuration (identity), the node specs (identity, in row order) and the rows'
+    accounting (``NodeTable.block``: the node specs fix the other columns, allocatable and pod
+    limits, for a given resource space width, which the block's shape tells)."""
+
+    __slots__ = ("block", "conf", "idle", "ok", "scores", "specs")
+
+    def __init__(self, conf: object, specs: list[object], block: npt.NDArray[np.int64], st: _SigState) -> None:
+        self.conf = conf
+        self.specs = specs
+        self.block = block
+        self.ok, self.idle, self.scores = st.ok.copy(), st.idle.copy(), st.scores.copy()
+
+
+SELECT_CARRIED: StateKey[dict[object, _Carried]] = StateKey("select.carried", dict)
+"""Per task signature, the last row-local results worked out (``Session.shared``: across
+sessions while the nodes are unchanged; ``_CARRIED_MAX`` of them, the least recently refreshed
+dropped first)."""
+
+_CARRIED_MAX = 64
+"""How many signatures' results ``SELECT_CARRIED`` keeps."""
+
+
+class _Carrying:
+    """What one session needs to take and leave carried results: whether it may (``Session.reuse``
+    and only built-in plugins, whose row-local callbacks read nothing but the row's node, its
+    accounting, the task's signature and the configuration), its node specs in row order, and the
+    table's accounting copied once per table state."""
+
+    __slots__ = ("at", "block", "enabled", "same", "specs")
+
+    def __init__(self, ssn: Session) -> None:
+        self.enabled = ssn.reuse and all(type(p).__module__.startswith(_BUILTIN) for p in ssn.plugins.values())
+        self.specs: list[object] = [node.spec for node in ssn.table.nodes] if self.enabled else []
+        self.same: dict[int, tuple[list[object], bool]] = {}
+        """Node spec lists compared with ``specs`` (by identity, held)."""
+        self.at = -1
+        self.block: npt.NDArray[np.int64] = np.zeros((0, 0), dtype=np.int64)
+
+    def same_specs(self, specs: list[object]) -> bool:
+        """``specs`` are this session's node specs, the very objects in row order."""
+        if specs is self.specs:
+            return True
+        hit = self.same.get(id(specs))
+        if hit is None or hit[0] is not specs:
+            mine = self.specs
+            hit = self.same[id(specs)] = (specs, len(specs) == len(mine) and all(map(is_, specs, mine)))
+        return hit[1]
+
+    def snapshot(self, table: NodeTable) -> npt.NDArray[np.int64]:
+        """A copy of the table's ``block`` now (one per table state: ``changes`` only grows)."""
+        if self.at != len(table.changes):
+            self.at = len(table.changes)
+            self.block = table.block.copy()
+        return self.block
+
+
+_CARRYING: StateKey[_Carrying | None] = StateKey("select.carrying", lambda: None)
+"""The session's ``_Carrying`` (made at the first signature it syncs)."""
+
+
+def _carried_rows(ssn: Session, task: TaskInfo, st: _SigState) -> npt.NDArray[np.intp]:
+    """The rows a new per-signature state must work out: every row, or, when a session since the
+    nodes last changed left results for the signature under the same configuration and node
+    specs (``SELECT_CARRIED``), only the rows whose accounting differs from theirs (``st`` then
+    takes the carried results). Exact because the results are row-local: a function of the
+    row's node and accounting and of the signature (``Session.add_fn``), the plugins' callbacks
+    and their arguments (the configuration) being the same; a task with host ports is left out
+    (a port conflict reads the tasks on the row, not its accounting)."""
+    n = len(ssn.table)
+    carrying = ssn.state.get(_CARRYING)
+    if carrying is None:
+        carrying = _Carrying(ssn)
+        ssn.state.set(_CARRYING, carrying)
+    if not carrying.enabled or task.spec.host_ports:
+        return np.arange(n, dtype=np.intp)
+    entry = ssn.shared.get(SELECT_CARRIED).get(task.spec.sched_sig)
+    block = ssn.table.block
+    if entry is None or entry.conf is not ssn.conf or entry.block.shape != block.shape \
+            or not carrying.same_specs(entry.specs):
+        return np.arange(n, dtype=np.intp)
+    st.ok[:], st.idle[:], st.scores[:] = entry.ok, entry.idle, entry.scores
+    return np.flatnonzero((block != entry.block).any(axis=1))
+
+
+def _leave(ssn: Session, task: TaskInfo, st: _SigState) -> None:
+    """Keep ``st`` (just synced with the whole table) for the sessions to come (``_carried_rows``)."""
+    carrying = ssn.state.peek(_CARRYING)
+    if carrying is None or not carrying.enabled or task.spec.host_ports:
+        return
+    kept = ssn.shared.get(SELECT_CARRIED)
+    sig = task.spec.sched_sig
+    kept.pop(sig, None)  # re-inserted last: the least recently refreshed go first
+    kept[sig] = _Carried(ssn.conf, carrying.specs, carrying.snapshot(ssn.table), st)
+    while len(kept) > _CARRIED_MAX:
+        del kept[next(iter(kept))]
+
+
 def _synced(ssn: Session, task: TaskInfo) -> _SigState:
+    """The signature's row-local results, brought up to date with the rows changed since they
+    were last synced (``NodeTable.changes``); a signature new to the session starts from the
+    results an earlier session left (``_carried_rows``), else from every row."""
     table = ssn.table
     n = len(table)
     states = ssn.state.get(SELECT_STATES)
     changes = table.changes
     st = states.get(task.spec.sched_sig)
+    new = st is None
     if st is None:
         st = states[task.spec.sched_sig] = _SigState(n)
-        rows = np.arange(n, dtype=np.intp)
+        rows = _carried_rows(ssn, task, st) if ssn.reuse else np.arange(n, dtype=np.intp)
     else:
         todo = len(changes) - st.pos
         if todo == 0:
@@ -178,12 +283,15 @@ def _synced(ssn: Session, task: TaskInfo) -> _SigState:
         else:
             rows = np.array(sorted(set(changes[st.pos:])), dtype=np.intp)
     st.pos = len(changes)
-    d = task.spec.dims()
-    need = task.vec[d]
-    cells = np.ix_(rows, d)
-    st.ok[rows] = ssn.predicate_rows(task, rows) & (table.fidle[cells] >= need).all(axis=1)
-    st.idle[rows] = (table.idle[cells] >= need).all(axis=1)
-    st.scores[rows] = ssn.node_scores(task, rows)
+    if len(rows):
+        d = task.spec.dims()
+        need = task.vec[d]
+        cells = np.ix_(rows, d)
+        st.ok[rows] = ssn.predicate_rows(task, rows) & (table.fidle[cells] >= need).all(axis=1)
+        st.idle[rows] = (table.idle[cells] >= need).all(axis=1)
+        st.scores[rows] = ssn.node_scores(task, rows)
+    if new and ssn.reuse:
+        _leave(ssn, task, st)
     return st
 
 
