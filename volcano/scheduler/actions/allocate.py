@@ -151,7 +151,7 @@ class Allocate(Action):
     def execute(self, ssn: Session) -> None:
         """Allocate pending tasks (see the module docstring)."""
         enqueue_on = "enqueue" in ssn.conf.actions
-        agenda = Agenda(ssn, keyed=True)
+        agenda = Agenda(ssn, keyed=True, queues_keyed=True)
         sheets: dict[str, deque[TaskInfo]] = {}
         reuse = ssn.reuse
         pending = TaskStatus.Pending
