@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Callable
 from operator import is_
 
 import numpy as np
@@ -352,7 +353,15 @@ class Lookahead:
     the columns so); the task must have the same signature and vector, no
     nominated node and no host ports (port conflicts read the node's tasks,
     not its accounting), and every plugin must be one of the built-in ones
-    (whose row-local callbacks read only the node and its accounting columns)."""
+    (whose row-local callbacks read only the node and its accounting columns).
+
+    A caller may also place the answered task without writing it to the table yet
+    (``hold``: a quiet statement's deferred placements, ``Statement``) and say so
+    (``note``): the row moves up one level as if the table held the placement, and
+    the level computations shift the row by what the table does not hold. Before the
+    lookahead reads the table otherwise (a new run, ``select_node``'s path, the fit
+    errors of a task that fits nowhere) it has the held placements written
+    (``write``); ``drop`` forgets them when they are undone unwritten."""
 
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
@@ -378,14 +387,62 @@ class Lookahead:
         """What one placement of the run's vector adds to ``_row_state``: (Allocated, Pipelined)."""
         self.fit_idle: bool | None = None
         """Whether the last task answered fits its row's Idle (None: not known here; see ``select``)."""
+        self._writer: Callable[[], None] | None = None
+        """Writes the held placements to the table (``hold``; None: placements are written as made)."""
+        self._held: dict[int, list[int]] = {}
+        """Per row: placements of the run noted but not in the table (``note``): [count, Allocated among them]."""
 
     def _applies(self, task: TaskInfo, local: bool) -> bool:
         spec = task.spec
         return (self.enabled and not spec.host_ports and not spec.nominated_node and len(self.ssn.table) > 0
                 and (local or self.ssn.rows_local(task)))
 
+    def hold(self, writer: Callable[[], None] | None) -> None:
+        """From now on the caller may place answered tasks without writing them to the table and
+        ``note`` them; ``writer`` writes every such placement to the table, in order (None: back to
+        placements written as made, which requires none held)."""
+        assert writer is not None or not self._held
+        self._writer = writer
+
+    def note(self, task: TaskInfo, row: int) -> None:
+        """``task``, just answered ``row``, was placed there (Allocated when ``fit_idle``, else
+        Pipelined) and the table does not hold it yet (``hold``)."""
+        assert self._writer is not None and row == self._last
+        held = self._held.get(row)
+        if held is None:
+            held = self._held[row] = [0, 0]
+        held[0] += 1
+        held[1] += bool(self._levels[int(self._level[row])][1][row])
+        self._up(task, row)
+        self._last = -1  # nothing in the table to check against the answer
+
+    def write(self) -> None:
+        """Have the held placements written to the table (the caller's ``hold`` writer) and take
+        them as the table's: the run goes on when the table then moved by exactly them."""
+        if not self._held:
+            return
+        assert self._writer is not None
+        changes = self.ssn.table.changes
+        start = len(changes)
+        self._writer()
+        wrote = Counter(changes[start:])
+        if len(changes) - start != sum(n for n, _ in self._held.values()) \
+                or any(wrote[row] != n for row, (n, _) in self._held.items()):
+            self._sig = None  # the table moved otherwise: start over
+        self._held = {}
+        self._pos = len(changes) if self._pos == start else -1
+        if self._pos < 0:
+            self._sig = None
+
+    def drop(self) -> None:
+        """The held placements were undone without being written: the run starts over."""
+        if self._held:
+            self._held = {}
+            self._sig = None
+
     def _start(self, task: TaskInfo) -> None:
         """Level 0 from ``select_node``'s synced per-signature state (copied)."""
+        self.write()
         st = _synced(self.ssn, task)
         self._sig, self._vec = task.spec.sched_sig, task.vec.tobytes()
         self._ok, self._idle, self._scores = st.ok.copy(), st.idle.copy(), st.scores.copy()
@@ -411,9 +468,15 @@ class Lookahead:
         allocated = alloc_prev + idle_prev  # a placement is Allocated exactly when the task fits Idle
         rows = np.flatnonzero(ok_prev)
         table = self.ssn.table
-        # The table already holds each row's placements so far (its current level): shift by the rest.
-        more = allocated[rows] - self._allocated[rows]
-        shift = more[:, None] * self._deltas[0] + ((j - self._level[rows]) - more)[:, None] * self._deltas[1]
+        # The table holds each row's placements so far (its current level) but the held ones: shift by the rest.
+        in_level, in_alloc = self._level, self._allocated
+        if self._held:
+            in_level, in_alloc = in_level.copy(), in_alloc.copy()
+            for row, (count, alloc) in self._held.items():
+                in_level[row] -= count
+                in_alloc[row] -= alloc
+        more = allocated[rows] - in_alloc[rows]
+        shift = more[:, None] * self._deltas[0] + ((j - in_level[rows]) - more)[:, None] * self._deltas[1]
         ok = np.zeros(len(ok_prev), dtype=np.bool_)
         idle = np.zeros(len(ok_prev), dtype=np.bool_)
         scores = np.full(len(ok_prev), -np.inf, dtype=np.float64)
@@ -446,15 +509,20 @@ class Lookahead:
             return True
         if state != self._placed:
             return False
+        self._pos = end
+        self._up(task, row)
+        return True
+
+    def _up(self, task: TaskInfo, row: int) -> None:
+        """``row`` received one more task of the run (in the table, or held): up one level."""
         j = int(self._level[row]) + 1
-        # The placement is in the table already: the row is at level j before level j is computed.
+        # The row is at level j before level j is computed (the shift accounts for what it holds).
         self._allocated[row] += self._levels[j - 1][1][row]
         self._level[row] = j
         if j == len(self._levels):
             self._level_values(task, j)
         ok, idle, scores, _ = self._levels[j]
         self._ok[row], self._idle[row], self._scores[row] = ok[row], idle[row], scores[row]
-        self._pos = end
         if self._heaps is None:
             self._heaps = self._build_heaps()
         elif ok[row]:
@@ -462,7 +530,6 @@ class Lookahead:
             heapq.heappush(self._heaps[1], key)
             if idle[row]:
                 heapq.heappush(self._heaps[0], key)
-        return True
 
     def _build_heaps(self) -> tuple[list[tuple[float, int, int]], list[tuple[float, int, int]]] | None:
         """Heaps of (-score, row, level) over the rows that pass and fit Idle, and over the rows
@@ -494,6 +561,7 @@ class Lookahead:
         or is None when unknown (``select_node`` answered)."""
         self.fit_idle = None
         if not self._applies(task, local):
+            self.write()
             self._sig = None
             return select_node(self.ssn, task)
         if self._sig != task.spec.sched_sig or self._vec != task.vec.tobytes() or not self._advance(task):
@@ -505,14 +573,14 @@ class Lookahead:
             if top is None:
                 top = self._top(heaps[1])
                 if top is None:
-                    return None, feasible(self.ssn, task)[1]
+                    return None, self._no_fit(task)
             self._answer(top)
             return top, None
         ok = self._ok
         cand = ok & self._idle
         if not cand.any():
             if not ok.any():
-                return None, feasible(self.ssn, task)[1]
+                return None, self._no_fit(task)
             cand = ok
         best = int(np.argmax(np.where(cand, self._scores, -np.inf)))
         if not cand[best]:
@@ -520,13 +588,21 @@ class Lookahead:
         self._answer(best)
         return best, None
 
+    def _no_fit(self, task: TaskInfo) -> FitErrors:
+        """``feasible``'s fit errors for ``task`` over the table with every placement written."""
+        self.write()
+        return feasible(self.ssn, task)[1]
+
     def _answer(self, row: int) -> None:
         """Remember ``row`` as the answer and its accounting now (``_advance`` checks what follows)."""
         self._last = row
-        state = self._row_state(row)
-        self._snap = state.tobytes()
         idle = bool(self._idle[row])
         self.fit_idle = idle
+        if self._writer is not None:  # the caller may hold the placement (``note``): checked then, not here
+            self._snap = self._placed = b""
+            return
+        state = self._row_state(row)
+        self._snap = state.tobytes()
         self._placed = (state + self._deltas[0 if idle else 1]).tobytes()
 
 

@@ -16,6 +16,14 @@ ALLOCATABLE, itself), and a quiet ``discard`` undoes the placements without
 firing either side: the handlers never saw them. That is exact where the
 handlers keep integer sums that a placement and its undo return to where they
 were (the built-in plugins' allocations), as the futile-visit memo assumes.
+
+A ``deferred`` quiet statement moreover leaves its placements out of the node table
+until ``write`` (the task's status, node and the job's counts move at once): allocate's
+node selection answers from its own lookahead meanwhile (``select.Lookahead.hold``) and
+has them written before it reads the table otherwise; ``release`` and ``commit`` write
+them first, and a ``discard`` undoes the unwritten ones without touching the table. The
+table then goes through the same states wherever it is read (``add_tasks`` writes a run of
+placements as ``add_task`` one by one would).
 """
 
 from __future__ import annotations
@@ -43,11 +51,16 @@ class Operation(NamedTuple):
 class Statement:
     """A transaction over a session (see the module docstring)."""
 
-    def __init__(self, ssn: Session, *, quiet: bool = False) -> None:
+    def __init__(self, ssn: Session, *, quiet: bool = False, deferred: bool = False) -> None:
+        assert quiet or not deferred
         self.ssn = ssn
         self.ops: list[Operation] = []
         self.quiet = quiet
         """Placements fire no event handlers until ``release`` (see the module docstring)."""
+        self.deferred = deferred
+        """Placements reach the node table only at ``write`` (see the module docstring)."""
+        self._unwritten: list[tuple[NodeInfo, TaskInfo]] = []
+        """The placements not written to the node table yet, in order (the last ones of ``ops``)."""
 
     def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
         """Allocate ``task`` on ``node`` in the session."""
@@ -72,13 +85,24 @@ class Statement:
         task.node_name = node.name
         if status == S.Pipelined:
             task.eviction_occurred = eviction_occurred
-        self.ssn.table.add_task(node, task)
+        if self.deferred:
+            self._unwritten.append((node, task))
+        else:
+            self.ssn.table.add_task(node, task)
+
+    def write(self) -> None:
+        """Write the placements not written yet to the node table, in placement order."""
+        if self._unwritten:
+            self.ssn.table.add_tasks(self._unwritten)
+            self._unwritten = []
 
     def release(self) -> None:
         """Fire the allocate event handlers a quiet statement held back, task by task in
         placement order; the statement is an ordinary one from then on."""
         if not self.quiet:
             return
+        self.write()
+        self.deferred = False
         self.quiet = False
         handlers = self.ssn.on_allocate
         for op in self.ops:
@@ -102,6 +126,7 @@ class Statement:
 
     def commit(self) -> None:
         """Dispatch allocations to the binder and evictions to the evictor."""
+        self.write()
         ssn = self.ssn
         for op in self.ops:
             op.task.last_txn = None
@@ -141,14 +166,16 @@ class Statement:
 
     def _unplace(self) -> None:
         """A quiet discard: ``Session.undo_allocate`` of every placement in reverse order, without
-        the event handlers, the node table's columns restored in one step."""
+        the event handlers, the node table's columns restored in one step (the placements not
+        written to it, the last ones, leave it untouched)."""
         table = self.ssn.table
         by_name = table.by_name
         placed = []
         for op in reversed(self.ops):
             task = op.task
             placed.append((by_name[task.node_name], task))
-        table.remove_tasks(placed)
+        table.remove_tasks(placed[len(self._unwritten):])
+        self._unwritten = []
         for _, task in placed:
             assert task.job is not None
             task.job.set_status(task, S.Pending)
