@@ -22,8 +22,7 @@ until ``write`` (the task's status, node and the job's counts move at once): all
 node selection answers from its own lookahead meanwhile (``select.Lookahead.hold``) and
 has them written before it reads the table otherwise; ``release`` and ``commit`` write
 them first, and a ``discard`` undoes the unwritten ones without touching the table. The
-table then goes through the same states wherever it is read (``add_tasks`` writes a run of
-placements as ``add_task`` one by one would).
+table then goes through the same states wherever it is read.
 """
 
 from __future__ import annotations
@@ -35,6 +34,10 @@ from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.task import TaskInfo, TaskStatus
 
 S = TaskStatus
+
+_FEW = 16
+"""A quiet discard takes up to this many placements off the table one by one (``remove_task``), more
+in one ``remove_tasks``: the same table either way."""
 
 __all__ = ["Operation", "Statement"]
 
@@ -92,8 +95,11 @@ class Statement:
 
     def write(self) -> None:
         """Write the placements not written yet to the node table, in placement order."""
-        if self._unwritten:
-            self.ssn.table.add_tasks(self._unwritten)
+        unwritten = self._unwritten
+        if unwritten:
+            add_task = self.ssn.table.add_task
+            for node, task in unwritten:
+                add_task(node, task)
             self._unwritten = []
 
     def release(self) -> None:
@@ -174,7 +180,12 @@ class Statement:
         for op in reversed(self.ops):
             task = op.task
             placed.append((by_name[task.node_name], task))
-        table.remove_tasks(placed[len(self._unwritten):])
+        written = placed[len(self._unwritten):]
+        if len(written) > _FEW:
+            table.remove_tasks(written)
+        else:  # ``remove_tasks``'s vector set-up costs more than a few rows' updates
+            for node, task in written:
+                table.remove_task(node, task)
         self._unwritten = []
         for _, task in placed:
             assert task.job is not None
