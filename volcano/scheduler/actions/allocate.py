@@ -57,7 +57,7 @@ def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
     fires the held-back events at its end, a discarded one never does. Such a visit (without a
     PrePredicate, which might read the table) also defers its placements' node-table writes
     (``Statement``): the lookahead answers from the placements it was told of (``note``) and
-    has them written before it reads the table; a discarded visit never writes them."""
+    has them written before it reads the table otherwise; a discarded visit never writes them."""
     if look is None:
         look = Lookahead(ssn)
     pre = ssn.has(PRE_PREDICATE)  # no plugin: every answer is None (``all_ok``), left unasked

@@ -358,9 +358,9 @@ class Lookahead:
     A caller may also place the answered task without writing it to the table yet
     (``hold``: a quiet statement's deferred placements, ``Statement``) and say so
     (``note``): the row moves up one level as if the table held the placement, and
-    the level computations shift the row by what the table does not hold. Before the
-    lookahead reads the table otherwise (a new run, ``select_node``'s path, the fit
-    errors of a task that fits nowhere) it has the held placements written
+    the level computations and the fit errors of a task that fits nowhere shift the
+    rows by what the table does not hold. Before the lookahead reads the table
+    otherwise (a new run, ``select_node``'s path) it has the held placements written
     (``write``); ``drop`` forgets them when they are undone unwritten."""
 
     def __init__(self, ssn: Session) -> None:
@@ -391,6 +391,8 @@ class Lookahead:
         """Writes the held placements to the table (``hold``; None: placements are written as made)."""
         self._held: dict[int, list[int]] = {}
         """Per row: placements of the run noted but not in the table (``note``): [count, Allocated among them]."""
+        self._noted = -1
+        """The row of the placement noted last, until it moves up a level (``_advance``; -1: none)."""
 
     def _applies(self, task: TaskInfo, local: bool) -> bool:
         spec = task.spec
@@ -406,14 +408,15 @@ class Lookahead:
 
     def note(self, task: TaskInfo, row: int) -> None:
         """``task``, just answered ``row``, was placed there (Allocated when ``fit_idle``, else
-        Pipelined) and the table does not hold it yet (``hold``)."""
-        assert self._writer is not None and row == self._last
+        Pipelined) and the table does not hold it yet (``hold``). The row moves up a level at
+        the next answer of the run (``_advance``), as a written placement does."""
+        assert self._writer is not None and row == self._last and self._noted < 0
         held = self._held.get(row)
         if held is None:
             held = self._held[row] = [0, 0]
         held[0] += 1
         held[1] += bool(self._levels[int(self._level[row])][1][row])
-        self._up(task, row)
+        self._noted = row
         self._last = -1  # nothing in the table to check against the answer
 
     def write(self) -> None:
@@ -438,11 +441,13 @@ class Lookahead:
         """The held placements were undone without being written: the run starts over."""
         if self._held:
             self._held = {}
+            self._noted = -1
             self._sig = None
 
     def _start(self, task: TaskInfo) -> None:
         """Level 0 from ``select_node``'s synced per-signature state (copied)."""
         self.write()
+        self._noted = -1
         st = _synced(self.ssn, task)
         self._sig, self._vec = task.spec.sched_sig, task.vec.tobytes()
         self._ok, self._idle, self._scores = st.ok.copy(), st.idle.copy(), st.scores.copy()
@@ -493,7 +498,11 @@ class Lookahead:
         self._levels.append((ok, idle, scores, allocated))
 
     def _advance(self, task: TaskInfo) -> bool:
-        """Account for the placement since the last answer; False when the table moved otherwise."""
+        """Account for the placement since the last answer (held, ``note``, or in the table);
+        False when the table moved otherwise."""
+        if self._noted >= 0:
+            row, self._noted = self._noted, -1
+            self._up(task, row)
         changes = self.ssn.table.changes
         end = len(changes)
         if end == self._pos:
@@ -589,9 +598,22 @@ class Lookahead:
         return best, None
 
     def _no_fit(self, task: TaskInfo) -> FitErrors:
-        """``feasible``'s fit errors for ``task`` over the table with every placement written."""
-        self.write()
-        return feasible(self.ssn, task)[1]
+        """``feasible``'s fit errors for ``task`` (of the run's signature) over the table with every
+        placement written. The held ones (all of the run's vector) are not written for it: their
+        rows' accounting is shifted by them meanwhile, as ``_level_values`` does, which is all a
+        row-local task's ``feasible`` reads of a row (its predicates read no task on it)."""
+        held = self._held
+        if not held:
+            return feasible(self.ssn, task)[1]
+        rows = np.array(sorted(held), dtype=np.intp)
+        counts = np.array([held[r] for r in rows.tolist()], dtype=np.int64)
+        shift = counts[:, 1:2] * self._deltas[0] + (counts[:, 0:1] - counts[:, 1:2]) * self._deltas[1]
+        block = self.ssn.table.block
+        block[rows] += shift
+        try:
+            return feasible(self.ssn, task)[1]
+        finally:
+            block[rows] -= shift
 
     def _answer(self, row: int) -> None:
         """Remember ``row`` as the answer and its accounting now (``_advance`` checks what follows)."""

@@ -19,7 +19,8 @@ were (the built-in plugins' allocations), as the futile-visit memo assumes.
 
 A ``deferred`` quiet statement moreover leaves its placements out of the node table
 until ``write`` (the task's status, node and the job's counts move at once): allocate's
-node selection answers from its own lookahead meanwhile (``select.Lookahead.hold``) and
+node selection answers from its own lookahead meanwhile (``select.Lookahead.hold``: the
+fit errors of a task that fits nowhere are worked out over the table shifted by them) and
 has them written before it reads the table otherwise; ``release`` and ``commit`` write
 them first, and a ``discard`` undoes the unwritten ones without touching the table. The
 table then goes through the same states wherever it is read.
