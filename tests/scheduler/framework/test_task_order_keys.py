@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.model import QueueInfo, TaskInfo, TaskSpec
 from volcano.scheduler.framework.plugin import Plugin, PluginRegistry
-from volcano.scheduler.framework.points import QUEUE_ORDER, TASK_ORDER
+from volcano.scheduler.framework.points import TASK_ORDER, VICTIM_QUEUE_ORDER
 from volcano.scheduler.framework.resources import ResourceSpace
 from volcano.scheduler.framework.session import Session, Snapshot
 from volcano.scheduler.plugins import default_registry
@@ -61,12 +61,12 @@ def test_a_callback_without_a_key_keeps_the_pairwise_order() -> None:
     assert [t.spec.index for t in ssn.sort_tasks(tasks)] == [3, 2, 1, 0]
 
 
-def test_a_key_is_refused_outside_task_and_job_order() -> None:
+def test_a_key_is_refused_outside_task_job_and_queue_order() -> None:
     class _Bad(Plugin):
         name = "bad"
 
         def open(self, ssn: Session) -> None:
-            ssn.add_fn(QUEUE_ORDER, lambda a, b: 0, key=lambda spec: 0)
+            ssn.add_fn(VICTIM_QUEUE_ORDER, lambda a, b, p: 0, key=lambda spec: 0)
 
     registry = default_registry()
     registry.register(_Bad)

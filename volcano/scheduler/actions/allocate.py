@@ -54,12 +54,29 @@ def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
     ``asked`` gets the ALLOCATABLE answers, one per task taken, in order. With ``quota`` (a visit
     the memo could record: built-in plugins, row-local tasks without terms or host ports) the
     placements are quiet (``Statement``): ``quota`` answers ALLOCATABLE meanwhile, a kept visit
-    fires the held-back events at its end, a discarded one never does."""
-    stmt = Statement(ssn, quiet=quota is not None)
-    table = ssn.table
+    fires the held-back events at its end, a discarded one never does. Such a visit (without a
+    PrePredicate, which might read the table) also defers its placements' node-table writes
+    (``Statement``): the lookahead answers from the placements it was told of (``note``) and
+    has them written before it reads the table otherwise; a discarded visit never writes them."""
     if look is None:
         look = Lookahead(ssn)
     pre = ssn.has(PRE_PREDICATE)  # no plugin: every answer is None (``all_ok``), left unasked
+    stmt = Statement(ssn, quiet=quota is not None, deferred=quota is not None and not pre)
+    if stmt.deferred:
+        look.hold(stmt.write)
+    try:
+        return _places(ssn, job, queue, tasks, look, stmt, placed, asked, quota, pre)
+    finally:
+        if stmt.deferred:
+            look.drop()  # what is still held was undone unwritten (a kept visit wrote it)
+            look.hold(None)
+
+
+def _places(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo], look: Lookahead,
+            stmt: Statement, placed: list[Placed] | None, asked: list[bool] | None, quota: Quota | None,
+            pre: bool) -> Statement | None:
+    """The body of ``_visit`` with its statement made."""
+    table = ssn.table
     # A recordable visit's plugins are the built-in ones (``futile``), of which only gang answers
     # JobReady, ``check_task_ready() and is_ready()`` (pure reads): while ``is_ready`` is False
     # the answer is False, left unasked.
@@ -105,9 +122,17 @@ def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo],
             stmt.pipeline(task, node, False)
             if quota is not None:
                 quota.placed(task)
+        else:
+            idle = None  # not placed
+        if stmt.deferred:
+            if idle is not None:
+                look.note(task, best)  # the lookahead answered it (it wrote what it held before any other answer)
+            else:
+                stmt.write()
         if (not gang or job.is_ready()) and ssn.job_ready(job):
             break
     if ssn.job_ready(job) or ssn.job_pipelined(job):
+        look.write()
         stmt.release()
         return stmt
     if placed is not None:
@@ -151,7 +176,7 @@ class Allocate(Action):
     def execute(self, ssn: Session) -> None:
         """Allocate pending tasks (see the module docstring)."""
         enqueue_on = "enqueue" in ssn.conf.actions
-        agenda = Agenda(ssn, keyed=True)
+        agenda = Agenda(ssn, keyed=True, queues_keyed=True)
         sheets: dict[str, deque[TaskInfo]] = {}
         reuse = ssn.reuse
         pending = TaskStatus.Pending

@@ -54,11 +54,18 @@ class Agenda:
     ``keyed``: the caller promises that no task of a job waiting on the agenda moves
     until the job is popped (allocate, enqueue and backfill move only the popped
     job's tasks); the job heaps then order by ``Session.job_key`` when the session
-    offers one, with the same pop order as comparing by ``job_less``."""
+    offers one, with the same pop order as comparing by ``job_less``.
 
-    def __init__(self, ssn: Session, *, keyed: bool = False) -> None:
+    ``queues_keyed``: the caller promises moreover that no task of a job of a queue
+    waiting on the agenda moves until the queue is popped (allocate moves only the
+    tasks of the popped queue's popped job, and pushes the queue back after); the
+    queue heap then orders by ``Session.queue_key`` when the session offers one, with
+    the same pop order as comparing by ``queue_less``."""
+
+    def __init__(self, ssn: Session, *, keyed: bool = False, queues_keyed: bool = False) -> None:
         self._ssn = ssn
-        self._queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
+        self._queues: PriorityQueue[QueueInfo] = PriorityQueue(
+            ssn.queue_less, key=ssn.queue_key() if queues_keyed else None)
         self._seen: set[str] = set()
         self._jobs: dict[str, PriorityQueue[JobInfo]] = {}
         self._key = ssn.job_key() if keyed else None

@@ -51,45 +51,54 @@ class NodeSpec:
 
 class RowTasks(dict[str, TaskInfo]):
     """The tasks on one node row of a carried table (uid -> task) that note being written
-    (``dirty``): every method that changes a dict sets it, so a session's copy of a row that
-    is not dirty still equals the row it was copied from (``NodeTable.copy``)."""
+    (``dirty``, and the row in ``marks`` when given): every method that changes a dict notes
+    it, so a session's copy of a row that is not dirty still equals the row it was copied
+    from (``NodeTable.copy``)."""
 
-    __slots__ = ("dirty",)
+    __slots__ = ("dirty", "marks", "row")
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, items: Any = (), marks: set[int] | None = None, row: int = -1) -> None:
+        super().__init__(items)
         self.dirty = False
+        self.marks = marks
+        """The rows written since the copy that made this one (shared by a table's rows; None: none)."""
+        self.row = row
+
+    def _note(self) -> None:
+        self.dirty = True
+        if self.marks is not None:
+            self.marks.add(self.row)
 
     def __setitem__(self, key: str, value: TaskInfo) -> None:
-        self.dirty = True
+        self._note()
         super().__setitem__(key, value)
 
     def __delitem__(self, key: str) -> None:
-        self.dirty = True
+        self._note()
         super().__delitem__(key)
 
     def __ior__(self, other: Any) -> RowTasks:  # type: ignore[override,misc]
-        self.dirty = True
+        self._note()
         return super().__ior__(other)
 
     def pop(self, *args: Any) -> Any:
-        self.dirty = True
+        self._note()
         return super().pop(*args)
 
     def popitem(self) -> tuple[str, TaskInfo]:
-        self.dirty = True
+        self._note()
         return super().popitem()
 
     def clear(self) -> None:
-        self.dirty = True
+        self._note()
         super().clear()
 
     def setdefault(self, *args: Any) -> Any:
-        self.dirty = True
+        self._note()
         return super().setdefault(*args)
 
     def update(self, *args: Any, **kwargs: Any) -> None:
-        self.dirty = True
+        self._note()
         super().update(*args, **kwargs)
 
 
@@ -296,12 +305,18 @@ class NodeTable:
                 self.fidle[row] -= sign * vec
             self.pods[row] += sign
 
-    def copy(self, nodes: list[NodeInfo], by_name: dict[str, NodeInfo], moved: set[int] | None) -> NodeTable:
+    def copy(self, nodes: list[NodeInfo], by_name: dict[str, NodeInfo], moved: set[int] | None,
+             marks: set[int] | None = None) -> NodeTable:
         """A table with this one's accounting (every column copied) over ``nodes``: one
         ``NodeInfo`` per row of the same specs, each given a copy of this table's task dict for
         its row (``RowTasks``), or keeping the copy it holds when that one was made from this
         table's row (``moved``: the rows of this table changed since, None: every row), and was
-        not written since (``by_name``: ``nodes`` by name). ``changes`` starts empty."""
+        not written since (``by_name``: ``nodes`` by name). ``changes`` starts empty.
+
+        ``marks``: the set the copies note their writes in (emptied here). Given along with
+        ``moved``, the caller promises that the last copy over ``nodes`` was made with the same
+        ``marks`` and that nothing replaced a row's task dict since (sessions write into them):
+        then only the rows in ``moved`` or ``marks`` are looked at."""
         table = NodeTable.__new__(NodeTable)
         table.space = self.space
         table.alloc = self.alloc.copy()
@@ -309,10 +324,20 @@ class NodeTable:
         table._views()
         table.max_pods = self.max_pods.copy()
         table._deltas = {}
-        for node, mine in zip(nodes, self.nodes, strict=True):
-            held = node.tasks
-            if moved is None or not isinstance(held, RowTasks) or held.dirty or node.row in moved:
-                node.tasks = RowTasks(mine.tasks)
+        if moved is not None and marks is not None and len(nodes) == len(self.nodes):
+            stale = sorted(moved | marks)
+            marks.clear()
+            mine_nodes = self.nodes
+            for row in stale:
+                nodes[row].tasks = RowTasks(mine_nodes[row].tasks, marks, row)
+        else:
+            if marks is not None:
+                marks.clear()
+            for node, mine in zip(nodes, self.nodes, strict=True):
+                held = node.tasks
+                if moved is None or not isinstance(held, RowTasks) or held.dirty or node.row in moved \
+                        or held.marks is not marks:
+                    node.tasks = RowTasks(mine.tasks, marks, node.row)
         table.nodes = nodes
         table.by_name = by_name
         table.changes = []

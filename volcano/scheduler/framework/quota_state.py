@@ -421,10 +421,12 @@ class QuotaPlugin(Protocol):
         """A task left its node: its queue's allocation shrinks."""
 
 
-def register_quota_plugin(ssn: Session, plugin: QuotaPlugin) -> None:
-    """Register the points every quota plugin answers (queue order, reclaimable, allocatable,
-    preemptive, job enqueueable and enqueued) and its allocation event handlers."""
-    ssn.add_fn(QUEUE_ORDER, plugin.queue_order)
+def register_quota_plugin(ssn: Session, plugin: QuotaPlugin,
+                          queue_key: Callable[[QueueInfo], Any] | None = None) -> None:
+    """Register the points every quota plugin answers (queue order, with ``queue_key`` when the
+    plugin has one, see ``Session.add_fn``; reclaimable, allocatable, preemptive, job
+    enqueueable and enqueued) and its allocation event handlers."""
+    ssn.add_fn(QUEUE_ORDER, plugin.queue_order, key=queue_key)
     ssn.add_fn(RECLAIMABLE, plugin.reclaimable)
     ssn.add_fn(ALLOCATABLE, plugin.allocatable)
     ssn.add_fn(PREEMPTIVE, plugin.preemptive)

@@ -52,7 +52,7 @@ class _Stale(Exception):
 class RowCarry:
     """The node table as built for the last session, and what it was built from."""
 
-    __slots__ = ("by_name", "orphans", "specs", "table", "width", "working")
+    __slots__ = ("by_name", "marks", "orphans", "specs", "table", "width", "working")
 
     def __init__(self, table: NodeTable, specs: list[object], width: int, orphans: Orphans) -> None:
         self.table = table
@@ -67,6 +67,9 @@ class RowCarry:
         """The ``NodeInfo`` objects sessions get (a session's rows are valid until the next one opens)."""
         self.by_name = {node.name: node for node in self.working}
         """``working`` by node name."""
+        self.marks: set[int] = set()
+        """The rows of ``working`` whose task dicts a session wrote since the last copy (``NodeTable.copy``;
+        sessions write into a row's dict, never replace it)."""
 
 
 def _columns(status: TaskStatus) -> int:
@@ -229,4 +232,4 @@ def open_rows(ssn: Session, snapshot: Snapshot, members: Mapping[str, list[TaskS
         rows = carry.rows = _build(ssn, snapshot, orphans)
         carry.rows_built += 1
         moved = None
-    ssn.table = rows.table.copy(rows.working, rows.by_name, moved)
+    ssn.table = rows.table.copy(rows.working, rows.by_name, moved, rows.marks)

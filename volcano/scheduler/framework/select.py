@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Callable
+from operator import is_
 
 import numpy as np
 import numpy.typing as npt
 
 from volcano.scheduler.framework.job import FitErrors
+from volcano.scheduler.framework.node import NodeTable
 from volcano.scheduler.framework.points import PREDICATE
 from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.state import StateKey
@@ -158,15 +161,118 @@ SELECT_STATES: StateKey[dict[object, _SigState]] = StateKey("select.states", dic
 """Per task signature, the row-local results ``select_node`` keeps for this session."""
 
 
+class _Carried:
+    """One signature's row-local results as a session worked them out, with what they read: the
+    scheduler configuration (identity), the node specs (identity, in row order) and the rows'
+    accounting (``NodeTable.block``: the node specs fix the other columns, allocatable and pod
+    limits, for a given resource space width, which the block's shape tells)."""
+
+    __slots__ = ("block", "conf", "idle", "ok", "scores", "specs")
+
+    def __init__(self, conf: object, specs: list[object], block: npt.NDArray[np.int64], st: _SigState) -> None:
+        self.conf = conf
+        self.specs = specs
+        self.block = block
+        self.ok, self.idle, self.scores = st.ok.copy(), st.idle.copy(), st.scores.copy()
+
+
+SELECT_CARRIED: StateKey[dict[object, _Carried]] = StateKey("select.carried", dict)
+"""Per task signature, the last row-local results worked out (``Session.shared``: across
+sessions while the nodes are unchanged; ``_CARRIED_MAX`` of them, the least recently refreshed
+dropped first)."""
+
+_CARRIED_MAX = 64
+"""How many signatures' results ``SELECT_CARRIED`` keeps."""
+
+
+class _Carrying:
+    """What one session needs to take and leave carried results: whether it may (``Session.reuse``
+    and only built-in plugins, whose row-local callbacks read nothing but the row's node, its
+    accounting, the task's signature and the configuration), its node specs in row order, and the
+    table's accounting copied once per table state."""
+
+    __slots__ = ("at", "block", "enabled", "same", "specs")
+
+    def __init__(self, ssn: Session) -> None:
+        self.enabled = ssn.reuse and all(type(p).__module__.startswith(_BUILTIN) for p in ssn.plugins.values())
+        self.specs: list[object] = [node.spec for node in ssn.table.nodes] if self.enabled else []
+        self.same: dict[int, tuple[list[object], bool]] = {}
+        """Node spec lists compared with ``specs`` (by identity, held)."""
+        self.at = -1
+        self.block: npt.NDArray[np.int64] = np.zeros((0, 0), dtype=np.int64)
+
+    def same_specs(self, specs: list[object]) -> bool:
+        """``specs`` are this session's node specs, the very objects in row order."""
+        if specs is self.specs:
+            return True
+        hit = self.same.get(id(specs))
+        if hit is None or hit[0] is not specs:
+            mine = self.specs
+            hit = self.same[id(specs)] = (specs, len(specs) == len(mine) and all(map(is_, specs, mine)))
+        return hit[1]
+
+    def snapshot(self, table: NodeTable) -> npt.NDArray[np.int64]:
+        """A copy of the table's ``block`` now (one per table state: ``changes`` only grows)."""
+        if self.at != len(table.changes):
+            self.at = len(table.changes)
+            self.block = table.block.copy()
+        return self.block
+
+
+_CARRYING: StateKey[_Carrying | None] = StateKey("select.carrying", lambda: None)
+"""The session's ``_Carrying`` (made at the first signature it syncs)."""
+
+
+def _carried_rows(ssn: Session, task: TaskInfo, st: _SigState) -> npt.NDArray[np.intp]:
+    """The rows a new per-signature state must work out: every row, or, when a session since the
+    nodes last changed left results for the signature under the same configuration and node
+    specs (``SELECT_CARRIED``), only the rows whose accounting differs from theirs (``st`` then
+    takes the carried results). Exact because the results are row-local: a function of the
+    row's node and accounting and of the signature (``Session.add_fn``), the plugins' callbacks
+    and their arguments (the configuration) being the same; a task with host ports is left out
+    (a port conflict reads the tasks on the row, not its accounting)."""
+    n = len(ssn.table)
+    carrying = ssn.state.get(_CARRYING)
+    if carrying is None:
+        carrying = _Carrying(ssn)
+        ssn.state.set(_CARRYING, carrying)
+    if not carrying.enabled or task.spec.host_ports:
+        return np.arange(n, dtype=np.intp)
+    entry = ssn.shared.get(SELECT_CARRIED).get(task.spec.sched_sig)
+    block = ssn.table.block
+    if entry is None or entry.conf is not ssn.conf or entry.block.shape != block.shape \
+            or not carrying.same_specs(entry.specs):
+        return np.arange(n, dtype=np.intp)
+    st.ok[:], st.idle[:], st.scores[:] = entry.ok, entry.idle, entry.scores
+    return np.flatnonzero((block != entry.block).any(axis=1))
+
+
+def _leave(ssn: Session, task: TaskInfo, st: _SigState) -> None:
+    """Keep ``st`` (just synced with the whole table) for the sessions to come (``_carried_rows``)."""
+    carrying = ssn.state.peek(_CARRYING)
+    if carrying is None or not carrying.enabled or task.spec.host_ports:
+        return
+    kept = ssn.shared.get(SELECT_CARRIED)
+    sig = task.spec.sched_sig
+    kept.pop(sig, None)  # re-inserted last: the least recently refreshed go first
+    kept[sig] = _Carried(ssn.conf, carrying.specs, carrying.snapshot(ssn.table), st)
+    while len(kept) > _CARRIED_MAX:
+        del kept[next(iter(kept))]
+
+
 def _synced(ssn: Session, task: TaskInfo) -> _SigState:
+    """The signature's row-local results, brought up to date with the rows changed since they
+    were last synced (``NodeTable.changes``); a signature new to the session starts from the
+    results an earlier session left (``_carried_rows``), else from every row."""
     table = ssn.table
     n = len(table)
     states = ssn.state.get(SELECT_STATES)
     changes = table.changes
     st = states.get(task.spec.sched_sig)
+    new = st is None
     if st is None:
         st = states[task.spec.sched_sig] = _SigState(n)
-        rows = np.arange(n, dtype=np.intp)
+        rows = _carried_rows(ssn, task, st) if ssn.reuse else np.arange(n, dtype=np.intp)
     else:
         todo = len(changes) - st.pos
         if todo == 0:
@@ -178,12 +284,15 @@ def _synced(ssn: Session, task: TaskInfo) -> _SigState:
         else:
             rows = np.array(sorted(set(changes[st.pos:])), dtype=np.intp)
     st.pos = len(changes)
-    d = task.spec.dims()
-    need = task.vec[d]
-    cells = np.ix_(rows, d)
-    st.ok[rows] = ssn.predicate_rows(task, rows) & (table.fidle[cells] >= need).all(axis=1)
-    st.idle[rows] = (table.idle[cells] >= need).all(axis=1)
-    st.scores[rows] = ssn.node_scores(task, rows)
+    if len(rows):
+        d = task.spec.dims()
+        need = task.vec[d]
+        cells = np.ix_(rows, d)
+        st.ok[rows] = ssn.predicate_rows(task, rows) & (table.fidle[cells] >= need).all(axis=1)
+        st.idle[rows] = (table.idle[cells] >= need).all(axis=1)
+        st.scores[rows] = ssn.node_scores(task, rows)
+    if new and ssn.reuse:
+        _leave(ssn, task, st)
     return st
 
 
@@ -244,7 +353,15 @@ class Lookahead:
     the columns so); the task must have the same signature and vector, no
     nominated node and no host ports (port conflicts read the node's tasks,
     not its accounting), and every plugin must be one of the built-in ones
-    (whose row-local callbacks read only the node and its accounting columns)."""
+    (whose row-local callbacks read only the node and its accounting columns).
+
+    A caller may also place the answered task without writing it to the table yet
+    (``hold``: a quiet statement's deferred placements, ``Statement``) and say so
+    (``note``): the row moves up one level as if the table held the placement, and
+    the level computations and the fit errors of a task that fits nowhere shift the
+    rows by what the table does not hold. Before the lookahead reads the table
+    otherwise (a new run, ``select_node``'s path) it has the held placements written
+    (``write``); ``drop`` forgets them when they are undone unwritten."""
 
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
@@ -270,14 +387,67 @@ class Lookahead:
         """What one placement of the run's vector adds to ``_row_state``: (Allocated, Pipelined)."""
         self.fit_idle: bool | None = None
         """Whether the last task answered fits its row's Idle (None: not known here; see ``select``)."""
+        self._writer: Callable[[], None] | None = None
+        """Writes the held placements to the table (``hold``; None: placements are written as made)."""
+        self._held: dict[int, list[int]] = {}
+        """Per row: placements of the run noted but not in the table (``note``): [count, Allocated among them]."""
+        self._noted = -1
+        """The row of the placement noted last, until it moves up a level (``_advance``; -1: none)."""
 
     def _applies(self, task: TaskInfo, local: bool) -> bool:
         spec = task.spec
         return (self.enabled and not spec.host_ports and not spec.nominated_node and len(self.ssn.table) > 0
                 and (local or self.ssn.rows_local(task)))
 
+    def hold(self, writer: Callable[[], None] | None) -> None:
+        """From now on the caller may place answered tasks without writing them to the table and
+        ``note`` them; ``writer`` writes every such placement to the table, in order (None: back to
+        placements written as made, which requires none held)."""
+        assert writer is not None or not self._held
+        self._writer = writer
+
+    def note(self, task: TaskInfo, row: int) -> None:
+        """``task``, just answered ``row``, was placed there (Allocated when ``fit_idle``, else
+        Pipelined) and the table does not hold it yet (``hold``). The row moves up a level at
+        the next answer of the run (``_advance``), as a written placement does."""
+        assert self._writer is not None and row == self._last and self._noted < 0
+        held = self._held.get(row)
+        if held is None:
+            held = self._held[row] = [0, 0]
+        held[0] += 1
+        held[1] += bool(self._levels[int(self._level[row])][1][row])
+        self._noted = row
+        self._last = -1  # nothing in the table to check against the answer
+
+    def write(self) -> None:
+        """Have the held placements written to the table (the caller's ``hold`` writer) and take
+        them as the table's: the run goes on when the table then moved by exactly them."""
+        if not self._held:
+            return
+        assert self._writer is not None
+        changes = self.ssn.table.changes
+        start = len(changes)
+        self._writer()
+        wrote = Counter(changes[start:])
+        if len(changes) - start != sum(n for n, _ in self._held.values()) \
+                or any(wrote[row] != n for row, (n, _) in self._held.items()):
+            self._sig = None  # the table moved otherwise: start over
+        self._held = {}
+        self._pos = len(changes) if self._pos == start else -1
+        if self._pos < 0:
+            self._sig = None
+
+    def drop(self) -> None:
+        """The held placements were undone without being written: the run starts over."""
+        if self._held:
+            self._held = {}
+            self._noted = -1
+            self._sig = None
+
     def _start(self, task: TaskInfo) -> None:
         """Level 0 from ``select_node``'s synced per-signature state (copied)."""
+        self.write()
+        self._noted = -1
         st = _synced(self.ssn, task)
         self._sig, self._vec = task.spec.sched_sig, task.vec.tobytes()
         self._ok, self._idle, self._scores = st.ok.copy(), st.idle.copy(), st.scores.copy()
@@ -303,9 +473,15 @@ class Lookahead:
         allocated = alloc_prev + idle_prev  # a placement is Allocated exactly when the task fits Idle
         rows = np.flatnonzero(ok_prev)
         table = self.ssn.table
-        # The table already holds each row's placements so far (its current level): shift by the rest.
-        more = allocated[rows] - self._allocated[rows]
-        shift = more[:, None] * self._deltas[0] + ((j - self._level[rows]) - more)[:, None] * self._deltas[1]
+        # The table holds each row's placements so far (its current level) but the held ones: shift by the rest.
+        in_level, in_alloc = self._level, self._allocated
+        if self._held:
+            in_level, in_alloc = in_level.copy(), in_alloc.copy()
+            for row, (count, alloc) in self._held.items():
+                in_level[row] -= count
+                in_alloc[row] -= alloc
+        more = allocated[rows] - in_alloc[rows]
+        shift = more[:, None] * self._deltas[0] + ((j - in_level[rows]) - more)[:, None] * self._deltas[1]
         ok = np.zeros(len(ok_prev), dtype=np.bool_)
         idle = np.zeros(len(ok_prev), dtype=np.bool_)
         scores = np.full(len(ok_prev), -np.inf, dtype=np.float64)
@@ -322,7 +498,11 @@ class Lookahead:
         self._levels.append((ok, idle, scores, allocated))
 
     def _advance(self, task: TaskInfo) -> bool:
-        """Account for the placement since the last answer; False when the table moved otherwise."""
+        """Account for the placement since the last answer (held, ``note``, or in the table);
+        False when the table moved otherwise."""
+        if self._noted >= 0:
+            row, self._noted = self._noted, -1
+            self._up(task, row)
         changes = self.ssn.table.changes
         end = len(changes)
         if end == self._pos:
@@ -338,15 +518,20 @@ class Lookahead:
             return True
         if state != self._placed:
             return False
+        self._pos = end
+        self._up(task, row)
+        return True
+
+    def _up(self, task: TaskInfo, row: int) -> None:
+        """``row`` received one more task of the run (in the table, or held): up one level."""
         j = int(self._level[row]) + 1
-        # The placement is in the table already: the row is at level j before level j is computed.
+        # The row is at level j before level j is computed (the shift accounts for what it holds).
         self._allocated[row] += self._levels[j - 1][1][row]
         self._level[row] = j
         if j == len(self._levels):
             self._level_values(task, j)
         ok, idle, scores, _ = self._levels[j]
         self._ok[row], self._idle[row], self._scores[row] = ok[row], idle[row], scores[row]
-        self._pos = end
         if self._heaps is None:
             self._heaps = self._build_heaps()
         elif ok[row]:
@@ -354,7 +539,6 @@ class Lookahead:
             heapq.heappush(self._heaps[1], key)
             if idle[row]:
                 heapq.heappush(self._heaps[0], key)
-        return True
 
     def _build_heaps(self) -> tuple[list[tuple[float, int, int]], list[tuple[float, int, int]]] | None:
         """Heaps of (-score, row, level) over the rows that pass and fit Idle, and over the rows
@@ -386,6 +570,7 @@ class Lookahead:
         or is None when unknown (``select_node`` answered)."""
         self.fit_idle = None
         if not self._applies(task, local):
+            self.write()
             self._sig = None
             return select_node(self.ssn, task)
         if self._sig != task.spec.sched_sig or self._vec != task.vec.tobytes() or not self._advance(task):
@@ -397,14 +582,14 @@ class Lookahead:
             if top is None:
                 top = self._top(heaps[1])
                 if top is None:
-                    return None, feasible(self.ssn, task)[1]
+                    return None, self._no_fit(task)
             self._answer(top)
             return top, None
         ok = self._ok
         cand = ok & self._idle
         if not cand.any():
             if not ok.any():
-                return None, feasible(self.ssn, task)[1]
+                return None, self._no_fit(task)
             cand = ok
         best = int(np.argmax(np.where(cand, self._scores, -np.inf)))
         if not cand[best]:
@@ -412,13 +597,34 @@ class Lookahead:
         self._answer(best)
         return best, None
 
+    def _no_fit(self, task: TaskInfo) -> FitErrors:
+        """``feasible``'s fit errors for ``task`` (of the run's signature) over the table with every
+        placement written. The held ones (all of the run's vector) are not written for it: their
+        rows' accounting is shifted by them meanwhile, as ``_level_values`` does, which is all a
+        row-local task's ``feasible`` reads of a row (its predicates read no task on it)."""
+        held = self._held
+        if not held:
+            return feasible(self.ssn, task)[1]
+        rows = np.array(sorted(held), dtype=np.intp)
+        counts = np.array([held[r] for r in rows.tolist()], dtype=np.int64)
+        shift = counts[:, 1:2] * self._deltas[0] + (counts[:, 0:1] - counts[:, 1:2]) * self._deltas[1]
+        block = self.ssn.table.block
+        block[rows] += shift
+        try:
+            return feasible(self.ssn, task)[1]
+        finally:
+            block[rows] -= shift
+
     def _answer(self, row: int) -> None:
         """Remember ``row`` as the answer and its accounting now (``_advance`` checks what follows)."""
         self._last = row
-        state = self._row_state(row)
-        self._snap = state.tobytes()
         idle = bool(self._idle[row])
         self.fit_idle = idle
+        if self._writer is not None:  # the caller may hold the placement (``note``): checked then, not here
+            self._snap = self._placed = b""
+            return
+        state = self._row_state(row)
+        self._snap = state.tobytes()
         self._placed = (state + self._deltas[0 if idle else 1]).tobytes()
 
 

@@ -172,6 +172,8 @@ class Session:
         """Task-order keys per tier, in registration order (None: some callback has none)."""
         self._job_keys: list[list[Callable[[JobInfo], Any]]] | None = [[] for _ in conf.tiers]
         """Job-order keys per tier, in registration order (None: some callback has none)."""
+        self._queue_keys: list[list[Callable[[QueueInfo], Any]]] | None = [[] for _ in conf.tiers]
+        """Queue-order keys per tier, in registration order (None: some callback has none)."""
         self._open_plugins(registry)
         if carry is not None:
             carry.settle()
@@ -207,21 +209,23 @@ class Session:
         results and re-evaluates only rows changed since
         (``volcano.scheduler.framework.select``).
 
-        ``key`` (``TASK_ORDER`` and ``JOB_ORDER`` only) promises that ``fn(l, r)`` is
-        negative, zero or positive exactly as ``key(l.spec)`` is less than, equal to
-        or greater than ``key(r.spec)`` (task order), or ``key(l)`` than ``key(r)``
-        (job order); when every task-order callback has one, ``sort_tasks`` sorts by
-        the keys instead of comparing pairs (see there). A job-order key must
-        moreover be a function of the job's own state that changes only when one of
-        its tasks moves (status or placement), so that a heap may hold the key
-        computed when the job was pushed (``job_key``)."""
+        ``key`` (``TASK_ORDER``, ``JOB_ORDER`` and ``QUEUE_ORDER`` only) promises that
+        ``fn(l, r)`` is negative, zero or positive exactly as ``key(l.spec)`` is less
+        than, equal to or greater than ``key(r.spec)`` (task order), or ``key(l)`` than
+        ``key(r)`` (job and queue order); when every task-order callback has one,
+        ``sort_tasks`` sorts by the keys instead of comparing pairs (see there). A
+        job-order key must moreover be a function of the job's own state that changes
+        only when one of its tasks moves (status or placement), so that a heap may hold
+        the key computed when the job was pushed (``job_key``); a queue-order key, a
+        function of the queue's own state that changes only when a task of one of its
+        jobs moves (``queue_key``)."""
         if self._current is None:
             raise RuntimeError("add_fn is only valid inside Plugin.open")
         if CATALOGUE.get(point.name) is not point:
             raise ValueError(f"{point.name!r} is not a point of the catalogue")
-        if key is not None and point is not TASK_ORDER and point is not JOB_ORDER:
-            raise ValueError(f"add_fn: key is only valid for {TASK_ORDER.name!r} and {JOB_ORDER.name!r}, "
-                             f"got it for {point.name!r}")
+        if key is not None and point is not TASK_ORDER and point is not JOB_ORDER and point is not QUEUE_ORDER:
+            raise ValueError(f"add_fn: key is only valid for {TASK_ORDER.name!r}, {JOB_ORDER.name!r} and "
+                             f"{QUEUE_ORDER.name!r}, got it for {point.name!r}")
         tier, opt = self._current
         if opt.enabled(point.flag):
             self._fns[point.name][tier].append(fn)
@@ -237,6 +241,11 @@ class Session:
                     self._job_keys = None
                 elif self._job_keys is not None:
                     self._job_keys[tier].append(key)
+            if point is QUEUE_ORDER:
+                if key is None:
+                    self._queue_keys = None
+                elif self._queue_keys is not None:
+                    self._queue_keys[tier].append(key)
 
     def rows_local(self, task: TaskInfo) -> bool:
         """Whether every predicate and node-order callback is row-local for ``task``
@@ -311,6 +320,25 @@ class Session:
 
         def key(job: JobInfo) -> tuple[Any, ...]:
             return (*(k(job) for k in flat), job.creation, job.uid)
+
+        return key
+
+    def queue_key(self) -> Callable[[QueueInfo], tuple[Any, ...]] | None:
+        """A sort key giving ``queue_less``'s order, or None (without ``reuse``, or when some
+        queue-order callback registered no key; see ``add_fn``).
+
+        The key is the tuple (the callbacks' keys in tier walk order, creation, uid), as
+        ``job_key`` is made: the first callback whose keys differ decides, as the first
+        non-zero answer does, else creation time, then uid. A queue's key changes only when
+        a task of one of its jobs moves, so a heap of queues none of whose jobs' tasks move
+        while they wait may order them by the key computed at push."""
+        keys = self._queue_keys
+        if not self.reuse or keys is None:
+            return None
+        flat = tuple(k for tier in keys for k in tier)
+
+        def key(queue: QueueInfo) -> tuple[Any, ...]:
+            return (*(k(queue) for k in flat), queue.creation, queue.uid)
 
         return key
 

@@ -16,6 +16,14 @@ ALLOCATABLE, itself), and a quiet ``discard`` undoes the placements without
 firing either side: the handlers never saw them. That is exact where the
 handlers keep integer sums that a placement and its undo return to where they
 were (the built-in plugins' allocations), as the futile-visit memo assumes.
+
+A ``deferred`` quiet statement moreover leaves its placements out of the node table
+until ``write`` (the task's status, node and the job's counts move at once): allocate's
+node selection answers from its own lookahead meanwhile (``select.Lookahead.hold``: the
+fit errors of a task that fits nowhere are worked out over the table shifted by them) and
+has them written before it reads the table otherwise; ``release`` and ``commit`` write
+them first, and a ``discard`` undoes the unwritten ones without touching the table. The
+table then goes through the same states wherever it is read.
 """
 
 from __future__ import annotations
@@ -27,6 +35,10 @@ from volcano.scheduler.framework.session import Session
 from volcano.scheduler.framework.task import TaskInfo, TaskStatus
 
 S = TaskStatus
+
+_FEW = 16
+"""A quiet discard takes up to this many placements off the table one by one (``remove_task``), more
+in one ``remove_tasks``: the same table either way."""
 
 __all__ = ["Operation", "Statement"]
 
@@ -43,11 +55,16 @@ class Operation(NamedTuple):
 class Statement:
     """A transaction over a session (see the module docstring)."""
 
-    def __init__(self, ssn: Session, *, quiet: bool = False) -> None:
+    def __init__(self, ssn: Session, *, quiet: bool = False, deferred: bool = False) -> None:
+        assert quiet or not deferred
         self.ssn = ssn
         self.ops: list[Operation] = []
         self.quiet = quiet
         """Placements fire no event handlers until ``release`` (see the module docstring)."""
+        self.deferred = deferred
+        """Placements reach the node table only at ``write`` (see the module docstring)."""
+        self._unwritten: list[tuple[NodeInfo, TaskInfo]] = []
+        """The placements not written to the node table yet, in order (the last ones of ``ops``)."""
 
     def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
         """Allocate ``task`` on ``node`` in the session."""
@@ -72,13 +89,27 @@ class Statement:
         task.node_name = node.name
         if status == S.Pipelined:
             task.eviction_occurred = eviction_occurred
-        self.ssn.table.add_task(node, task)
+        if self.deferred:
+            self._unwritten.append((node, task))
+        else:
+            self.ssn.table.add_task(node, task)
+
+    def write(self) -> None:
+        """Write the placements not written yet to the node table, in placement order."""
+        unwritten = self._unwritten
+        if unwritten:
+            add_task = self.ssn.table.add_task
+            for node, task in unwritten:
+                add_task(node, task)
+            self._unwritten = []
 
     def release(self) -> None:
         """Fire the allocate event handlers a quiet statement held back, task by task in
         placement order; the statement is an ordinary one from then on."""
         if not self.quiet:
             return
+        self.write()
+        self.deferred = False
         self.quiet = False
         handlers = self.ssn.on_allocate
         for op in self.ops:
@@ -102,6 +133,7 @@ class Statement:
 
     def commit(self) -> None:
         """Dispatch allocations to the binder and evictions to the evictor."""
+        self.write()
         ssn = self.ssn
         for op in self.ops:
             op.task.last_txn = None
@@ -141,14 +173,21 @@ class Statement:
 
     def _unplace(self) -> None:
         """A quiet discard: ``Session.undo_allocate`` of every placement in reverse order, without
-        the event handlers, the node table's columns restored in one step."""
+        the event handlers, the node table's columns restored in one step (the placements not
+        written to it, the last ones, leave it untouched)."""
         table = self.ssn.table
         by_name = table.by_name
         placed = []
         for op in reversed(self.ops):
             task = op.task
             placed.append((by_name[task.node_name], task))
-        table.remove_tasks(placed)
+        written = placed[len(self._unwritten):]
+        if len(written) > _FEW:
+            table.remove_tasks(written)
+        else:  # ``remove_tasks``'s vector set-up costs more than a few rows' updates
+            for node, task in written:
+                table.remove_task(node, task)
+        self._unwritten = []
         for _, task in placed:
             assert task.job is not None
             task.job.set_status(task, S.Pending)

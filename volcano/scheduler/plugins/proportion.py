@@ -98,7 +98,7 @@ class ProportionPlugin(Plugin):
             compute_deserved(self.total, quotas, total_guarantee)
         for attr in ordered:
             self._update_share(attr)
-        qs.register_quota_plugin(ssn, self)
+        qs.register_quota_plugin(ssn, self, self.queue_key)
         ssn.add_fn(OVERUSED, self.overused)
 
     def _update_share(self, attr: qs.QueueAttr) -> None:
@@ -141,6 +141,12 @@ class ProportionPlugin(Plugin):
         if left.priority != right.priority:
             return right.priority - left.priority
         return compare_shares(self.share_of(left.name), self.share_of(right.name))
+
+    def queue_key(self, queue: QueueInfo) -> tuple[int, float]:
+        """``queue_order``'s key (``Session.add_fn``): higher priority first, then the smaller
+        share; equal keys exactly when ``queue_order`` abstains (shares are never NaN). The share
+        moves only with the allocation of the queue's own jobs."""
+        return (-queue.priority, self.share_of(queue.name))
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """Victims from queues whose allocation (less victims chosen so far) exceeds their deserved."""
