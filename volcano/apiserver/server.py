@@ -45,6 +45,7 @@ from volcano.api.kinds import KindInfo, kind_for_object, resolve_kind
 from volcano.apiserver import field_labels, namespaces
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
+from volcano.apiserver.changes import StatusChange
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
 from volcano.apiserver.deletion import Deletion, check_delete_options, check_preconditions, tracks_generation
 from volcano.apiserver.errors import (
@@ -722,6 +723,23 @@ class ApiServer:
                 initial = list(self.store.iter(info, ns))
                 after = None
         return self._hub.start(info.key, handler, ns, label, field, after, initial)
+
+    def watch_changes(self, kind: str, handler: Callable[[str, Obj, Obj | None, StatusChange | None], None], *,
+                      resource_version: str | None = None) -> WatchHandle:
+        """``watch`` of every object of ``kind`` for an in-process reader, which the server calls as
+        ``handler(type, object, previous, change)`` instead of with a ``WatchEvent``: ``previous``
+        is the version the event replaces (None for ADDED and ERROR; for DELETED, the object before
+        the deletion), ``change`` the write's status change (``volcano.apiserver.changes``; None
+        but for a status-only write). The same events, in the same order, as ``watch`` delivers."""
+        info = kind_named(kind)
+        initial: list[Any] = []
+        after: int | None = None
+        if resource_version is not None and resource_version != "":
+            after = parse_resource_version(resource_version, "watch")
+            if after == 0:
+                initial = list(self.store.iter(info, None))
+                after = None
+        return self._hub.start(info.key, handler, None, None, None, after, initial, changes=True)
 
     def compact_watch_history(self) -> None:
         """Compact every kind's watch history to its newest event, as etcd compaction does (a fault
