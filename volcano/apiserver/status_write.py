@@ -11,7 +11,9 @@ decoded objects, and a built-in kind's status type never changes). A replaced
 list property whose schema is an array of one item type (``PodStatus.conditions``)
 is built item by item the same way (``status_items_decode``): an item that is one
 of the stored list's own items is kept as it is, the others are copied, checked
-and frozen; so a condition write copies and checks the one condition it sets.
+and frozen; so a condition write copies and checks the one condition it sets
+(``status_with`` checks and freezes a condition of strings once per distinct
+content: the pods of a gang that get the same condition share one frozen copy).
 The result
 is equal to the general path's, key order included, and shares the unchanged
 parts with the stored object.
@@ -133,8 +135,36 @@ def _items_over(check: Any, prior: FrozenList, value: list[Any]) -> FrozenList |
             else:
                 return None
             items.append(item)
-        elif t is dict and check(item):  # a flat mapping of scalars: its copy is frozen as it is
-            items.append(FrozenDict(item))
+        elif t is dict:  # a flat mapping of scalars: its copy is frozen as it is
+            frozen = _flat_frozen(check, item)
+            if frozen is None:
+                return None
+            items.append(frozen)
         else:
             return None
     return FrozenList(items)
+
+
+_FLAT: dict[tuple[Any, tuple[tuple[str, str], ...]], FrozenDict] = {}
+"""``_flat_frozen``'s answers for mappings of strings: (check, items in order) -> the frozen item."""
+_FLAT_SIZE = 4096
+
+
+def _flat_frozen(check: Any, item: dict[str, Any]) -> FrozenDict | None:
+    """``FrozenDict(item)`` when ``check(item)`` passes, else None. A mapping whose keys and values
+    are all exactly ``str`` (a pod condition) is checked once per distinct content (keys, values,
+    order) and check: later mappings of that content get the same frozen object, which is equal
+    to their own frozen form in every way but identity (a frozen value is never edited, so
+    readers cannot tell). The scheduler writes one condition content to every pod of a gang."""
+    for key, value in item.items():
+        if type(value) is not str or type(key) is not str:
+            return FrozenDict(item) if check(item) else None
+    content = (check, tuple(item.items()))
+    frozen = _FLAT.get(content)
+    if frozen is None:
+        if not check(item):
+            return None
+        if len(_FLAT) >= _FLAT_SIZE:
+            _FLAT.clear()
+        frozen = _FLAT[content] = FrozenDict(item)
+    return frozen
