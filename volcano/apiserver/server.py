@@ -217,8 +217,8 @@ class ApiServer:
         validation), then the validating hooks; False when no hook applies."""
         chain = self.admission
         key = info.key
-        mutating = chain.hooks(True, key, operation)
-        validating = chain.hooks(False, key, operation)
+        mutating = chain.hooks(True, key, operation, subresource)
+        validating = chain.hooks(False, key, operation, subresource)
         if not mutating and not validating:
             if validate_fn is not None:
                 validate_fn()
@@ -229,8 +229,8 @@ class ApiServer:
     def _run_hooks(self, request: AdmissionRequest, validate_fn: Callable[[], None] | None = None) -> None:
         """The mutating hooks for ``request``, then ``validate_fn``, then the validating hooks."""
         chain = self.admission
-        key, operation = request.kind.key, request.operation
-        mutating, validating = chain.hooks(True, key, operation), chain.hooks(False, key, operation)
+        key, operation, sub = request.kind.key, request.operation, request.subresource
+        mutating, validating = chain.hooks(True, key, operation, sub), chain.hooks(False, key, operation, sub)
         for reg in mutating:
             reg.fn(request)
         if validate_fn is not None:
@@ -501,7 +501,8 @@ class ApiServer:
         if not decoded:
             decode_status(info, old, status)
         chain = self.admission
-        mutating, validating = chain.hooks(True, info.key, "UPDATE"), chain.hooks(False, info.key, "UPDATE")
+        mutating = chain.hooks(True, info.key, "UPDATE", "status")
+        validating = chain.hooks(False, info.key, "UPDATE", "status")
         if mutating or validating:
             def build() -> dict[str, Any]:
                 request_obj: dict[str, Any] = dict(old)
