@@ -89,8 +89,8 @@ def _shared_items(check: Any, prior: FrozenList, value: list[Any]) -> FrozenList
 def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> FrozenDict | None:
     """``shared_status(info, old, {**old["status"], **fields})`` computed from ``fields`` alone, for
     the properties it proves at once: one that is the stored value itself, a scalar that decodes,
-    a list over a stored list of flat items whose items are the stored list's own or new plain
-    mappings of scalars that decode. None for anything else (the caller then takes
+    a list of flat items (over a stored list, or where the status has none) whose items are the
+    stored list's own or new plain mappings of scalars that decode. None for anything else (the caller then takes
     ``shared_status`` and the general path)."""
     before = old.get("status")
     if type(before) is not FrozenDict or type(fields) is not dict:
@@ -106,9 +106,10 @@ def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> F
             continue
         if t in _LEAVES:
             changes[key] = scalars[key] = value
-        elif t is list and type(prior) is FrozenList:
+        elif t is list and (type(prior) is FrozenList or prior is _ABSENT):  # absent: no item is kept
             check = status_item_check(info, key)
-            items = _items_over(check, prior, value) if check is not None else None
+            own = prior if type(prior) is FrozenList else ()
+            items = _items_over(check, own, value) if check is not None else None
             if items is None:
                 return None
             changes[key] = items
@@ -121,7 +122,7 @@ def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> F
     return FrozenDict(before, **changes)
 
 
-def _items_over(check: Any, prior: FrozenList, value: list[Any]) -> FrozenList | None:
+def _items_over(check: Any, prior: FrozenList | tuple[()], value: list[Any]) -> FrozenList | None:
     """``_shared_items(check, prior, value)`` when every item is ``prior``'s own or a plain mapping of
     scalars (whose copy and frozen form is ``FrozenDict(item)``); None otherwise or when an item
     does not decode."""
