@@ -60,7 +60,7 @@ def _state(server: ApiServer, rec: EventRecorder) -> Any:
     corr = rec.correlator
     caches = [list(c._entries.items()) for c in (corr._aggregates, corr._logs)]
     spam = [(k, b.tokens, b.last_ns) for k, b in corr._spam._entries.items()]
-    history = [(t, json.dumps(o)) for t, o, _ in server._hub.log("Event").events]
+    history = [(t, json.dumps(o)) for t, o, *_ in server._hub.log("Event").events]
     return rec.filtered, json.dumps(caches, default=str), spam, history
 
 

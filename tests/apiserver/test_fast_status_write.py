@@ -139,7 +139,7 @@ def test_a_status_write_stores_what_the_general_path_stores(before: dict[str, An
 
 def _events(server: ApiServer) -> list[tuple[str, str]]:
     """The pod watch log: each event's type and object as JSON (key order and number types kept)."""
-    return [(etype, json.dumps(obj, default=str)) for etype, obj, _ in server._hub.log("Pod").events]
+    return [(etype, json.dumps(obj, default=str)) for etype, obj, *_ in server._hub.log("Pod").events]
 
 
 def test_a_scheduler_condition_write_takes_the_shared_path_and_shares_the_rest() -> None:

@@ -143,7 +143,7 @@ def _general(server: ApiServer, fields: dict[str, Any]) -> Any:
 
 def _history(server: ApiServer) -> Any:
     return (server.resource_version, typed_shape(server.snapshot()),
-            [(etype, json.dumps(obj, default=str)) for etype, obj, _ in server._hub.log("Pod").events])
+            [(etype, json.dumps(obj, default=str)) for etype, obj, *_ in server._hub.log("Pod").events])
 
 
 @settings(max_examples=150, deadline=None)

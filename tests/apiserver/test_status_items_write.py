@@ -40,7 +40,7 @@ _ITEM = st.one_of(_VALID, _ANY_CONDITION, st.sampled_from([None, "x", 1, [], {}]
 
 
 def _events(server: ApiServer) -> list[tuple[str, str]]:
-    return [(etype, json.dumps(obj, default=str)) for etype, obj, _ in server._hub.log("Pod").events]
+    return [(etype, json.dumps(obj, default=str)) for etype, obj, *_ in server._hub.log("Pod").events]
 
 
 @settings(max_examples=200, deadline=None)

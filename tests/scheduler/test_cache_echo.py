@@ -3,7 +3,8 @@ the scheduler cache and the default scheduler through shortcuts; over random pod
 keep exactly the state the full path keeps: every cached ``TaskSpec`` equals a fresh parse of the
 informer's pod (``rebound`` keeps the status only when the phase and node stayed), and the default
 scheduler's attention set, arrival order and request memo answers equal those of a run with its
-``_same_for_scan`` shortcut off."""
+``_same_for_scan`` shortcut off, over a client that states no status change (so the informer
+delivers every condition write the default scheduler ignores over the in-process server)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from unittest import mock
 import numpy as np
 from hypothesis import given, settings
 
+from tests.informers.plain import PlainClient
 from tests.informers.test_echo_index import ops, run_ops
 from volcano.apiserver import ApiServer
 from volcano.informers import InformerFactory
@@ -33,10 +35,11 @@ def _fields(task: TaskSpec) -> dict[str, Any]:
     return out
 
 
-def _default_scheduler_states(history: list[tuple[str, str, int]], shortcut: bool) -> list[Any]:
+def _default_scheduler_states(history: list[tuple[str, str, int]], shortcut: bool, told: bool = True) -> list[Any]:
     clock = SimClock()
     server = ApiServer(clock, RandomStreams(1))
-    sched = DefaultScheduler(server, InformerFactory(server, clock), clock)
+    client: Any = server if told else PlainClient(server)
+    sched = DefaultScheduler(client, InformerFactory(client, clock), clock)
     states: list[Any] = []
 
     def record() -> None:
@@ -72,7 +75,8 @@ def test_cached_tasks_equal_a_fresh_parse(history: list[tuple[str, str, int]]) -
 @settings(max_examples=60, deadline=None)
 @given(ops)
 def test_default_scheduler_state_equals_the_full_path(history: list[tuple[str, str, int]]) -> None:
-    assert _default_scheduler_states(history, True) == _default_scheduler_states(history, False)
+    assert _default_scheduler_states(history, True) == _default_scheduler_states(history, False, told=False)
+    assert _default_scheduler_states(history, True, told=False) == _default_scheduler_states(history, True)
 
 
 def test_a_condition_echo_takes_the_shortcut() -> None:
@@ -82,7 +86,19 @@ def test_a_condition_echo_takes_the_shortcut() -> None:
     def spy(pod: Any, old: Any) -> bool:
         calls.append(real(pod, old))
         return calls[-1]
+    history = [("create", "a", 1), ("cond", "a", 1), ("cond", "a", 2), ("phase", "a", 1)]
     with mock.patch.object(default_scheduler, "_same_for_scan", spy):
-        _default_scheduler_states([("create", "a", 1), ("cond", "a", 1), ("cond", "a", 2), ("phase", "a", 1)],
-                                  True)
+        _default_scheduler_states(history, True, told=False)
     assert calls == [True, True, False]  # two echoes; a phase change is scanned again
+    calls.clear()
+    clock = SimClock()
+    server = ApiServer(clock, RandomStreams(1))
+    DefaultScheduler(server, InformerFactory(server, clock), clock)
+    run_ops(server, clock, history[:1])
+    with mock.patch.object(default_scheduler, "_same_for_scan", spy):
+        for fields in ({"conditions": [{"type": "PodScheduled", "status": "False", "message": "0/1"}]},
+                       {"conditions": [{"type": "PodScheduled", "status": "False", "message": "0/2"}]},
+                       {"phase": "Running"}):
+            server.update_status_fields("Pod", "a", "default", fields)
+            clock.run()
+    assert calls == [False]  # the scheduler's own condition writes are not even delivered

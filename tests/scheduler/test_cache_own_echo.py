@@ -143,10 +143,15 @@ def _history(seed: int, reuse: bool) -> tuple[list[str], int]:
     and how many echoes the scheduler cache took in place."""
     seen: list[str] = []
     taken = [0]
-    real = cache_module.conditions_echo
+    real, stated = cache_module.conditions_echo, cache_module.stated_echo
 
     def spy(old: Any, new: Any) -> bool:
         answer = real(old, new)
+        taken[0] += answer
+        return answer
+
+    def stated_spy(change: Any, new: Any) -> bool:  # the echo told by the server's status change
+        answer = stated(change, new)
         taken[0] += answer
         return answer
 
@@ -160,7 +165,8 @@ def _history(seed: int, reuse: bool) -> tuple[list[str], int]:
     trace = synthetic_trace(seed, SyntheticSpec(nodes=6, hours=0.25, jobs=30, duration_median_s=120))
     config = ReplayConfig(nodes=6, seed=seed, seconds=900, queue_weights={"prod": 4, "dev": 2}, reuse=reuse)
     with mock.patch.object(replay_module, "FakeCluster", Watched), \
-            mock.patch.object(cache_module, "conditions_echo", spy):
+            mock.patch.object(cache_module, "conditions_echo", spy), \
+            mock.patch.object(cache_module, "stated_echo", stated_spy):
         replay(trace, config)
     return seen, taken[0]
 

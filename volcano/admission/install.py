@@ -88,9 +88,10 @@ def _decoded(webhook: str, fn: Hook) -> Hook:
 
 
 def _register(chain: AdmissionChain, mutating: bool, kind: str, operations: tuple[str, ...], fn: Hook,
-              name: str) -> None:
+              name: str, *, main_only: bool = False) -> None:
     """Register ``fn``; a Volcano webhook that cannot decode the object denies it, as the real webhook
-    does when the request body does not unmarshal into its Go type."""
+    does when the request body does not unmarshal into its Go type. ``main_only``: ``fn`` does
+    nothing for subresource writes (``AdmissionChain``)."""
     def guarded(req: AdmissionRequest) -> None:
         try:
             fn(req)
@@ -98,7 +99,8 @@ def _register(chain: AdmissionChain, mutating: bool, kind: str, operations: tupl
             if not name.endswith(".volcano.sh"):
                 raise
             raise webhook_denied(req.kind, req.name, name, f"cannot decode the {req.kind.kind}: {exc}") from None
-    (chain.register_mutating if mutating else chain.register_validating)(kind, operations, guarded, name)
+    (chain.register_mutating if mutating else chain.register_validating)(kind, operations, guarded, name,
+                                                                         main_only=main_only)
 
 
 def _deny(req: AdmissionRequest, webhook: str, message: str) -> None:
@@ -215,9 +217,10 @@ def install_admission(server: ApiServer, *, scheduler_names: Iterable[str] = ("v
     ctx = WebhookContext(ClientView(server), names, check_queue_allocated_pods)
     priority, priority_class = _kube_builtins(ctx.view)
     _register(chain, True, "Pod", ("CREATE",), _service_account, "ServiceAccount")
-    _register(chain, True, "Pod", ("CREATE", "UPDATE"), priority, "Priority")
+    _register(chain, True, "Pod", ("CREATE", "UPDATE"), priority, "Priority", main_only=True)
     _register(chain, False, PRIORITY_CLASS, ("CREATE", "UPDATE"), priority_class, "priorityclass-validation")
     for webhook in VOLCANO_WEBHOOKS:
         if webhook.path in enabled:
             _register(chain, webhook.mutating, webhook.kind, webhook.operations,
-                      _main_resource(excluded, _decoded(webhook.name, _bound(webhook, ctx))), webhook.name)
+                      _main_resource(excluded, _decoded(webhook.name, _bound(webhook, ctx))), webhook.name,
+                      main_only=True)

@@ -5,7 +5,9 @@ defaulting) register hooks here. For each write the server builds one
 ``AdmissionRequest``; every mutating hook registered for the request's kind
 (or for ``"*"``) and operation runs in registration order and may edit
 ``request.obj`` in place; then every validating hook runs, and denies by
-raising ``ApiError``. A denial stores nothing.
+raising ``ApiError``. A denial stores nothing. A hook registered ``main_only``
+states that it does nothing for a write to a subresource (``/status``): it is
+not called for one, and a status write with no other hook builds no request.
 """
 
 from __future__ import annotations
@@ -101,6 +103,7 @@ class _Registration:
     kind_key: str
     operations: frozenset[str]
     fn: AdmissionHook
+    main_only: bool = False
 
 
 class AdmissionChain:
@@ -110,10 +113,10 @@ class AdmissionChain:
         self._mutating: list[_Registration] = []
         self._validating: list[_Registration] = []
         self._seq = 0
-        self._cache: dict[tuple[bool, str, str], tuple[_Registration, ...]] = {}
+        self._cache: dict[tuple[bool, str, str, bool], tuple[_Registration, ...]] = {}
 
     def _register(self, target: list[_Registration], kind_key: str, operations: Iterable[str],
-                  fn: AdmissionHook, name: str) -> None:
+                  fn: AdmissionHook, name: str, main_only: bool) -> None:
         if not isinstance(kind_key, str) or not kind_key:
             raise ValueError(f"admission hook {name!r}: kind_key must be a non-empty string, got {kind_key!r}")
         if isinstance(operations, str):
@@ -125,25 +128,31 @@ class AdmissionChain:
         if not callable(fn):
             raise ValueError(f"admission hook {name!r}: fn must be callable, got {fn!r}")
         self._seq += 1
-        target.append(_Registration(self._seq, name, kind_key, ops, fn))
+        target.append(_Registration(self._seq, name, kind_key, ops, fn, main_only))
         self._cache.clear()
 
-    def register_mutating(self, kind_key: str, operations: Iterable[str], fn: AdmissionHook, name: str) -> None:
-        """Add a mutating hook for ``kind_key`` (``KindInfo.key`` or ``"*"``) and ``operations``."""
-        self._register(self._mutating, kind_key, operations, fn, name)
+    def register_mutating(self, kind_key: str, operations: Iterable[str], fn: AdmissionHook, name: str, *,
+                          main_only: bool = False) -> None:
+        """Add a mutating hook for ``kind_key`` (``KindInfo.key`` or ``"*"``) and ``operations``
+        (``main_only``: it does nothing for subresource writes, which need not call it)."""
+        self._register(self._mutating, kind_key, operations, fn, name, main_only)
 
-    def register_validating(self, kind_key: str, operations: Iterable[str], fn: AdmissionHook, name: str) -> None:
-        """Add a validating hook for ``kind_key`` (``KindInfo.key`` or ``"*"``) and ``operations``."""
-        self._register(self._validating, kind_key, operations, fn, name)
+    def register_validating(self, kind_key: str, operations: Iterable[str], fn: AdmissionHook, name: str, *,
+                            main_only: bool = False) -> None:
+        """Add a validating hook for ``kind_key`` (``KindInfo.key`` or ``"*"``) and ``operations``
+        (``main_only``: it does nothing for subresource writes, which need not call it)."""
+        self._register(self._validating, kind_key, operations, fn, name, main_only)
 
-    def hooks(self, mutating: bool, kind_key: str, operation: str) -> tuple[_Registration, ...]:
-        """The hooks that apply, in registration order."""
-        ck = (mutating, kind_key, operation)
+    def hooks(self, mutating: bool, kind_key: str, operation: str,
+              subresource: str | None = None) -> tuple[_Registration, ...]:
+        """The hooks that apply to a write (of ``subresource``, if any), in registration order."""
+        main = subresource is None
+        ck = (mutating, kind_key, operation, main)
         found = self._cache.get(ck)
         if found is None:
             source = self._mutating if mutating else self._validating
             found = tuple(r for r in source
-                          if operation in r.operations and r.kind_key in (kind_key, "*"))
+                          if operation in r.operations and r.kind_key in (kind_key, "*") and (main or not r.main_only))
             self._cache[ck] = found
         return found
 

@@ -45,6 +45,7 @@ from volcano.api.kinds import KindInfo, kind_for_object, resolve_kind
 from volcano.apiserver import field_labels, namespaces
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
+from volcano.apiserver.changes import StatusChange
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
 from volcano.apiserver.deletion import Deletion, check_delete_options, check_preconditions, tracks_generation
 from volcano.apiserver.errors import (
@@ -216,8 +217,8 @@ class ApiServer:
         validation), then the validating hooks; False when no hook applies."""
         chain = self.admission
         key = info.key
-        mutating = chain.hooks(True, key, operation)
-        validating = chain.hooks(False, key, operation)
+        mutating = chain.hooks(True, key, operation, subresource)
+        validating = chain.hooks(False, key, operation, subresource)
         if not mutating and not validating:
             if validate_fn is not None:
                 validate_fn()
@@ -228,8 +229,8 @@ class ApiServer:
     def _run_hooks(self, request: AdmissionRequest, validate_fn: Callable[[], None] | None = None) -> None:
         """The mutating hooks for ``request``, then ``validate_fn``, then the validating hooks."""
         chain = self.admission
-        key, operation = request.kind.key, request.operation
-        mutating, validating = chain.hooks(True, key, operation), chain.hooks(False, key, operation)
+        key, operation, sub = request.kind.key, request.operation, request.subresource
+        mutating, validating = chain.hooks(True, key, operation, sub), chain.hooks(False, key, operation, sub)
         for reg in mutating:
             reg.fn(request)
         if validate_fn is not None:
@@ -500,7 +501,8 @@ class ApiServer:
         if not decoded:
             decode_status(info, old, status)
         chain = self.admission
-        mutating, validating = chain.hooks(True, info.key, "UPDATE"), chain.hooks(False, info.key, "UPDATE")
+        mutating = chain.hooks(True, info.key, "UPDATE", "status")
+        validating = chain.hooks(False, info.key, "UPDATE", "status")
         if mutating or validating:
             def build() -> dict[str, Any]:
                 request_obj: dict[str, Any] = dict(old)
@@ -722,6 +724,23 @@ class ApiServer:
                 initial = list(self.store.iter(info, ns))
                 after = None
         return self._hub.start(info.key, handler, ns, label, field, after, initial)
+
+    def watch_changes(self, kind: str, handler: Callable[[str, Obj, Obj | None, StatusChange | None], None], *,
+                      resource_version: str | None = None) -> WatchHandle:
+        """``watch`` of every object of ``kind`` for an in-process reader, which the server calls as
+        ``handler(type, object, previous, change)`` instead of with a ``WatchEvent``: ``previous``
+        is the version the event replaces (None for ADDED and ERROR; for DELETED, the object before
+        the deletion), ``change`` the write's status change (``volcano.apiserver.changes``; None
+        but for a status-only write). The same events, in the same order, as ``watch`` delivers."""
+        info = kind_named(kind)
+        initial: list[Any] = []
+        after: int | None = None
+        if resource_version is not None and resource_version != "":
+            after = parse_resource_version(resource_version, "watch")
+            if after == 0:
+                initial = list(self.store.iter(info, None))
+                after = None
+        return self._hub.start(info.key, handler, None, None, None, after, initial, changes=True)
 
     def compact_watch_history(self) -> None:
         """Compact every kind's watch history to its newest event, as etcd compaction does (a fault

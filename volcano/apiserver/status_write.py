@@ -11,7 +11,9 @@ decoded objects, and a built-in kind's status type never changes). A replaced
 list property whose schema is an array of one item type (``PodStatus.conditions``)
 is built item by item the same way (``status_items_decode``): an item that is one
 of the stored list's own items is kept as it is, the others are copied, checked
-and frozen; so a condition write copies and checks the one condition it sets.
+and frozen; so a condition write copies and checks the one condition it sets
+(``status_with`` checks and freezes a condition of strings once per distinct
+content: the pods of a gang that get the same condition share one frozen copy).
 The result
 is equal to the general path's, key order included, and shares the unchanged
 parts with the stored object.
@@ -87,8 +89,8 @@ def _shared_items(check: Any, prior: FrozenList, value: list[Any]) -> FrozenList
 def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> FrozenDict | None:
     """``shared_status(info, old, {**old["status"], **fields})`` computed from ``fields`` alone, for
     the properties it proves at once: one that is the stored value itself, a scalar that decodes,
-    a list over a stored list of flat items whose items are the stored list's own or new plain
-    mappings of scalars that decode. None for anything else (the caller then takes
+    a list of flat items (over a stored list, or where the status has none) whose items are the
+    stored list's own or new plain mappings of scalars that decode. None for anything else (the caller then takes
     ``shared_status`` and the general path)."""
     before = old.get("status")
     if type(before) is not FrozenDict or type(fields) is not dict:
@@ -104,9 +106,10 @@ def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> F
             continue
         if t in _LEAVES:
             changes[key] = scalars[key] = value
-        elif t is list and type(prior) is FrozenList:
+        elif t is list and (type(prior) is FrozenList or prior is _ABSENT):  # absent: no item is kept
             check = status_item_check(info, key)
-            items = _items_over(check, prior, value) if check is not None else None
+            own = prior if type(prior) is FrozenList else ()
+            items = _items_over(check, own, value) if check is not None else None
             if items is None:
                 return None
             changes[key] = items
@@ -119,7 +122,7 @@ def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> F
     return FrozenDict(before, **changes)
 
 
-def _items_over(check: Any, prior: FrozenList, value: list[Any]) -> FrozenList | None:
+def _items_over(check: Any, prior: FrozenList | tuple[()], value: list[Any]) -> FrozenList | None:
     """``_shared_items(check, prior, value)`` when every item is ``prior``'s own or a plain mapping of
     scalars (whose copy and frozen form is ``FrozenDict(item)``); None otherwise or when an item
     does not decode."""
@@ -133,8 +136,36 @@ def _items_over(check: Any, prior: FrozenList, value: list[Any]) -> FrozenList |
             else:
                 return None
             items.append(item)
-        elif t is dict and check(item):  # a flat mapping of scalars: its copy is frozen as it is
-            items.append(FrozenDict(item))
+        elif t is dict:  # a flat mapping of scalars: its copy is frozen as it is
+            frozen = _flat_frozen(check, item)
+            if frozen is None:
+                return None
+            items.append(frozen)
         else:
             return None
     return FrozenList(items)
+
+
+_FLAT: dict[tuple[Any, tuple[tuple[str, str], ...]], FrozenDict] = {}
+"""``_flat_frozen``'s answers for mappings of strings: (check, items in order) -> the frozen item."""
+_FLAT_SIZE = 4096
+
+
+def _flat_frozen(check: Any, item: dict[str, Any]) -> FrozenDict | None:
+    """``FrozenDict(item)`` when ``check(item)`` passes, else None. A mapping whose keys and values
+    are all exactly ``str`` (a pod condition) is checked once per distinct content (keys, values,
+    order) and check: later mappings of that content get the same frozen object, which is equal
+    to their own frozen form in every way but identity (a frozen value is never edited, so
+    readers cannot tell). The scheduler writes one condition content to every pod of a gang."""
+    for key, value in item.items():
+        if type(value) is not str or type(key) is not str:
+            return FrozenDict(item) if check(item) else None
+    content = (check, tuple(item.items()))
+    frozen = _FLAT.get(content)
+    if frozen is None:
+        if not check(item):
+            return None
+        if len(_FLAT) >= _FLAT_SIZE:
+            _FLAT.clear()
+        frozen = _FLAT[content] = FrozenDict(item)
+    return frozen

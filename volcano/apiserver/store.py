@@ -21,6 +21,7 @@ from typing import Any
 
 from volcano.api.frozen import FrozenDict, FrozenList, freeze
 from volcano.api.kinds import KindInfo, resolve_kind
+from volcano.apiserver.changes import status_change
 from volcano.apiserver.errors import not_found
 from volcano.apiserver.meta import resource_name
 from volcano.apiserver.watch import WatchHub
@@ -213,7 +214,8 @@ class ObjectStore:
         """``replace(info, old, new)`` for the ``new`` that is ``old`` with its status replaced by the
         frozen ``status`` and nothing else changed: the same stored object (``old``'s parts, its
         metadata with the new resourceVersion, ``status``), built at once without ``share_unchanged``
-        and ``freeze`` walking parts that are frozen already."""
+        and ``freeze`` walking parts that are frozen already. Its watch event carries the
+        write's status change (``volcano.apiserver.changes``)."""
         if self._dry:
             return self.replace(info, old, {**old, "metadata": dict(old["metadata"]), "status": status})
         self._rv += 1
@@ -222,7 +224,7 @@ class ObjectStore:
         # ``dict(mapping, **fields)``: a copy whose named keys are replaced in place (new ones last).
         obj = FrozenDict(old, metadata=FrozenDict(meta, resourceVersion=str(rv)), status=status)
         self._objects[info.key][meta.get("namespace", "")][meta["name"]] = obj
-        self.hub.append(info.key, rv, "MODIFIED", obj, old)
+        self.hub.append(info.key, rv, "MODIFIED", obj, old, status_change(old, status))
         if self.tracker is not None:
             self.tracker(old, obj)
         return obj

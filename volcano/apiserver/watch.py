@@ -1,7 +1,8 @@
 """The watch event log and its watchers.
 
 Every committed write appends one event ``(resourceVersion, type, object,
-previous object)`` to the log of its kind. Watchers keep a cursor into that
+previous object, status change)`` to the log of its kind (the status change:
+``volcano.apiserver.changes``, None for most writes). Watchers keep a cursor into that
 log; deliveries run as clock callbacks at ``Priority.WATCH`` (never on the
 writer's stack), one callback per kind batching every pending event, in log
 order. Objects are shared, never copied: they are frozen.
@@ -10,6 +11,12 @@ Each kind's log keeps at least ``history`` events. A watch asking for an older
 resourceVersion fails with 410 Gone; a watcher that falls behind the retained
 history receives one ``ERROR`` event carrying a Gone ``Status`` and stops, as
 a real watch does.
+
+A watcher receives ``WatchEvent(type, object)``; one started with ``changes``
+(unfiltered, in-process only: ``ApiServer.watch_changes``) is called instead
+as ``handler(type, object, previous object, status change)``, the previous
+object None for ADDED and ERROR, the status change None but for a status-only
+write.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from volcano.sim.clock import Clock, Priority
 
 __all__ = ["KindLog", "WatchHub", "Watcher"]
 
-_Entry = tuple[str, Any, Any]  # (type, object, previous object or None)
+_Entry = tuple[str, Any, Any, Any]  # (type, object, previous object or None, status change or None)
 _event: Any = tuple.__new__
 """``WatchEvent(type, object)`` without the named tuple's Python-level ``__new__`` (which is this
 very call): one frame less per event and watcher."""
@@ -35,13 +42,15 @@ very call): one frame less per event and watcher."""
 class Watcher:
     """One running watch (the ``WatchHandle`` the server returns)."""
 
-    __slots__ = ("_initial", "cursor", "field", "handler", "label", "log", "namespace", "stopped")
+    __slots__ = ("_initial", "changes", "cursor", "field", "handler", "label", "log", "namespace", "stopped")
 
-    def __init__(self, log: KindLog, handler: Callable[[WatchEvent], None], namespace: str | None,
+    def __init__(self, log: KindLog, handler: Callable[..., None], namespace: str | None,
                  label: LabelSelector | None, field: FieldSelector | None, cursor: int,
-                 initial: list[Any]) -> None:
+                 initial: list[Any], changes: bool = False) -> None:
         self.log = log
         self.handler = handler
+        self.changes = changes
+        """Whether ``handler`` takes ``(type, object, previous, status change)`` (unfiltered only)."""
         self.namespace = namespace
         self.label = label
         self.field = field
@@ -65,7 +74,7 @@ class Watcher:
         that an object entering a selection is ADDED and one leaving it is DELETED; as the watch
         cache sends it, the DELETED carries the object as it was while selected (the previous
         object) with the resourceVersion of the write that moved it out."""
-        etype, obj, old = entry
+        etype, obj, old, _ = entry
         if self.namespace is not None and obj["metadata"].get("namespace", "") != self.namespace:
             return None
         if self.label is None and self.field is None:
@@ -87,18 +96,28 @@ class Watcher:
             for obj in initial:
                 if self.stopped:
                     return
-                ev = self._convert(("ADDED", obj, None))
+                if self.changes:
+                    self.handler("ADDED", obj, None, None)
+                    continue
+                ev = self._convert(("ADDED", obj, None, None))
                 if ev is not None:
                     self.handler(ev)
+        changes = self.changes
         unfiltered = self.namespace is None and self.label is None and self.field is None
         while self.cursor < end and not self.stopped:
             if self.cursor < log.base:
                 self.stop()
                 status = gone(f"too old resource version: {log.compacted_rv} ({log.oldest_rv()})").status()
-                self.handler(WatchEvent("ERROR", status))
+                if changes:
+                    self.handler("ERROR", status, None, None)
+                else:
+                    self.handler(WatchEvent("ERROR", status))
                 return
             entry = log.events[self.cursor - log.base]
             self.cursor += 1
+            if changes:  # unfiltered, the entry itself
+                self.handler(*entry)
+                continue
             if unfiltered:  # ``_convert`` without a filter: the entry as it is
                 self.handler(_event(WatchEvent, (entry[0], entry[1])))
                 continue
@@ -158,12 +177,13 @@ class WatchHub:
             log = self._logs[kind_key] = KindLog()
         return log
 
-    def append(self, kind_key: str, rv: int, etype: str, obj: Any, old: Any) -> None:
-        """Record one committed write and schedule delivery to the kind's watchers."""
+    def append(self, kind_key: str, rv: int, etype: str, obj: Any, old: Any, change: Any = None) -> None:
+        """Record one committed write (``change``: its status change, if any) and schedule
+        delivery to the kind's watchers."""
         log = self._logs.get(kind_key)
         if log is None:
             log = self.log(kind_key)
-        log.events.append((etype, obj, old))
+        log.events.append((etype, obj, old, change))
         log.rvs.append(rv)
         if len(log.events) > self.history + self._slack:
             log.compact(self.history)
@@ -191,11 +211,15 @@ class WatchHub:
             if not watcher.stopped:
                 watcher._deliver(end)
 
-    def start(self, kind_key: str, handler: Callable[[WatchEvent], None], namespace: str | None,
+    def start(self, kind_key: str, handler: Callable[..., None], namespace: str | None,
               label: LabelSelector | None, field: FieldSelector | None, after_rv: int | None,
-              initial: list[Any]) -> Watcher:
+              initial: list[Any], *, changes: bool = False) -> Watcher:
         """A watcher of ``kind_key`` receiving ``initial`` objects as ADDED, then every event with a
-        resourceVersion above ``after_rv`` (None = from now). Gone when ``after_rv`` was compacted."""
+        resourceVersion above ``after_rv`` (None = from now). Gone when ``after_rv`` was compacted.
+        With ``changes`` (no namespace or selector), ``handler`` takes the entries themselves (see
+        the module docstring)."""
+        if changes and (namespace is not None or label is not None or field is not None):
+            raise ValueError("a watch with status changes is unfiltered")
         log = self.log(kind_key)
         if after_rv is None:
             cursor = log.end
@@ -203,7 +227,7 @@ class WatchHub:
             if after_rv < log.compacted_rv:
                 raise gone(f"too old resource version: {after_rv} ({log.oldest_rv()})")
             cursor = log.base + bisect_right(log.rvs, after_rv)
-        watcher = Watcher(log, handler, namespace, label, field, cursor, initial)
+        watcher = Watcher(log, handler, namespace, label, field, cursor, initial, changes)
         log.watchers.append(watcher)
         if (initial or cursor < log.end) and not log.pending:
             self._schedule(kind_key, log)

@@ -7,6 +7,11 @@ both versions, so its values cannot change; ``Informer._reindex`` then leaves th
 is without calling the function twice. ``GuardedIndex`` pairs an index function with that test
 (``unchanged(old, new)``); the test must imply that ``fn(new)`` equals ``fn(old)`` and that
 neither call raises (so skipping them skips no ``UnusableObjects`` report either).
+
+``STATUS_BLIND`` names the tests that hold for every status-only write the server states
+(``volcano.apiserver.changes``: the same ``spec``, a ``FrozenDict`` or none, and a
+``FrozenDict`` ``metadata`` with the same values but the resourceVersion): for such an
+event the informer does not even run them.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any
 
 from volcano.api.frozen import FrozenDict
 
-__all__ = ["GuardedIndex", "IndexGuard", "same_owner_refs", "same_spec"]
+__all__ = ["STATUS_BLIND", "GuardedIndex", "IndexGuard", "same_owner_refs", "same_spec"]
 
 Obj = Any
 IndexGuard = Callable[[Obj, Obj], bool]
@@ -52,3 +57,7 @@ def same_spec(old: Obj, new: Obj) -> bool:
     ``(obj.get("spec") or {}).get(...)`` cannot raise on it)."""
     spec = old.get("spec")
     return spec is new.get("spec") and (spec is None or type(spec) in _DICTS)
+
+
+STATUS_BLIND: frozenset[IndexGuard] = frozenset({same_owner_refs, same_spec})
+"""The ``GuardedIndex`` tests that hold for any status-only write (see the module docstring)."""

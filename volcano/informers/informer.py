@@ -12,6 +12,21 @@ A handler added when the cache already holds objects first receives them as
 ADDED (sorted by namespace/name) through a clock callback; events that arrive
 before that replay are held back and delivered after it, so every handler sees
 a consistent history.
+
+Over the in-process server (``ApiServer.watch_changes``) the informer also
+learns each event's status change (``volcano.apiserver.changes``): for a
+status-only write, the status properties it replaced, every other part being
+the cached version's own object. It trusts the statement only when the
+server's previous version is the very object it caches (always, while it
+watches without a gap), and while the handlers run it is ``Informer.change``.
+A handler may declare the status properties it ignores (``add_handler(fn,
+ignores=...)``): a MODIFIED event whose status change lies within them is not
+delivered to it. The declaration is the handler's promise that such an event
+would change nothing it keeps or does (it reads none of those properties nor
+the resourceVersion, and needs no reference to the newest version). Indexes
+whose ``GuardedIndex`` test holds for every status-only write
+(``indexfn.STATUS_BLIND``) are not looked at for such an event. Over any other
+client nothing is known and every handler receives every event.
 """
 
 from __future__ import annotations
@@ -21,8 +36,9 @@ from collections.abc import Callable
 from typing import Any
 
 from volcano.api.kinds import KindInfo, resolve_kind
+from volcano.apiserver.changes import StatusChange
 from volcano.apiserver.client import Client, Obj, WatchEvent, WatchHandle
-from volcano.informers.indexfn import GuardedIndex, IndexGuard
+from volcano.informers.indexfn import STATUS_BLIND, GuardedIndex, IndexGuard
 from volcano.informers.poison import DATA_ERRORS, UnusableObjects, component_of
 from volcano.sim.clock import Clock, Priority
 
@@ -40,11 +56,13 @@ def _key(obj: Obj) -> _Key:
 
 
 class _HandlerSlot:
-    __slots__ = ("fn", "pending")
+    __slots__ = ("fn", "ignores", "pending")
 
-    def __init__(self, fn: Handler, pending: list[tuple[str, Obj, Obj | None]] | None) -> None:
+    def __init__(self, fn: Handler, pending: list[tuple[str, Obj, Obj | None]] | None,
+                 ignores: frozenset[str]) -> None:
         self.fn = fn
         self.pending = pending
+        self.ignores = ignores
 
 
 class Informer:
@@ -65,6 +83,13 @@ class Informer:
         self._guards: dict[str, IndexGuard | None] = {}
         """Each index's ``GuardedIndex.unchanged`` test (None: the function is called on every update)."""
         self._indexes: dict[str, dict[str, dict[_Key, None]]] = {}
+        self._status_blind = True
+        """Whether every index is a ``GuardedIndex`` whose test is in ``STATUS_BLIND``."""
+        self._ignoring = False
+        """Whether some handler declared status properties it ignores."""
+        self.change: StatusChange | None = None
+        """While the handlers of a watch event run: the event's status change, when the server
+        stated one and it is relative to the version the handlers saw before (else None)."""
         self._watch: WatchHandle | None = None
         self.unusable = unusable if unusable is not None else UnusableObjects()
         self.resource_version = "0"
@@ -94,7 +119,13 @@ class Informer:
             for obj in items:
                 self._apply("ADDED", obj, None, notify=False)
         self.resource_version = listing["metadata"]["resourceVersion"]
-        self._watch = self._client.watch(self.kind, self._on_event, resource_version=self.resource_version)
+        # The in-process server itself (not a wrapper, not over HTTP) states status changes.
+        watch_changes: Any = type(self._client).__dict__.get("watch_changes")
+        if watch_changes is not None:
+            self._watch = watch_changes(self._client, self.kind, self._on_change,
+                                        resource_version=self.resource_version)
+        else:
+            self._watch = self._client.watch(self.kind, self._on_event, resource_version=self.resource_version)
 
     def _on_event(self, event: WatchEvent) -> None:
         if event.type == "ERROR":
@@ -107,6 +138,20 @@ class Informer:
         self.resource_version = meta["resourceVersion"]
         key = meta.get("namespace", ""), meta["name"]
         self._apply(event.type, obj, self._cache.get(key), key=key)
+
+    def _on_change(self, etype: str, obj: Obj, previous: Obj | None, change: StatusChange | None) -> None:
+        """``_on_event`` for ``ApiServer.watch_changes``: ``change`` is kept when ``previous`` (the
+        server's version before the event) is the cached one."""
+        if etype == "ERROR":
+            self.relists += 1
+            self._watch = None
+            self._start(initial=False)
+            return
+        meta = obj["metadata"]
+        self.resource_version = meta["resourceVersion"]
+        key = meta.get("namespace", ""), meta["name"]
+        old = self._cache.get(key)
+        self._apply(etype, obj, old, key=key, change=change if old is previous else None)
 
     def resync(self) -> None:
         """Deliver every cached object to the handlers again as ``MODIFIED`` with ``old`` the same
@@ -127,7 +172,7 @@ class Informer:
 
     # -- cache ---------------------------------------------------------------------------------------
     def _apply(self, etype: str, obj: Obj, old: Obj | None, *, notify: bool = True,
-               key: _Key | None = None) -> None:
+               key: _Key | None = None, change: StatusChange | None = None) -> None:
         if key is None:
             key = _key(obj)
         if etype == "DELETED":
@@ -142,17 +187,24 @@ class Informer:
                 self._sorted = None
                 self._ns_names.setdefault(key[0], {})[key[1]] = None
             self._cache[key] = obj
-        if self._indexers:
+        if self._indexers and (change is None or not self._status_blind):
             self._reindex(key, old, None if etype == "DELETED" else obj)
         if notify:
-            for slot in self._handlers:
-                if slot.pending is not None:
-                    slot.pending.append((etype, obj, old))
-                    continue
-                try:  # _call inlined: every watch event reaches every handler through here
-                    slot.fn(etype, obj, old)
-                except DATA_ERRORS as exc:  # one unusable object must not stop the component
-                    self.unusable.handle(component_of(slot.fn), obj, exc)
+            skip = change is not None and self._ignoring
+            self.change = change
+            try:
+                for slot in self._handlers:
+                    if slot.pending is not None:
+                        slot.pending.append((etype, obj, old))
+                        continue
+                    if skip and change <= slot.ignores:  # type: ignore[operator]  # ``skip``: not None
+                        continue
+                    try:  # _call inlined: every watch event reaches every handler through here
+                        slot.fn(etype, obj, old)
+                    except DATA_ERRORS as exc:  # one unusable object must not stop the component
+                        self.unusable.handle(component_of(slot.fn), obj, exc)
+            finally:
+                self.change = None
 
     def _reindex(self, key: _Key, old: Obj | None, new: Obj | None) -> None:
         """Move ``key`` from ``old``'s index values to ``new``'s (an update that keeps its values,
@@ -215,15 +267,20 @@ class Informer:
         return len(self._cache)
 
     # -- handlers and indexes ------------------------------------------------------------------------
-    def add_handler(self, fn: Handler) -> None:
-        """Call ``fn(event_type, obj, old)`` for every change; replay existing objects as ADDED first."""
+    def add_handler(self, fn: Handler, *, ignores: frozenset[str] = frozenset()) -> None:
+        """Call ``fn(event_type, obj, old)`` for every change; replay existing objects as ADDED first.
+        ``ignores``: status properties whose change alone ``fn`` need not see (see the module
+        docstring for the promise this makes)."""
         if not callable(fn):
             raise ValueError(f"informer handler must be callable, got {fn!r}")
+        ignores = frozenset(ignores)
+        if ignores:
+            self._ignoring = True
         existing = self.list()
         if not existing:
-            self._handlers = (*self._handlers, _HandlerSlot(fn, None))
+            self._handlers = (*self._handlers, _HandlerSlot(fn, None, ignores))
             return
-        slot = _HandlerSlot(fn, [("ADDED", obj, None) for obj in existing])
+        slot = _HandlerSlot(fn, [("ADDED", obj, None) for obj in existing], ignores)
         self._handlers = (*self._handlers, slot)
         self._clock.call_later(0, self._replay, slot, priority=Priority.WATCH)
 
@@ -248,7 +305,9 @@ class Informer:
         if name in self._indexers:
             raise ValueError(f"informer for {self.kind}: index {name!r} already exists")
         self._indexers[name] = fn
-        self._guards[name] = fn.unchanged if isinstance(fn, GuardedIndex) else None
+        self._guards[name] = guard = fn.unchanged if isinstance(fn, GuardedIndex) else None
+        if guard not in STATUS_BLIND:
+            self._status_blind = False
         index: dict[str, dict[_Key, None]] = {}
         self._indexes[name] = index
         for key in sorted(self._cache):

@@ -85,4 +85,4 @@ def _check(req: AdmissionRequest) -> None:
 def install_sim_annotation_check(chain: AdmissionChain) -> None:
     """Register the check on ``chain`` for creates and updates of pods and pod-template kinds."""
     for kind in ("Pod", "Job.batch.volcano.sh", *TEMPLATE_KINDS):
-        chain.register_validating(kind, ("CREATE", "UPDATE"), _check, "sim-annotations")
+        chain.register_validating(kind, ("CREATE", "UPDATE"), _check, "sim-annotations", main_only=True)

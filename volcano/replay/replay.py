@@ -108,10 +108,19 @@ class _Recorder:
         """Pod name -> 1 running, 2 done (absent: not started)."""
         self.gpu_changes: list[tuple[int, int]] = []
         self.finished = 0
-        cluster.client.watch("Pod", self._on_pod)
+        # Over the in-process server, a status-only write that leaves ``status.phase`` as it was is
+        # not looked at: this watch saw the version before it, whose phase did whatever it does.
+        watch_changes: Any = type(cluster.client).__dict__.get("watch_changes")
+        if watch_changes is not None:
+            watch_changes(cluster.client, "Pod", self._on_change)
+        else:
+            cluster.client.watch("Pod", lambda event: self._on_pod(event.type, event.object))
 
-    def _on_pod(self, event: Any) -> None:
-        obj = event.object
+    def _on_change(self, etype: str, obj: Any, previous: Any, change: frozenset[str] | None) -> None:
+        if change is None or "phase" in change:
+            self._on_pod(etype, obj)
+
+    def _on_pod(self, etype: str, obj: Any) -> None:
         meta = obj["metadata"]
         record = self.records.get((meta.get("labels") or {}).get(_JOB_LABEL, ""))
         if record is None:
@@ -126,7 +135,7 @@ class _Recorder:
             record.running += 1
             if record.running == record.job.gang_size and record.start_ms < 0:
                 record.start_ms = now
-        elif (phase in ("Succeeded", "Failed") or event.type == "DELETED") and before == 1:
+        elif (phase in ("Succeeded", "Failed") or etype == "DELETED") and before == 1:
             self.state[name] = 2
             self.gpu_changes.append((now, -record.job.gpu))
             record.running -= 1
@@ -137,7 +146,7 @@ class _Recorder:
                     self.finished += 1
                     if not self.keep_finished:
                         self.clock.call_at(now, self.delete, record)
-        if event.type == "DELETED":
+        if etype == "DELETED":
             self.state.pop(name, None)
 
 

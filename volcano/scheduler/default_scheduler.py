@@ -62,6 +62,9 @@ it is remembered by their containers), so that the per-pod memo of a cluster of 
 one ``Resources`` rather than one each. Resources are immutable values; bounded."""
 
 
+_CONDITIONS = frozenset({"conditions"})
+
+
 def _same_for_scan(pod: Obj, old: Obj) -> bool:
     """Whether ``_needs_scan`` gives ``pod`` what it gave ``old``, and ``_requests`` the same
     answer: the same frozen ``spec`` (``pod_requests`` reads only it), the same deletionTimestamp
@@ -127,7 +130,10 @@ class DefaultScheduler:
         self._attention: set[tuple[str, str]] = set()
         """Pods (namespace, name) a cycle's scan would place or report: unbound pods of this
         scheduler, and pods it cannot read (see ``_needs_scan``)."""
-        self._pods.add_handler(self._on_pod)
+        # A version that changes only the pod's conditions changes nothing ``_on_pod`` keeps: the
+        # handler saw the version before it (so its uid is in ``_arrival``) and ``_needs_scan``
+        # reads no condition (nor the resourceVersion): the informer need not deliver it.
+        self._pods.add_handler(self._on_pod, ignores=_CONDITIONS)
 
     def _on_pod(self, event: str, pod: Obj, old: Obj | None) -> None:
         meta = pod["metadata"]

@@ -20,7 +20,9 @@ last snapshot's session visits only those (``framework.build``).
 
 The echo of the scheduler's own ``PodScheduled`` condition write (``expect_echo``), a
 version of the pod that changes only its conditions, is taken in place: the cached
-``TaskSpec`` reads the new pod and its job is not marked changed.
+``TaskSpec`` reads the new pod and its job is not marked changed. When the pod informer
+knows the event's status change (``Informer.change``) the echo is told by it
+(``stated_echo``) instead of by comparing the two versions (``conditions_echo``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any, TypeGuard
 
 from volcano.api import accessors
 from volcano.api.frozen import FrozenDict
+from volcano.apiserver.changes import StatusChange
 from volcano.informers import InformerFactory
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec, TaskStatus, task_status_of
 from volcano.scheduler.framework.resources import ResourceSpace
@@ -150,6 +153,18 @@ def conditions_echo(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         and new_status == {**old_status, "conditions": new_status.get("conditions")}
 
 
+_CONDITIONS = frozenset({"conditions"})
+
+
+def stated_echo(change: StatusChange | None, new: Mapping[str, Any]) -> bool:
+    """True only when ``conditions_echo(old, new)`` holds, for the ``old`` that ``change`` (the
+    server's status change of the event bringing ``new``: ``volcano.apiserver.changes``) is relative
+    to, told without comparing: the write changed at most ``status.conditions`` and ``new`` holds
+    conditions (the key ``conditions_echo`` compares). False says nothing (None: nothing stated;
+    a property replaced by an equal value): the caller compares."""
+    return change is not None and change <= _CONDITIONS and "conditions" in new["status"]
+
+
 class SchedulerCache:
     """See the module docstring."""
 
@@ -198,7 +213,8 @@ class SchedulerCache:
         """Pods (by key) whose ``PodScheduled`` condition the scheduler wrote after its last snapshot
         (``expect_echo``): the next conditions-only version of each is taken in place."""
         self.informers = informers
-        informers.informer("Pod").add_handler(self._on_pod)
+        self._pods_informer = informers.informer("Pod")
+        self._pods_informer.add_handler(self._on_pod)
         informers.informer("Node").add_handler(self._on_node)
         informers.informer("PodGroup").add_handler(self._on_podgroup)
         informers.informer("Queue").add_handler(self._on_queue)
@@ -225,7 +241,9 @@ class SchedulerCache:
         if self._echoes and key in self._echoes:
             del self._echoes[key]
             previous = self.pods.get(key)
-            if etype == "MODIFIED" and previous is not None and conditions_echo(previous.pod, obj):
+            if etype == "MODIFIED" and previous is not None and (
+                    (previous.pod is old and stated_echo(self._pods_informer.change, obj))
+                    or conditions_echo(previous.pod, obj)):
                 previous.pod = obj  # ``rebound``'s task but for ``pod`` (see ``expect_echo``)
                 if previous.node_name:
                     self.binding.pop(key, None)
