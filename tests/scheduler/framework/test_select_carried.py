@@ -18,6 +18,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.scheduler.framework.select_support import kind_pod, random_node
 from volcano.scheduler.framework import select
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
 from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskInfo, TaskSpec
@@ -27,36 +28,6 @@ from volcano.scheduler.framework.session import Session, Snapshot
 from volcano.scheduler.plugins import default_registry
 
 Obj = dict[str, Any]
-
-
-def _node(i: int, rng: random.Random) -> Obj:
-    spec: Obj = {}
-    if rng.random() < 0.1:
-        spec["unschedulable"] = True
-    if rng.random() < 0.1:
-        spec["taints"] = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
-    return {"metadata": {"name": f"n{i}", "labels": {"zone": rng.choice(["a", "b"])}}, "spec": spec,
-            "status": {"allocatable": {"cpu": rng.choice(["1", "2", "4"]), "memory": rng.choice(["2Gi", "8Gi"]),
-                                       "pods": rng.choice(["3", "110"])}}}
-
-
-def _pod(i: int, kind: int, node: str = "", phase: str = "Pending", deleting: bool = False) -> Obj:
-    spec: Obj = {"schedulerName": "volcano",
-                 "containers": [{"name": "c", "resources": {"requests": {
-                     "cpu": ["100m", "500m", "1"][kind % 3], "memory": ["128Mi", "1Gi", "512Mi"][kind % 3]}}}]}
-    if kind == 3:
-        spec["nodeSelector"] = {"zone": "a"}
-    if kind == 4:
-        spec["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 8080}]
-    if kind == 5:
-        spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
-    if node:
-        spec["nodeName"] = node
-    meta: Obj = {"name": f"p-{i}", "namespace": "ns", "uid": f"u{i}",
-                 "annotations": {"scheduling.k8s.io/group-name": f"pg{i}"}}
-    if deleting:
-        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
-    return {"metadata": meta, "spec": spec, "status": {"phase": phase}}
 
 
 def _conf(weight: int) -> SchedulerConf:
@@ -83,9 +54,9 @@ def _running(rng: random.Random, nodes: list[NodeSpec], count: int) -> list[Obj]
     """Pods on nodes (some releasing), then pending ones of every kind."""
     pods = []
     for i in range(count):
-        pods.append(_pod(i, rng.randrange(6), node=rng.choice(nodes).name, phase="Running",
+        pods.append(kind_pod(i, rng.randrange(6), node=rng.choice(nodes).name, phase="Running",
                          deleting=rng.random() < 0.2))
-    return pods + [_pod(100 + k, k) for k in range(6)]
+    return pods + [kind_pod(100 + k, k) for k in range(6)]
 
 
 def _fresh(ssn: Session, task: TaskInfo) -> tuple[Any, Any, Any]:
@@ -103,7 +74,7 @@ def _fresh(ssn: Session, task: TaskInfo) -> tuple[Any, Any, Any]:
 @given(seed=st.integers(0, 100_000))
 def test_carried_results_are_the_fresh_ones(seed: int) -> None:
     rng = random.Random(seed)
-    nodes = [NodeSpec(_node(i, rng)) for i in range(rng.randint(1, 25))]
+    nodes = [NodeSpec(random_node(i, rng)) for i in range(rng.randint(1, 25))]
     conf = _conf(1)
     shared: dict[Any, Any] = {}
     carried = 0
@@ -132,7 +103,7 @@ def test_carried_results_are_the_fresh_ones(seed: int) -> None:
 
 def test_a_new_configuration_or_node_list_is_not_served_carried() -> None:
     rng = random.Random(3)
-    nodes = [NodeSpec(_node(i, rng)) for i in range(6)]
+    nodes = [NodeSpec(random_node(i, rng)) for i in range(6)]
     shared: dict[Any, Any] = {}
     pods = _running(rng, nodes, 5)
     first = _session(_conf(1), nodes, pods, shared)
@@ -153,11 +124,11 @@ def test_a_new_configuration_or_node_list_is_not_served_carried() -> None:
 
 def test_only_recently_refreshed_signatures_are_kept() -> None:
     rng = random.Random(5)
-    nodes = [NodeSpec(_node(i, rng)) for i in range(3)]
+    nodes = [NodeSpec(random_node(i, rng)) for i in range(3)]
     shared: dict[Any, Any] = {}
     ssn = _session(_conf(1), nodes, [], shared)
     for k in range(select._CARRIED_MAX + 5):
-        spec = TaskSpec(_pod(k, 0) | {"spec": {"schedulerName": "volcano", "containers": [
+        spec = TaskSpec(kind_pod(k, 0) | {"spec": {"schedulerName": "volcano", "containers": [
             {"name": "c", "resources": {"requests": {"cpu": f"{k + 1}m"}}}]}})
         task = TaskInfo(spec, spec.vec(ssn.space))
         select._synced(ssn, task)
