@@ -245,3 +245,18 @@ def run(configuration: SchedulerConf, *, nodes: Iterable[Obj] = (), pods: Iterab
     binds = {t.key: n for t, n in ssn.binds}
     evicted = [t.key for t, _ in ssn.evictions]
     return Result(ssn, outcome, binds, evicted)
+
+
+def allocated(objects: tuple[list[Obj], list[Obj], list[Obj], list[Obj]], configuration: SchedulerConf,
+              reuse: bool) -> Session:
+    """A session (uid ``session-1``, ``reuse`` as given) over ``(nodes, queues, podgroups, pods)``,
+    its PodGroups of priority 0, after one allocate (not closed)."""
+    nodes, queues, groups, pods = objects
+    podgroups: list[tuple[Mapping[str, Any], int]] = [(g, 0) for g in groups]
+    snap = Snapshot(ResourceSpace(), [NodeSpec(n) for n in nodes], podgroups, [TaskSpec(p) for p in pods],
+                    [QueueInfo(q) for q in queues])
+    ssn = Session(snap, configuration, default_registry(), uid="session-1", reuse=reuse)
+    action = default_actions().get("allocate")
+    assert action is not None
+    action(Arguments({})).execute(ssn)
+    return ssn

@@ -13,37 +13,23 @@ rows. Deferred visits were made, and one that ends discarded wrote nothing to th
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.scheduler.harness import node, pg, pod, queue, res
+from tests.scheduler.harness import allocated, node, pg, pod, queue, res
 from tests.scheduler.test_allocate_lookahead import _conf, _objects, _small_jobs
-from volcano.scheduler.actions import default_actions
 from volcano.scheduler.framework import statement
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
-from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec
-from volcano.scheduler.framework.plugin import Arguments
-from volcano.scheduler.framework.resources import ResourceSpace
-from volcano.scheduler.framework.session import Session, Snapshot
-from volcano.scheduler.plugins import default_registry
 
 Obj = dict[str, Any]
 
 
 def _table_after(objects: tuple[list[Obj], list[Obj], list[Obj], list[Obj]], conf: SchedulerConf,
                  reuse: bool) -> tuple[Any, ...]:
-    nodes, queues, groups, pods = objects
-    podgroups: list[tuple[Mapping[str, Any], int]] = [(g, 0) for g in groups]
-    snap = Snapshot(ResourceSpace(), [NodeSpec(n) for n in nodes], podgroups, [TaskSpec(p) for p in pods],
-                    [QueueInfo(q) for q in queues])
-    ssn = Session(snap, conf, default_registry(), uid="session-1", reuse=reuse)
-    action = default_actions().get("allocate")
-    assert action is not None
-    action(Arguments({})).execute(ssn)
+    ssn = allocated(objects, conf, reuse)
     table = ssn.table
     rows = [list(n.tasks) for n in table.nodes]
     tasks = [(t.key, t.status, t.node_name, t.last_txn) for j in ssn.jobs.values() for t in j.tasks.values()]

@@ -14,23 +14,16 @@ conditions and their messages, queue allocation) must be the same.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.scheduler.harness import node, pg, pod, queue, random_node, res
-from volcano.scheduler.actions import default_actions
+from tests.scheduler.harness import allocated, node, pg, pod, queue, random_node, res
 from volcano.scheduler.framework import select
 from volcano.scheduler.framework.conf import PluginOption, SchedulerConf, Tier
-from volcano.scheduler.framework.model import NodeSpec, QueueInfo, TaskSpec
-from volcano.scheduler.framework.plugin import Arguments
-from volcano.scheduler.framework.resources import ResourceSpace
-from volcano.scheduler.framework.session import Session, Snapshot
 from volcano.scheduler.framework.status import close_session
-from volcano.scheduler.plugins import default_registry
 
 Obj = dict[str, Any]
 GPU = "nvidia.com/gpu"
@@ -92,14 +85,7 @@ def _objects(rng: random.Random) -> tuple[list[Obj], list[Obj], list[Obj], list[
 
 def _cycle(objects: tuple[list[Obj], list[Obj], list[Obj], list[Obj]], conf: SchedulerConf,
            reuse: bool) -> tuple[Any, ...]:
-    nodes, queues, groups, pods = objects
-    podgroups: list[tuple[Mapping[str, Any], int]] = [(g, 0) for g in groups]
-    snap = Snapshot(ResourceSpace(), [NodeSpec(n) for n in nodes], podgroups, [TaskSpec(p) for p in pods],
-                    [QueueInfo(q) for q in queues])
-    ssn = Session(snap, conf, default_registry(), uid="session-1", reuse=reuse)
-    action = default_actions().get("allocate")
-    assert action is not None
-    action(Arguments({})).execute(ssn)
+    ssn = allocated(objects, conf, reuse)
     tasks = [(t.key, t.status, t.node_name, t.last_txn) for j in ssn.jobs.values() for t in j.tasks.values()]
     fit = [(j.uid, sorted((k, v.error()) for k, v in j.fit_errors.items())) for j in ssn.jobs.values()]
     binds = [(t.key, n) for t, n in ssn.binds]
