@@ -31,20 +31,28 @@ def allocate_for_tasks(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: dequ
     statement to commit (ready), to keep (pipelined), or None (discarded).
     ``look`` is the action's node selection (kept across visits; a fresh one when None);
     ``memo`` replays a discarded visit on the same inputs and records this one (``futile``)."""
+    return _serve(ssn, job, queue, tasks, look, memo)[0]
+
+
+def _serve(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo], look: Lookahead | None,
+           memo: FutileMemo | None) -> tuple[Statement | None, bool]:
+    """``allocate_for_tasks``, and whether the visit was replayed or quiet (``_visit``'s ``quota``)
+    and discarded: then it fired no allocation event handler, so every plugin's allocation (what the
+    built-in plugins' queue order and overuse read) is as it was before the visit."""
     if memo is None:
-        return _visit(ssn, job, queue, tasks, look)
+        return _visit(ssn, job, queue, tasks, look), False
     if memo.replay(job, queue, tasks):
-        return None
+        return None, True
     taken = memo.begin(job, tasks)
     if taken is None:
         stmt = _visit(ssn, job, queue, tasks, look)
         memo.record(job, queue, None, None, len(tasks))
-        return stmt
+        return stmt, False
     placed: list[Placed] = []
     asked: list[bool] = []
     stmt = _visit(ssn, job, queue, tasks, look, placed, asked, memo.quota(queue))
     memo.record(job, queue, taken, placed if stmt is None else None, len(tasks), asked)
-    return stmt
+    return stmt, stmt is None
 
 
 def _visit(ssn: Session, job: JobInfo, queue: QueueInfo, tasks: deque[TaskInfo], look: Lookahead | None,
@@ -199,19 +207,32 @@ class Allocate(Action):
             agenda.add_job(queue, job)
         look = Lookahead(ssn)
         memo = FutileMemo(ssn)
-        while agenda:
-            queue = agenda.pop_queue()
-            if ssn.overused(queue):
-                continue
+        # Where the memo applies, the session's plugins are built-in ones whose queue order and
+        # overuse read only the queues' allocations, which their event handlers keep: after a
+        # visit that fired none (``_serve``) the queue just served is still first in queue order
+        # and not overused (its answer is the same), so it is served again without going through
+        # the heap: the same queues and jobs, in the same order, as pushing it back and popping.
+        stay = memo.enabled
+        kept: QueueInfo | None = None
+        while kept is not None or agenda:
+            if kept is not None:
+                queue, kept = kept, None
+            else:
+                queue = agenda.pop_queue()
+                if ssn.overused(queue):
+                    continue
             jobs = agenda.jobs(queue)
             if not jobs:
                 continue
             job = jobs.pop()
             tasks = sheets[job.uid]
-            stmt = allocate_for_tasks(ssn, job, queue, tasks, look, memo)
+            stmt, still = _serve(ssn, job, queue, tasks, look, memo)
             if stmt is not None and ssn.job_ready(job):
                 stmt.commit()
                 if tasks:
                     jobs.push(job)
-            agenda.push_queue(queue)
+            if still and stay:
+                kept = queue
+            else:
+                agenda.push_queue(queue)
         memo.retain(ssn.jobs)
