@@ -116,3 +116,21 @@ def test_a_job_order_without_a_key_keeps_the_comparator() -> None:
     heap = agenda.jobs(ssn.queues["q1"])
     popped: list[JobInfo] = [heap.pop() for _ in range(len(heap))]
     assert [j.uid for j in popped] == ["ns/g3", "ns/g2", "ns/g1", "ns/g0"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 5), seed=st.integers(0, 1_000_000))
+def test_the_sort_key_of_any_key_count_is_the_keys_then_creation_and_uid(n: int, seed: int) -> None:
+    """``_sort_key`` (a function made per key count) is the tuple of the keys in order, then the
+    creation and uid, for every key count."""
+    from volcano.scheduler.framework.session import _sort_key
+
+    rng = random.Random(seed)
+    ssn = _session(seed, True)
+    offsets = [rng.randint(-3, 3) for _ in range(n)]
+    flat: list[Callable[[JobInfo], Any]] = [
+        (lambda job, o=o: len(job.uid) * o) if i % 2 else (lambda job, o=o: (job.priority + o, job.uid[::-1]))
+        for i, o in enumerate(offsets)]
+    key = _sort_key(flat)
+    for job in ssn.jobs.values():
+        assert key(job) == (*[k(job) for k in flat], job.creation, job.uid)

@@ -109,6 +109,25 @@ def _task_sort_key(flat: list[Callable[[TaskSpec], Any]]) -> Callable[[TaskInfo]
     return lambda t: (*(k(t.spec) for k in flat), t.spec.index, t.spec.creation, t.spec.uid)
 
 
+_Ordered = TypeVar("_Ordered", JobInfo, QueueInfo)
+
+
+def _sort_key(flat: list[Callable[[_Ordered], Any]]) -> Callable[[_Ordered], tuple[Any, ...]]:
+    """The sort key of ``Session.job_key`` / ``queue_key``: the order keys ``flat`` of the job or
+    queue, then its creation and uid (with one to three keys, a function made for that count)."""
+    if len(flat) == 1:
+        k0 = flat[0]
+        return lambda x: (k0(x), x.creation, x.uid)
+    if len(flat) == 2:
+        k0, k1 = flat
+        return lambda x: (k0(x), k1(x), x.creation, x.uid)
+    if len(flat) == 3:
+        k0, k1, k2 = flat
+        return lambda x: (k0(x), k1(x), k2(x), x.creation, x.uid)
+    rest: tuple[Callable[[_Ordered], Any], ...] = tuple(flat)
+    return lambda x: (*(k(x) for k in rest), x.creation, x.uid)
+
+
 class Session:
     """One scheduling cycle (see the module docstring)."""
 
@@ -316,12 +335,7 @@ class Session:
         keys = self._job_keys
         if not self.reuse or keys is None:
             return None
-        flat = tuple(k for tier in keys for k in tier)
-
-        def key(job: JobInfo) -> tuple[Any, ...]:
-            return (*(k(job) for k in flat), job.creation, job.uid)
-
-        return key
+        return _sort_key([k for tier in keys for k in tier])
 
     def queue_key(self) -> Callable[[QueueInfo], tuple[Any, ...]] | None:
         """A sort key giving ``queue_less``'s order, or None (without ``reuse``, or when some
@@ -335,12 +349,7 @@ class Session:
         keys = self._queue_keys
         if not self.reuse or keys is None:
             return None
-        flat = tuple(k for tier in keys for k in tier)
-
-        def key(queue: QueueInfo) -> tuple[Any, ...]:
-            return (*(k(queue) for k in flat), queue.creation, queue.uid)
-
-        return key
+        return _sort_key([k for tier in keys for k in tier])
 
     def job_compare(self, left: JobInfo, right: JobInfo) -> int:
         """JobOrderFn's raw answer (0 when every plugin abstains)."""
