@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from volcano.scheduler.actions.futile import Quota
+from volcano.scheduler.actions.futile import Quota, _span
 from volcano.scheduler.framework.quota import queue_allocatable
 
 NAMES = ("cpu", "memory", "nvidia.com/gpu", "pods")
@@ -115,3 +115,67 @@ def test_batched_answers_are_the_one_by_one_answers(allocated: dict[str, Any], d
     one._flush()
     batch._flush()
     assert batch.allocated == one.allocated
+
+
+def _tasks(shapes: list[dict[str, Any]], steps: list[tuple[int, bool]]) -> tuple[list[Any], list[Any]]:
+    """A visit's tasks (one parse per shape, as ``test_batched_answers_are_the_one_by_one_answers``
+    makes them) and the placements among them (``Placed`` triples)."""
+    parses = [_task(shape) for shape in shapes]
+    tasks: list[Any] = []
+    placed: list[Any] = []
+    for i, (pick, place) in enumerate(steps):
+        task: Any = SimpleNamespace(spec=parses[pick % len(parses)].spec, uid=f"t{i}")
+        tasks.append(task)
+        if place:
+            placed.append((task.uid, "Allocated", "n0"))
+    return tasks, placed
+
+
+queue_states = st.tuples(st.dictionaries(st.sampled_from(NAMES), amounts),
+                         st.dictionaries(st.sampled_from(NAMES), amounts),
+                         st.sampled_from(["Open", "Open", "Closed"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(then=queue_states, now=queue_states, shapes=st.lists(requests, min_size=1, max_size=2),
+       steps=st.lists(st.tuples(st.integers(0, 1), st.booleans()), min_size=1, max_size=40),
+       cut=st.integers(0, 40), floats=st.booleans())
+def test_a_cap_in_the_span_is_the_same_answers(then: tuple[dict[str, Any], dict[str, Any], str],
+                                               now: tuple[dict[str, Any], dict[str, Any], str],
+                                               shapes: list[dict[str, Any]], steps: list[tuple[int, bool]],
+                                               cut: int, floats: bool) -> None:
+    """A visit's answers recorded from one queue state (the first ``cut`` tasks asked) are the
+    answers from another exactly when that state's ``first_cap`` lies in the visit's ``_span``
+    (where both are worked out)."""
+    if floats:
+        shapes[0] = {**shapes[0], "memory": Fraction(1, 3) if cut % 2 else 0.25}
+    tasks, placed = _tasks(shapes, steps)
+    uids = {uid for uid, _, _ in placed}
+    n = min(cut, len(tasks))
+    asked = _quota(dict(then[0]), then[1], then[2]).answers(tasks[:n], uids)
+    span = _span(tasks, asked, placed)
+    if span is None:
+        return
+    cap = _quota(dict(now[0]), now[1], now[2]).first_cap(span[0])
+    if cap is None:
+        return
+    same = _quota(dict(now[0]), now[1], now[2]).answers(tasks[:n], uids) == asked
+    assert (span[1] < cap <= span[2]) == same
+
+
+def test_the_span_property_is_not_vacuous() -> None:
+    """Gangs of one request get a span, and caps both inside and outside it occur."""
+    tasks, placed = _tasks([{"cpu": 2, "pods": 1}], [(0, i % 3 != 2) for i in range(9)])
+    uids = {uid for uid, _, _ in placed}
+    asked = _quota({"cpu": 4}, {"cpu": 14}).answers(tasks, uids)
+    # 2 cpus each within 10: yes while fewer than 5 were placed before (placed: all but every third)
+    assert asked == (True,) * 7 + (False,) * 2
+    span = _span(tasks, asked, placed)
+    assert span is not None and span[1:] == (4, 5)
+    for allocated, inside in ((3, True), (4, True), (2, False), (5, False), (6, False)):
+        quota = _quota({"cpu": allocated}, {"cpu": 14})
+        cap = quota.first_cap(span[0])
+        assert cap is not None and (span[1] < cap <= span[2]) == inside
+        assert (_quota({"cpu": allocated}, {"cpu": 14}).answers(tasks, uids) == asked) == inside
+    assert _span(*_tasks([{"cpu": 1}, {"cpu": 2}], [(0, True), (1, True)])[:1], (True, True),
+                 [("t0", "Allocated", "n0")]) is None

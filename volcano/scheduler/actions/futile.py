@@ -25,9 +25,12 @@ visit that provably reads the same replays the outcome instead of placing again:
   point; otherwise every answer is yes), from the queue's state, its
   deserved share and its allocation, which grows by each placed task's request
   as the visit places it. The answers are equal when the queue's state,
-  deserved share and non-zero allocation are (the fast check); otherwise they
-  are worked out again, with the same arithmetic in the same order as the
-  visit's own event handler, from the current queue, and compared;
+  deserved share and non-zero allocation are (the fast check); otherwise, when
+  the tasks taken share one request, each answer is a count of placements
+  below a cap worked out from the queue (``Quota.first_cap``), so the answers
+  are the same when the cap lies in the range that gives them (``_span``);
+  otherwise they are worked out again, with the same arithmetic in the same
+  order as the visit's own event handler, from the current queue, and compared;
 * the node table's accounting columns (used, idle, FutureIdle, releasing,
   pipelined, pod counts, allocatable, pod limits), kept as one matrix. Rows
   whose columns moved since are read only through their answers to the tasks:
@@ -113,7 +116,7 @@ class Outcome:
 class _Entry:
     """One job's last discarded visit: what it read (see the module docstring) and its outcome."""
 
-    __slots__ = ("asked", "conf", "job_key", "nodes", "outcome", "queue_key", "reps", "specs", "table",
+    __slots__ = ("asked", "conf", "job_key", "nodes", "outcome", "queue_key", "reps", "span", "specs", "table",
                  "width")
 
     def __init__(self, conf: object, nodes: list[Any], specs: tuple[Any, ...], width: int,
@@ -132,6 +135,8 @@ class _Entry:
         self.reps = reps
         """Positions of the first task of each signature among the tasks taken."""
         self.outcome = outcome
+        self.span: _Span | None = None
+        """The ALLOCATABLE answers as a range of caps (``_span``; None: compared one by one)."""
 
 
 FUTILE_VISITS: StateKey[dict[str, _Entry]] = StateKey("allocate.futile-visits", dict)
@@ -215,24 +220,42 @@ class Quota:
             for name, value in key:
                 allocated[name] = allocated.get(name, 0) + count * value
 
+    def _cap_of(self, key: tuple[tuple[str, Any], ...]) -> float | int | None:
+        """The cap of the request ``key`` (its items) from the allocation now: ``allocated + c * v + v
+        <= deserved`` on every requested dimension exactly when ``c < cap``; None when a number is
+        not exact (then answered one by one)."""
+        allocated, deserved = self.allocated, self.deserved
+        cap: float | int = float("inf")
+        for name, value in key:
+            if type(value) not in _EXACT or type(allocated.get(name, 0)) not in _EXACT:
+                return None
+            if name != _PODS and value > 0:
+                room = deserved.get(name, 0)
+                if type(room) not in _EXACT:
+                    return None
+                cap = min(cap, (room - allocated.get(name, 0)) // value)
+        return cap
+
     def _counting(self, task: TaskInfo) -> bool:
         """Whether ``task``'s request is the one counted (after starting to count it when it can)."""
         key = task.spec.sched_sig[2]
         if key is self._key or (self._key is not None and key == self._key):
             return True
         self._flush()
-        allocated, deserved = self.allocated, self.deserved
-        cap: float | int = float("inf")
-        for name, value in key:
-            if type(value) not in _EXACT or type(allocated.get(name, 0)) not in _EXACT:
-                return False
-            if name != _PODS and value > 0:
-                room = deserved.get(name, 0)
-                if type(room) not in _EXACT:
-                    return False
-                cap = min(cap, (room - allocated.get(name, 0)) // value)
+        cap = self._cap_of(key)
+        if cap is None:
+            return False
         self._key, self._cap = key, cap
         return True
+
+    def first_cap(self, key: tuple[tuple[str, Any], ...]) -> float | int | None:
+        """Before anything is counted: the cap of a run of tasks of the request ``key`` (its items),
+        each answered ``c < cap`` with ``c`` the run's tasks placed before it (``answers``; an
+        ALLOCATABLE fixed for the queue is the cap infinity, yes, or 0, no); None when the answers
+        are not worked out so."""
+        if self.fixed is not None:
+            return float("inf") if self.fixed else 0
+        return self._cap_of(key)
 
     def allowed(self, task: TaskInfo) -> bool:
         """The ALLOCATABLE answer for ``task`` now."""
@@ -289,6 +312,37 @@ _EXACT = (int, Fraction, bool)
 """Number types whose sums do not depend on their order (``Quota`` counts with them)."""
 _PODS = "pods"
 """The dimension proportion's test ignores (``queue_allocatable``)."""
+
+_Span = tuple[tuple[tuple[str, Any], ...], float | int, float | int]
+"""A visit's ALLOCATABLE answers as caps (``_span``): the request, and the bounds ``lo < cap <= hi``."""
+
+
+def _span(taken: Sequence[TaskInfo], asked: Sequence[bool], placed: Iterable[Placed]) -> _Span | None:
+    """The caps that give a visit's ALLOCATABLE answers ``asked`` (one per task of ``taken`` asked,
+    in order), when every task asked has one request (equal ``sched_sig`` request parts): the
+    answer of task ``i`` is then ``c_i < cap`` (``Quota.answers``, ``first_cap``), ``c_i`` the
+    tasks of ``placed`` among those before it, a count that never falls; so the answers are
+    ``asked`` exactly when ``lo < cap <= hi``, ``lo`` the largest count of a yes (minus infinity:
+    none; a cap may be negative) and ``hi`` the smallest of a no (infinity: none). None for
+    several requests."""
+    if not asked:
+        return None
+    request = taken[0].spec.sched_sig[2]
+    uids = {uid for uid, _, _ in placed}
+    lo: float | int = float("-inf")
+    hi: float | int = float("inf")
+    count = 0
+    for task, yes in zip(taken, asked, strict=False):
+        key = task.spec.sched_sig[2]
+        if key is not request and key != request:
+            return None
+        if yes:
+            lo = count
+        elif count < hi:
+            hi = count
+        if task.uid in uids:
+            count += 1
+    return request, lo, hi
 
 
 class FutileMemo:
@@ -457,7 +511,13 @@ class FutileMemo:
         if key == entry.queue_key:
             entry.queue_key = key  # equal: the entry takes the object (``_queue_key``)
             return True
-        if self._answers(queue, taken, entry.outcome.placed, len(entry.asked)) != entry.asked:
+        span = entry.span
+        cap = self.quota(queue).first_cap(span[0]) if span is not None else None
+        if cap is not None:
+            assert span is not None
+            if not span[1] < cap <= span[2]:
+                return False
+        elif self._answers(queue, taken, entry.outcome.placed, len(entry.asked)) != entry.asked:
             return False
         entry.queue_key = key
         return True
@@ -616,11 +676,12 @@ class FutileMemo:
             return
         errors = list(job.fit_errors.items())
         key, specs = self._inputs(job, taken)
-        self.entries[job.uid] = _Entry(self.ssn.conf, self._node_specs(), specs, len(self.ssn.space),
-                                       self._matrix(), self._queue_key(queue), key,
-                                       tuple(asked), self._reps,
-                                       Outcome(list(placed), [(u, _copy(fe)) for u, fe in errors],
-                                               len(taken) - left))
+        entry = self.entries[job.uid] = _Entry(self.ssn.conf, self._node_specs(), specs, len(self.ssn.space),
+                                               self._matrix(), self._queue_key(queue), key,
+                                               tuple(asked), self._reps,
+                                               Outcome(list(placed), [(u, _copy(fe)) for u, fe in errors],
+                                                       len(taken) - left))
+        entry.span = _span(taken, asked, placed)
 
     def retain(self, uids: Iterable[str]) -> None:
         """Forget the entries of jobs not among ``uids`` (jobs that left the session)."""
