@@ -119,3 +119,36 @@ def test_a_gang_of_two_shapes_writes_the_first_shape_before_the_second_starts(mo
     assert counting.deferred == 1 and counting.writes >= 1
     assert fast == _table_after(objects, _CONF, False)
     assert all(t[2] for t in fast[3])  # every task placed (bound when committed)
+
+
+def test_a_second_gang_stuck_at_the_same_point_gets_the_kept_fit_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """30 GPUs free: two gangs of 40 one-GPU pods each place 30 (held, discarded) and stick at their
+    31st; the second's fit errors are the first's, kept (``Lookahead._no_fit``: same signature,
+    table state and held placements), and the action leaves what the reference path leaves. A third
+    gang of another request works its own out; a property over the random clusters of
+    ``test_deferred_placements_leave_the_table_as_the_reference_path`` covers the rest."""
+    from volcano.scheduler.framework import select
+
+    worked: list[str] = []
+    original = select.Lookahead._fit_errors
+
+    def counting(self: select.Lookahead, task: Any) -> Any:
+        worked.append(task.name)
+        return original(self, task)
+
+    monkeypatch.setattr(select.Lookahead, "_fit_errors", counting)
+    nodes = [node(f"n{i}", res(16, "64Gi", **{"nvidia__com/gpu": 8})) for i in range(4)]
+    running = [pod("ns", f"run-x-{k}", group="run", node_name="n0", phase="Running", req=res(1, "1Gi", **GPU))
+               for k in range(2)]
+    gangs = [pod("ns", f"{g}-x-{k}", group=g, req=res(1, "1Gi", **GPU)) for g in ("a", "b") for k in range(40)]
+    other = [pod("ns", f"c-x-{k}", group="c", req=res(2, "1Gi", **{"nvidia__com/gpu": 2})) for k in range(20)]
+    groups = [pg("run", "ns", "q1", 1, phase="Running"), pg("a", "ns", "q1", 40), pg("b", "ns", "q1", 40),
+              pg("c", "ns", "q1", 20)]
+    objects = (nodes, [queue("q1")], groups, [*running, *gangs, *other])
+    no_quota = SchedulerConf(("allocate",), (_CONF.tiers[0], Tier(tuple(
+        p for p in _CONF.tiers[1].plugins if p.name != "proportion"))))
+    fast = _table_after(objects, no_quota, True)
+    assert len(worked) == 2  # a's 31st and c's 16th; b's 31st took a's
+    assert fast == _table_after(objects, no_quota, False)
+    stuck = {f[0]: f[1] for f in fast[4]}
+    assert stuck["ns-a-x-30"] == stuck["ns-b-x-30"] == "0/4 nodes are unavailable: 4 Insufficient nvidia/com/gpu."

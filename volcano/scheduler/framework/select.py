@@ -393,6 +393,8 @@ class Lookahead:
         """Per row: placements of the run noted but not in the table (``note``): [count, Allocated among them]."""
         self._noted = -1
         """The row of the placement noted last, until it moves up a level (``_advance``; -1: none)."""
+        self._no_fits: dict[tuple[object, bytes, int, tuple[tuple[int, int, int], ...]], FitErrors] = {}
+        """``_no_fit``'s answers by what they read (signature, vector, table state, held placements)."""
 
     def _applies(self, task: TaskInfo, local: bool) -> bool:
         spec = task.spec
@@ -601,7 +603,24 @@ class Lookahead:
         """``feasible``'s fit errors for ``task`` (of the run's signature) over the table with every
         placement written. The held ones (all of the run's vector) are not written for it: their
         rows' accounting is shifted by them meanwhile, as ``_level_values`` does, which is all a
-        row-local task's ``feasible`` reads of a row (its predicates read no task on it)."""
+        row-local task's ``feasible`` reads of a row (its predicates read no task on it).
+
+        The answer is kept for the action by what it reads besides the session's node specs and
+        plugins: the signature and vector, the table's state (its position in ``changes``: every
+        write of the table appends there, and the table is read here only outside the temporary
+        shifts) and the held placements; a later task with the same inputs (another gang of the
+        signature stuck at the same point, no commit in between) gets the same object. The fit
+        errors are never changed once made (one object may be shared by many tasks, ``FitErrors``)."""
+        held = self._held
+        key = (task.spec.sched_sig, self._vec, len(self.ssn.table.changes),
+               tuple(sorted((row, n, a) for row, (n, a) in held.items())))
+        hit = self._no_fits.get(key)
+        if hit is None:
+            hit = self._no_fits[key] = self._fit_errors(task)
+        return hit
+
+    def _fit_errors(self, task: TaskInfo) -> FitErrors:
+        """``_no_fit``, worked out."""
         held = self._held
         if not held:
             return feasible(self.ssn, task)[1]
