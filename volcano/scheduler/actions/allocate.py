@@ -186,6 +186,8 @@ class Allocate(Action):
         enqueue_on = "enqueue" in ssn.conf.actions
         agenda = Agenda(ssn, keyed=True, queues_keyed=True)
         sheets: dict[str, deque[TaskInfo]] = {}
+        waiting: dict[str, tuple[QueueInfo, list[JobInfo]]] = {}
+        """Per queue name: the queue and its jobs to serve, in session order (one heap build each)."""
         reuse = ssn.reuse
         pending = TaskStatus.Pending
         for job in ssn.jobs.values():
@@ -204,7 +206,13 @@ class Allocate(Action):
             if not todo:
                 continue
             sheets[job.uid] = deque(todo)
-            agenda.add_job(queue, job)
+            group = waiting.get(queue.name)
+            if group is None:
+                waiting[queue.name] = (queue, [job])
+            else:
+                group[1].append(job)
+        for queue, group_jobs in waiting.values():
+            agenda.add_jobs(queue, group_jobs)
         look = Lookahead(ssn)
         memo = FutileMemo(ssn)
         # Where the memo applies, the session's plugins are built-in ones whose queue order and

@@ -84,6 +84,11 @@ class Agenda:
             heap = self._jobs[queue.name] = PriorityQueue(self._ssn.job_less, key=self._key)
         heap.push(job)
 
+    def add_jobs(self, queue: QueueInfo, jobs: list[JobInfo]) -> None:
+        """``add_job`` for each of ``jobs`` (one heap build: ``PriorityQueue.extend``)."""
+        self.add_queue(queue)
+        self.jobs(queue).extend(jobs)
+
     def __bool__(self) -> bool:
         return bool(self._queues)
 

@@ -55,6 +55,21 @@ class PriorityQueue(Generic[T]):
             self._seq += 1  # never decides between distinct keys; keeps values uncompared
             heapq.heappush(self._heap, (self._key(value), self._seq, value))
 
+    def extend(self, values: Iterable[T]) -> None:
+        """Add every one of ``values``: the same pops as pushing them one by one (the order is
+        total, and with ``key`` keys of distinct elements are distinct, so the pop sequence does
+        not depend on the heap's layout), with the heap made once."""
+        heap = self._heap
+        if self._key is None:
+            less = self._less
+            heap.extend([_Item(x, less) for x in values])
+        else:
+            key, seq = self._key, self._seq
+            items = [(key(x), seq + i, x) for i, x in enumerate(values, 1)]
+            self._seq = seq + len(items)
+            heap.extend(items)
+        heapq.heapify(heap)
+
     def pop(self) -> T:
         """Remove and return the first element (IndexError when empty)."""
         item = heapq.heappop(self._heap)
