@@ -4,6 +4,8 @@ reference paths do.
 * ``Scheduler._emit`` records, for random batches of events on PodGroups and pods (some no
   longer in the informers' caches), the same recorder calls in the same order as calling
   ``_event`` on each event's informer object; without a recorder it records nothing.
+* A recorder that records a batch (``events``) is handed the same items, each object read from
+  its informer when the recorder comes to it (the reads and records interleave as one by one).
 * ``_WatchedMetrics.set_unschedulable_tasks`` forwards the same reports and sets the same flags
   and gauges as going through ``_gauge``, over random report sequences.
 """
@@ -99,3 +101,41 @@ def test_the_inlined_gauge_report_is_the_gauge_path(reports: list[tuple[str, int
             slow.sink.set_unschedulable_tasks(job, n)
     assert fast.sink.calls == slow.sink.calls  # type: ignore[attr-defined]
     assert (fast.gauges, fast.changed, fast.gauge_changed) == (slow.gauges, slow.changed, slow.gauge_changed)
+
+
+class _BatchRecorder:
+    """Records what it is handed, as a batch (``events``) and one by one (``event``)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def event(self, obj: Any, etype: str, reason: str, message: str) -> None:
+        self.calls.append((id(obj), etype, reason, message))
+
+    def events(self, items: Any) -> None:
+        for obj, etype, reason, message in items:
+            self.event(obj, etype, reason, message)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_EVENT, max_size=30))
+def test_emit_hands_a_batch_recorder_the_items_event_by_event_records(events: list[Event]) -> None:
+    logs: list[list[tuple[Any, ...]]] = []
+    cache = _scheduler(None).cache
+
+    def logged(get: Any) -> Any:
+        def read(name: str, namespace: str | None = None) -> Any:
+            logs[-1].append(("get", name, namespace))
+            return get(name, namespace)
+        return read
+
+    for informer in cache.informers.kinds.values():  # type: ignore[attr-defined]
+        informer.get = logged(informer.get)
+    for recorder in (_BatchRecorder(), _Recorder()):
+        sched = _scheduler(recorder)  # type: ignore[arg-type]
+        sched.cache = cache  # the very same informer objects
+        logs.append(recorder.calls)
+        sched._emit(events)
+    assert logs[0] == logs[1]  # the same informer reads and records, interleaved alike
+    assert sum(1 for call in logs[0] if call[0] != "get") == \
+        sum(1 for ev in events if ev.namespace != "gone" and ev.name != "x")

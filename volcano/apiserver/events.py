@@ -26,6 +26,10 @@ set; here it is the earliest seen), so the same calls give the same Events.
 Writes go through the ``Client``, synchronously; the recorder never reads the
 wall clock.
 
+``EventRecorder.events(items)`` records a batch of such calls, in order, at one clock instant
+(what the scheduler emits at the end of a cycle): the same Events and caches as one call per
+item, with each identity's correlator keys looked up once per event instead of twice.
+
 When the client is the in-process ``ApiServer`` itself (not a wrapper), a new
 Event is written with ``ApiServer.create_event`` and a repeat with
 ``ApiServer.patch_event_count``: the same stored objects and errors as
@@ -37,7 +41,7 @@ from __future__ import annotations
 
 import struct
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any, Generic, TypeVar
 
@@ -241,9 +245,9 @@ class EventCorrelator:
         self._spam: _Lru[str, TokenBucket] = _Lru(lru_size)
         self._burst, self._qps = burst, qps
         self._max_events, self._max_interval_ns = max_events, max_interval_ns
-        self._keys: dict[tuple[str, str, str, str], tuple[str, str]] = {}
-        """``observe``'s keys (base, aggregate) per (object, type, reason, reporting); a cache of
-        pure string functions, emptied when it reaches ``_KEY_CACHE`` entries."""
+        self._keys: dict[tuple[str, str, str, str], tuple[str, str, str]] = {}
+        """``keys`` per (object, type, reason, reporting); a cache of pure string functions,
+        emptied when it reaches ``_KEY_CACHE`` entries."""
 
     def correlate(self, source: str, involved: dict[str, str], etype: str, reason: str, message: str,
                   reporting: str, now_ns: int, now: str) -> Observed | None:
@@ -258,18 +262,28 @@ class EventCorrelator:
                 now_ns: int, now: str) -> Observed | None:
         """``correlate`` from the event's spam key ``obj_key`` (client-go's ``getSpamKey`` of the
         source and the involved object) and the involved object's name."""
-        # The keys below as strings built once per (object, type, reason, reporting): the same
-        # string objects again keep their hashes, so the cache lookups below do not hash them anew
-        # (a waiting gang's pods get an event every cycle, most with a message new to them).
+        return self.observe_keyed(self.keys(obj_key, etype, reason, reporting), involved_name, message, now_ns, now)
+
+    def keys(self, obj_key: str, etype: str, reason: str, reporting: str) -> tuple[str, str, str]:
+        """The cache keys of an event about the object of spam key ``obj_key`` with this type,
+        reason and reporting controller: (``obj_key``, its full event key without the message,
+        its aggregation key). A pure function of its arguments, kept per arguments: the same
+        string objects again keep their hashes, so the cache lookups do not hash them anew (a
+        waiting gang's pods get an event every cycle, most with a message new to them)."""
         ident = (obj_key, etype, reason, reporting)
-        bases = self._keys.get(ident)
-        if bases is None:
+        keys = self._keys.get(ident)
+        if keys is None:
             base = f"{obj_key}{etype}{reason}"
-            bases = (base, base + reporting)
+            keys = (obj_key, base, base + reporting)  # aggregate: EventAggregatorByReasonFunc (instance empty)
             if len(self._keys) >= _KEY_CACHE:
                 self._keys.clear()
-            self._keys[ident] = bases
-        base, aggregate_key = bases  # aggregate: EventAggregatorByReasonFunc (instance empty)
+            self._keys[ident] = keys
+        return keys
+
+    def observe_keyed(self, keys: tuple[str, str, str], involved_name: str, message: str, now_ns: int,
+                      now: str) -> Observed | None:
+        """``observe`` of an event whose ``keys`` (``keys``) are known."""
+        obj_key, base, aggregate_key = keys
         # The three LRU caches' ``get`` and ``add`` inlined (``_Lru``: every event runs them).
         # A cache entry that ``get`` found is the newest already: client-go's ``Add`` of the same
         # record after its ``Get`` changes nothing then, so only a new record is added.
@@ -294,9 +308,10 @@ class EventCorrelator:
             count, first, name = last[0] + 1, last[1], last[2]
         else:
             count, first, name = 1, now, f"{involved_name}.{now_ns:x}"
-        logs[key] = (count, first, name)  # ``add``: newest, and the oldest out beyond the size
-        logs.move_to_end(key)
-        if len(logs) > self._logs.size:
+        logs[key] = (count, first, name)  # ``add``: newest (a new key is added last), the oldest out beyond the size
+        if last is not None:
+            logs.move_to_end(key)
+        elif len(logs) > self._logs.size:
             logs.popitem(last=False)
         spam = self._spam._entries
         bucket = spam.get(obj_key)
@@ -305,7 +320,7 @@ class EventCorrelator:
             self._spam.add(obj_key, bucket)
         else:
             spam.move_to_end(obj_key)
-        if not bucket.try_accept(now_ns):
+        if now_ns < bucket.shut_until or not bucket.try_accept(now_ns):  # a shut bucket's refusal, inlined
             return None
         if aggregate:
             message = AGGREGATE_PREFIX + message
@@ -345,9 +360,10 @@ class EventRecorder:
         """Every Event's ``source``, one read-only object shared by all of them (the store keeps
         frozen parts as they are: one dict for all the component's Events instead of one each)."""
         self.correlator = EventCorrelator()
-        self._spam_keys: dict[tuple[Any, ...], str] = {}
-        """The spam key of each involved identity (kind, namespace, name, uid, apiVersion) as ``event``
-        builds it: a cache of a pure string function, emptied at ``_KEY_CACHE`` entries."""
+        self._spam_keys: dict[tuple[Any, ...], tuple[str, str, str]] = {}
+        """The correlator's keys (``EventCorrelator.keys``) of each involved identity (kind, namespace,
+        name, uid, apiVersion), type and reason as ``events`` builds them: a cache of a pure string
+        function, emptied at ``_KEY_CACHE`` entries."""
         self.filtered = 0
         # The server's Event fast paths, only when the client is the server itself: a wrapper (retries,
         # injected faults, HTTP) keeps its own create and patch, whatever attributes it forwards.
@@ -360,41 +376,52 @@ class EventRecorder:
 
     def event(self, obj: Obj, type: str, reason: str, message: str) -> None:
         """Record that ``reason``/``message`` happened to ``obj`` (``type`` Normal or Warning)."""
-        if type not in EVENT_TYPES:
-            raise ValueError(f"event type must be one of {EVENT_TYPES}, got {type!r}")
-        meta = obj.get("metadata") or {}
-        name = meta.get("name")
-        if not name:
-            raise ValueError(f"event {reason!r}: the involved object has no metadata.name: {obj!r}")
-        kind, api_version, given_ns, uid = obj.get("kind", ""), obj.get("apiVersion", ""), \
-            meta.get("namespace"), meta.get("uid", "")
-        # The correlator's ``getSpamKey`` of the involved object built below (without building it:
-        # most events are dropped by the spam filter), one string per identity: a new version of
-        # the object (a pod whose condition the scheduler rewrote) finds the string, and its hash,
-        # of the last one. (A cache of the fields by object was dropped: the object an event names
-        # is most often a version just written, the pod whose message moved, which it never knew.)
-        ident = (kind, given_ns, name, uid, api_version)
-        obj_key = self._spam_keys.get(ident)
-        if obj_key is None:
-            obj_key = "".join((self.component, kind, given_ns if given_ns else "", name, uid, api_version))
-            if len(self._spam_keys) >= _KEY_CACHE:
-                self._spam_keys.clear()
-            self._spam_keys[ident] = obj_key
-        clock = self._clock
+        self.events(((obj, type, reason, message),))
+
+    def events(self, items: Iterable[tuple[Obj, str, str, str]]) -> None:
+        """``event(obj, type, reason, message)`` of each item, in order, at one instant: the clock
+        is read once, and again after each Event written (the only step that runs other code), so
+        on a clock that moves only when it is run (``SimClock``) this records exactly what the
+        calls one by one record. An item that ``event`` rejects raises here, after the items
+        before it were recorded."""
+        clock, component = self._clock, self.component
         now, now_ns = clock.timestamp(), clock.unix_ns()
-        seen = self.correlator.observe(obj_key, name, type, reason, message, self.component, now_ns, now)
-        if seen is None:
-            self.filtered += 1
-            return
-        involved: dict[str, Any] = {"kind": kind, "name": name}
-        if given_ns:
-            involved["namespace"] = given_ns
-        involved["uid"] = uid
-        involved["apiVersion"] = api_version
-        involved["resourceVersion"] = (obj.get("metadata") or {}).get("resourceVersion", "")
-        stored = self._write(seen, involved, given_ns or "default", type, reason, now, now_ns)
-        if stored is not None:
-            self.correlator.update_state(seen, stored)
+        spam_keys, keys_of, observe = self._spam_keys, self.correlator.keys, self.correlator.observe_keyed
+        for obj, etype, reason, message in items:
+            if etype not in EVENT_TYPES:
+                raise ValueError(f"event type must be one of {EVENT_TYPES}, got {etype!r}")
+            meta = obj.get("metadata") or {}
+            name = meta.get("name")
+            if not name:
+                raise ValueError(f"event {reason!r}: the involved object has no metadata.name: {obj!r}")
+            kind, api_version, given_ns, uid = obj.get("kind", ""), obj.get("apiVersion", ""), \
+                meta.get("namespace"), meta.get("uid", "")
+            # The correlator's keys of the event (``getSpamKey`` of the involved object, without
+            # building it: most events are dropped by the spam filter), one tuple of strings per
+            # identity, type and reason: a new version of the object (a pod whose condition the
+            # scheduler rewrote) finds the strings, and their hashes, of the last one.
+            ident = (kind, given_ns, name, uid, api_version, etype, reason)
+            keys = spam_keys.get(ident)
+            if keys is None:
+                obj_key = "".join((component, kind, given_ns if given_ns else "", name, uid, api_version))
+                keys = keys_of(obj_key, etype, reason, component)
+                if len(spam_keys) >= _KEY_CACHE:
+                    spam_keys.clear()
+                spam_keys[ident] = keys
+            seen = observe(keys, name, message, now_ns, now)
+            if seen is None:
+                self.filtered += 1
+                continue
+            involved: dict[str, Any] = {"kind": kind, "name": name}
+            if given_ns:
+                involved["namespace"] = given_ns
+            involved["uid"] = uid
+            involved["apiVersion"] = api_version
+            involved["resourceVersion"] = meta.get("resourceVersion", "")
+            stored = self._write(seen, involved, given_ns or "default", etype, reason, now, now_ns)
+            if stored is not None:
+                self.correlator.update_state(seen, stored)
+            now, now_ns = clock.timestamp(), clock.unix_ns()
 
     def _write(self, seen: Observed, involved: dict[str, Any], namespace: str, type: str, reason: str,
                now: str, now_ns: int) -> Obj | None:

@@ -34,7 +34,7 @@ order, at the new cycle's time instead of recomputing the session
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -382,17 +382,28 @@ class Scheduler:
     def _emit(self, events: list[Event]) -> None:
         """Record ``events`` on the objects they name, as ``_event`` does one by one (an object
         no longer in the informer's cache gets none; without a recorder nothing happens: the
-        informer reads have no effect)."""
+        informer reads have no effect). A recorder that records a batch (``EventRecorder.events``)
+        gets them in one call, each object read from its informer as the recorder comes to it."""
         recorder = self.recorder
         if recorder is None or not events:
             return
+        batch = getattr(recorder, "events", None)
+        if batch is not None:
+            batch(self._found(events))
+            return
         record = recorder.event
+        for obj, etype, reason, message in self._found(events):
+            record(obj, etype, reason, message)
+
+    def _found(self, events: list[Event]) -> Iterator[tuple[Obj, str, str, str]]:
+        """``(obj, type, reason, message)`` of each of ``events`` whose object the informers hold,
+        in order, each object read when the item is asked for."""
         pg_get = self.cache.informers.informer("PodGroup").get
         pod_get = self.cache.informers.informer("Pod").get
         for kind, namespace, name, etype, reason, message in events:
             obj = pg_get(name, namespace) if kind == "PodGroup" else pod_get(name, namespace)
             if obj is not None:
-                record(obj, etype, reason, message)
+                yield obj, etype, reason, message
 
     def _write_conditions(self, writes: Sequence[tuple[TaskInfo, Obj, str]]) -> None:
         """``_set_pod_condition`` of each ``(task, cond, nominated)`` the session close asked for, in
