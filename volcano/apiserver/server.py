@@ -46,7 +46,7 @@ from volcano.api.kinds import KindInfo, kind_for_object, resolve_kind
 from volcano.apiserver import field_labels, namespaces
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
-from volcano.apiserver.changes import StatusChange
+from volcano.apiserver.changes import StatusChange, replaced_change
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
 from volcano.apiserver.deletion import Deletion, check_delete_options, check_preconditions, tracks_generation
 from volcano.apiserver.errors import (
@@ -79,7 +79,7 @@ from volcano.apiserver.patching import (
     options_invalid,
 )
 from volcano.apiserver.pod_create import prepare_pod_status
-from volcano.apiserver.status_write import shared_status, status_with
+from volcano.apiserver.status_write import shared_status, status_with, status_with_names
 from volcano.apiserver.store import ObjectStore
 from volcano.apiserver.validation import (
     apply_defaults,
@@ -523,11 +523,12 @@ class ApiServer:
             if old is None:
                 out.append(not_found(resource_name(info), name))
                 continue
-            frozen = status_with(info, old, fields)
+            found = status_with_names(info, old, fields)
             meta = old["metadata"]
-            if frozen is None or meta.get("managedFields") or meta.get("deletionTimestamp"):
+            if found is None or meta.get("managedFields") or meta.get("deletionTimestamp"):
                 out.append(self._status_fields_answer(kind, name, namespace, fields))
                 continue
+            frozen, names = found
             if rules:  # ``_commit_status``
                 try:
                     validate_status_write(info, {**old, "status": frozen})
@@ -535,7 +536,8 @@ class ApiServer:
                     out.append(exc)
                     continue
             prior = old.get("status", _ABSENT)
-            out.append(old if prior is frozen or prior == frozen else replace(info, old, frozen))
+            out.append(old if prior is frozen or prior == frozen
+                       else replace(info, old, frozen, replaced_change(old, names)))
         return out
 
     def _status_fields_answer(self, kind: str, name: str, namespace: str | None,

@@ -37,7 +37,7 @@ from volcano.api.frozen import FrozenDict, FrozenList, freeze, thaw
 from volcano.api.kinds import KindInfo
 from volcano.apiserver.validation import status_item_check, status_parts_decode
 
-__all__ = ["shared_status", "status_with"]
+__all__ = ["shared_status", "status_with", "status_with_names"]
 
 _ABSENT = object()
 _LEAVES = frozenset({str, int, float, bool, type(None)})
@@ -92,6 +92,14 @@ def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> F
     a list of flat items (over a stored list, or where the status has none) whose items are the
     stored list's own or new plain mappings of scalars that decode. None for anything else (the caller then takes
     ``shared_status`` and the general path)."""
+    found = status_with_names(info, old, fields)
+    return found[0] if found is not None else None
+
+
+def status_with_names(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]
+                      ) -> tuple[FrozenDict, tuple[str, ...]] | None:
+    """``status_with(info, old, fields)`` and the names of the properties whose values in it are not
+    ``old``'s status's own objects (in ``fields``' order; every other property is ``old``'s own)."""
     before = old.get("status")
     if type(before) is not FrozenDict or type(fields) is not dict:
         return None
@@ -112,14 +120,14 @@ def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> F
             items = _items_over(check, own, value) if check is not None else None
             if items is None:
                 return None
-            changes[key] = items
+            changes[key] = items  # a new list: never ``prior`` itself
         else:
             return None
     if scalars and not status_parts_decode(info, scalars):
         return None
     # ``{**before, **fields}``: ``before``'s keys in place (a value that is ``before``'s own is
     # left as it is), new keys after them in ``fields``' order.
-    return FrozenDict(before, **changes)
+    return FrozenDict(before, **changes), tuple(changes)
 
 
 def _items_over(check: Any, prior: FrozenList | tuple[()], value: list[Any]) -> FrozenList | None:
