@@ -79,7 +79,7 @@ from volcano.apiserver.patching import (
     options_invalid,
 )
 from volcano.apiserver.pod_create import prepare_pod_status
-from volcano.apiserver.status_write import shared_status, status_with, status_with_names
+from volcano.apiserver.status_write import merged_status, shared_status, status_with, status_with_names
 from volcano.apiserver.store import ObjectStore
 from volcano.apiserver.validation import (
     apply_defaults,
@@ -663,6 +663,10 @@ class ApiServer:
         old = self.store.require(info, ns, name)
         if subresource == "status":
             require_status_subresource(info, name)
+            if kind_of_patch == "merge":
+                frozen = merged_status(info, old, patch)
+                if frozen is not None:  # ``update_status``'s shared status: no copy of the whole object
+                    return self._update_status(info, old, frozen, manager=field_manager, decoded=True)
         try:
             new = apply_patch(info, old, patch, kind_of_patch)
         except RecursionError:

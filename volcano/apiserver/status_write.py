@@ -35,9 +35,10 @@ from typing import Any
 
 from volcano.api.frozen import FrozenDict, FrozenList, freeze, thaw
 from volcano.api.kinds import KindInfo
+from volcano.apiserver.patch import merge_patch
 from volcano.apiserver.validation import status_item_check, status_parts_decode
 
-__all__ = ["shared_status", "status_with", "status_with_names"]
+__all__ = ["merged_status", "shared_status", "status_with", "status_with_names"]
 
 _ABSENT = object()
 _LEAVES = frozenset({str, int, float, bool, type(None)})
@@ -70,6 +71,34 @@ def shared_status(info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict | 
         return None
     return FrozenDict({key: freeze(changed[key]) if key in changed else lists.get(key, value)
                        for key, value in status.items()})
+
+
+def merged_status(info: KindInfo, old: FrozenDict, patch: Any) -> FrozenDict | None:
+    """The frozen status a JSON merge patch ``patch`` of ``old``'s status subresource stores, when
+    ``patch`` is a plain mapping whose one key is ``status``, a mapping: ``shared_status`` of the
+    patched status built over ``old``'s own values (``merge_patch`` of the whole object would copy
+    them all; the properties the patch names are merged as it merges them), so that only those are
+    copied and decoded. Such a patch keeps the metadata as it is stored: the patch verb's checks of
+    the patched name, namespace, resourceVersion and uid all pass. None when not proven (another
+    patch, a status ``shared_status`` does not prove, a value too deep to copy)."""
+    if type(patch) is not dict or len(patch) != 1:
+        return None
+    fields = patch.get("status")
+    before = old.get("status")
+    if type(fields) is not dict or type(before) is not FrozenDict:
+        return None
+    status: dict[str, Any] = dict(before)  # ``merge_patch``'s copy of the target, its own values kept
+    try:
+        for key, value in fields.items():
+            if value is None:
+                status.pop(key, None)
+            elif isinstance(value, dict):
+                status[key] = merge_patch(status.get(key), value)
+            else:
+                status[key] = thaw(value)
+    except RecursionError:
+        return None
+    return shared_status(info, old, status)
 
 
 def _shared_items(check: Any, prior: FrozenList, value: list[Any]) -> FrozenList | None:
