@@ -17,7 +17,7 @@ and ``int64`` formats turned into ranges, quantities checked by
 Go's decoder ignores them.
 
 Speed: a kind's decode schema is compiled on first use with ``fastjsonschema``
-(about 20 µs per pod); only when that refuses, ``jsonschema`` lists the errors
+(about 20 µs per pod), with only the definitions it reaches; only when that refuses, ``jsonschema`` lists the errors
 so the first one in document order is reported with the Go decoder's wording.
 """
 
