@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from volcano.api.frozen import FrozenDict
 
-__all__ = ["StatusChange", "status_change"]
+__all__ = ["StatusChange", "replaced_change", "status_change"]
 
 StatusChange = frozenset[str]
 """The status properties a status-only write replaced (see the module docstring)."""
@@ -50,11 +50,26 @@ def status_change(old: FrozenDict, status: FrozenDict) -> StatusChange | None:
     names = [key for key, value in status.items() if before.get(key, _ABSENT) is not value]
     if len(status) - len(names) != len(before):  # some of ``before``'s keys are gone
         names.extend(key for key in before if key not in status)
-    key = tuple(names)
+    return _interned(tuple(names))
+
+
+def replaced_change(old: FrozenDict, names: tuple[str, ...]) -> StatusChange | None:
+    """``status_change(old, status)`` for a ``status`` that is ``old``'s status (a ``FrozenDict``)
+    with the properties ``names`` replaced or added, each by a value that is not ``old``'s own,
+    and every other property left as it is: the same answer (an equal set), known without looking
+    at the properties (``ApiServer.update_status_fields_many``, whose ``status_with`` knows them)."""
+    spec = old.get("spec")
+    if type(old.get("metadata")) is not FrozenDict or (spec is not None and type(spec) is not FrozenDict):
+        return None
+    return _interned(names)
+
+
+def _interned(key: tuple[str, ...]) -> StatusChange:
+    """The one ``frozenset(key)`` kept for ``key``."""
     found = _INTERNED.get(key)
     if found is None:
         if len(_INTERNED) >= 256:
             _INTERNED.clear()
-        found = _INTERNED[key] = frozenset(names)
+        found = _INTERNED[key] = frozenset(key)
     return found
 

@@ -36,7 +36,8 @@ and the priority classes ``system-cluster-critical`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import builtins
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -45,11 +46,12 @@ from volcano.api.kinds import KindInfo, kind_for_object, resolve_kind
 from volcano.apiserver import field_labels, namespaces
 from volcano.apiserver.admission import AdmissionChain, AdmissionRequest
 from volcano.apiserver.bootstrap import BOOTSTRAP_OBJECTS
-from volcano.apiserver.changes import StatusChange
+from volcano.apiserver.changes import StatusChange, replaced_change
 from volcano.apiserver.client import Obj, WatchEvent, WatchHandle
 from volcano.apiserver.deletion import Deletion, check_delete_options, check_preconditions, tracks_generation
 from volcano.apiserver.errors import (
     CONFLICT_MESSAGE,
+    ApiError,
     already_exists,
     bad_request,
     conflict,
@@ -77,7 +79,7 @@ from volcano.apiserver.patching import (
     options_invalid,
 )
 from volcano.apiserver.pod_create import prepare_pod_status
-from volcano.apiserver.status_write import shared_status, status_with
+from volcano.apiserver.status_write import merged_status, shared_status, status_with, status_with_names
 from volcano.apiserver.store import ObjectStore
 from volcano.apiserver.validation import (
     apply_defaults,
@@ -490,6 +492,62 @@ class ApiServer:
         return self.update_status({"apiVersion": old.get("apiVersion"), "kind": old.get("kind"),
                                    "metadata": old["metadata"], "status": merged})
 
+    def update_status_fields_many(self, kind: str, writes: Iterable[tuple[str, str | None, dict[str, Any]]]
+                                  ) -> builtins.list[Obj | ApiError]:
+        """``update_status_fields(kind, name, namespace, fields)`` of each ``(name, namespace, fields)``
+        in order, as that many calls one after another: the same stored objects, resourceVersions,
+        watch events and tracker calls. The answer holds, for each write, what its call returns or
+        the ``ApiError`` it raises (a failed write stops nothing: the next one runs).
+
+        The work a call does for the kind alone (resolving it, its status subresource, its status
+        admission hooks and status rules) is done once: with no status hook (none to run, none to
+        register meanwhile) and outside a dry run, each write of a kind with a status subresource
+        is, per object, only the lookup, ``status_with``, the status rules and the commit. Otherwise
+        (an unknown kind, a hook, a dry run) every write is ``update_status_fields`` itself."""
+        writes = list(writes)
+        try:
+            info = kind_named(kind)
+        except ApiError:
+            info = None
+        chain = self.admission
+        if info is None or not has_status_subresource(info) or self.store.dry \
+                or chain.hooks(True, info.key, "UPDATE", "status") or chain.hooks(False, info.key, "UPDATE", "status"):
+            return [self._status_fields_answer(kind, name, namespace, fields) for name, namespace, fields in writes]
+        rules = has_status_rules(info)
+        store = self.store
+        lookup, replace = store.lookup, store.replace_status
+        namespaced = info.namespaced
+        out: builtins.list[Obj | ApiError] = []
+        for name, namespace, fields in writes:
+            old = lookup(info, (namespace or "default") if namespaced else "", name)
+            if old is None:
+                out.append(not_found(resource_name(info), name))
+                continue
+            found = status_with_names(info, old, fields)
+            meta = old["metadata"]
+            if found is None or meta.get("managedFields") or meta.get("deletionTimestamp"):
+                out.append(self._status_fields_answer(kind, name, namespace, fields))
+                continue
+            frozen, names = found
+            if rules:  # ``_commit_status``
+                try:
+                    validate_status_write(info, {**old, "status": frozen})
+                except ApiError as exc:
+                    out.append(exc)
+                    continue
+            prior = old.get("status", _ABSENT)
+            out.append(old if prior is frozen or prior == frozen
+                       else replace(info, old, frozen, replaced_change(old, names)))
+        return out
+
+    def _status_fields_answer(self, kind: str, name: str, namespace: str | None,
+                              fields: dict[str, Any]) -> Obj | ApiError:
+        """``update_status_fields``' answer: the object it returns, or the ``ApiError`` it raises."""
+        try:
+            return self.update_status_fields(kind, name, namespace, fields)
+        except ApiError as exc:
+            return exc
+
     def _update_status(self, info: KindInfo, old: FrozenDict, status: Any, *, manager: str | None = None,
                        managed: Any = None, decoded: bool = False) -> FrozenDict:
         """Replace ``old``'s status with ``status`` (a plain value the server may edit, or with
@@ -605,6 +663,10 @@ class ApiServer:
         old = self.store.require(info, ns, name)
         if subresource == "status":
             require_status_subresource(info, name)
+            if kind_of_patch == "merge":
+                frozen = merged_status(info, old, patch)
+                if frozen is not None:  # ``update_status``'s shared status: no copy of the whole object
+                    return self._update_status(info, old, frozen, manager=field_manager, decoded=True)
         try:
             new = apply_patch(info, old, patch, kind_of_patch)
         except RecursionError:

@@ -35,9 +35,10 @@ from typing import Any
 
 from volcano.api.frozen import FrozenDict, FrozenList, freeze, thaw
 from volcano.api.kinds import KindInfo
+from volcano.apiserver.patch import merge_patch
 from volcano.apiserver.validation import status_item_check, status_parts_decode
 
-__all__ = ["shared_status", "status_with"]
+__all__ = ["merged_status", "shared_status", "status_with", "status_with_names"]
 
 _ABSENT = object()
 _LEAVES = frozenset({str, int, float, bool, type(None)})
@@ -72,6 +73,34 @@ def shared_status(info: KindInfo, old: FrozenDict, status: Any) -> FrozenDict | 
                        for key, value in status.items()})
 
 
+def merged_status(info: KindInfo, old: FrozenDict, patch: Any) -> FrozenDict | None:
+    """The frozen status a JSON merge patch ``patch`` of ``old``'s status subresource stores, when
+    ``patch`` is a plain mapping whose one key is ``status``, a mapping: ``shared_status`` of the
+    patched status built over ``old``'s own values (``merge_patch`` of the whole object would copy
+    them all; the properties the patch names are merged as it merges them), so that only those are
+    copied and decoded. Such a patch keeps the metadata as it is stored: the patch verb's checks of
+    the patched name, namespace, resourceVersion and uid all pass. None when not proven (another
+    patch, a status ``shared_status`` does not prove, a value too deep to copy)."""
+    if type(patch) is not dict or len(patch) != 1:
+        return None
+    fields = patch.get("status")
+    before = old.get("status")
+    if type(fields) is not dict or type(before) is not FrozenDict:
+        return None
+    status: dict[str, Any] = dict(before)  # ``merge_patch``'s copy of the target, its own values kept
+    try:
+        for key, value in fields.items():
+            if value is None:
+                status.pop(key, None)
+            elif isinstance(value, dict):
+                status[key] = merge_patch(status.get(key), value)
+            else:
+                status[key] = thaw(value)
+    except RecursionError:
+        return None
+    return shared_status(info, old, status)
+
+
 def _shared_items(check: Any, prior: FrozenList, value: list[Any]) -> FrozenList | None:
     """The frozen list property ``key`` stores for the list ``value`` over the stored ``prior``: the
     items that are ``prior``'s own kept, the others copied, checked (``check``, the property's
@@ -92,6 +121,14 @@ def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> F
     a list of flat items (over a stored list, or where the status has none) whose items are the
     stored list's own or new plain mappings of scalars that decode. None for anything else (the caller then takes
     ``shared_status`` and the general path)."""
+    found = status_with_names(info, old, fields)
+    return found[0] if found is not None else None
+
+
+def status_with_names(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]
+                      ) -> tuple[FrozenDict, tuple[str, ...]] | None:
+    """``status_with(info, old, fields)`` and the names of the properties whose values in it are not
+    ``old``'s status's own objects (in ``fields``' order; every other property is ``old``'s own)."""
     before = old.get("status")
     if type(before) is not FrozenDict or type(fields) is not dict:
         return None
@@ -112,14 +149,14 @@ def status_with(info: KindInfo, old: FrozenDict, fields: Mapping[str, Any]) -> F
             items = _items_over(check, own, value) if check is not None else None
             if items is None:
                 return None
-            changes[key] = items
+            changes[key] = items  # a new list: never ``prior`` itself
         else:
             return None
     if scalars and not status_parts_decode(info, scalars):
         return None
     # ``{**before, **fields}``: ``before``'s keys in place (a value that is ``before``'s own is
     # left as it is), new keys after them in ``fields``' order.
-    return FrozenDict(before, **changes)
+    return FrozenDict(before, **changes), tuple(changes)
 
 
 def _items_over(check: Any, prior: FrozenList | tuple[()], value: list[Any]) -> FrozenList | None:

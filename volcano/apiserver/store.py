@@ -21,7 +21,7 @@ from typing import Any
 
 from volcano.api.frozen import FrozenDict, FrozenList, freeze
 from volcano.api.kinds import KindInfo, resolve_kind
-from volcano.apiserver.changes import status_change
+from volcano.apiserver.changes import StatusChange, status_change
 from volcano.apiserver.errors import not_found
 from volcano.apiserver.meta import resource_name
 from volcano.apiserver.watch import WatchHub
@@ -32,6 +32,8 @@ Tracker = Callable[[Any, Any], None]
 """``fn(old, new)`` called after every committed write (``old`` None on insert, ``new`` None on remove)."""
 
 _Bucket = dict[str, dict[str, FrozenDict]]  # namespace -> name -> object
+_UNSTATED = object()
+"""``replace_status``'s ``change`` when the caller states none."""
 
 
 def share_unchanged(old: FrozenDict, new: dict[str, Any]) -> None:
@@ -210,12 +212,14 @@ class ObjectStore:
             self.tracker(old, obj)
         return obj
 
-    def replace_status(self, info: KindInfo, old: FrozenDict, status: FrozenDict) -> FrozenDict:
+    def replace_status(self, info: KindInfo, old: FrozenDict, status: FrozenDict,
+                       change: StatusChange | object | None = _UNSTATED) -> FrozenDict:
         """``replace(info, old, new)`` for the ``new`` that is ``old`` with its status replaced by the
         frozen ``status`` and nothing else changed: the same stored object (``old``'s parts, its
         metadata with the new resourceVersion, ``status``), built at once without ``share_unchanged``
         and ``freeze`` walking parts that are frozen already. Its watch event carries the
-        write's status change (``volcano.apiserver.changes``)."""
+        write's status change (``volcano.apiserver.changes``): ``change`` when the caller states it
+        (what ``status_change(old, status)`` answers), else computed."""
         if self._dry:
             return self.replace(info, old, {**old, "metadata": dict(old["metadata"]), "status": status})
         self._rv += 1
@@ -224,7 +228,8 @@ class ObjectStore:
         # ``dict(mapping, **fields)``: a copy whose named keys are replaced in place (new ones last).
         obj = FrozenDict(old, metadata=FrozenDict(meta, resourceVersion=str(rv)), status=status)
         self._objects[info.key][meta.get("namespace", "")][meta["name"]] = obj
-        self.hub.append(info.key, rv, "MODIFIED", obj, old, status_change(old, status))
+        self.hub.append(info.key, rv, "MODIFIED", obj, old,
+                        status_change(old, status) if change is _UNSTATED else change)
         if self.tracker is not None:
             self.tracker(old, obj)
         return obj

@@ -409,17 +409,19 @@ class Scheduler:
         """``_set_pod_condition`` of each ``(task, cond, nominated)`` the session close asked for, in
         order, each after noting (with ``reuse``, without a nominated node) that its echo keeps the
         task and job as carried (``SchedulerCache.expect_echo``). With ``reuse`` and the in-process
-        server, ``_set_pod_condition``'s fast path inlined, with the pod informer and the clock
-        read as bound methods (a waiting gang's pods get one such write each, cycle after cycle)."""
+        server, the statuses are built first (from the pod informer, which no write changes: watch
+        events arrive as later clock callbacks) and handed to the server in one
+        ``update_status_fields_many`` call, which writes them in order as that many
+        ``update_status_fields`` calls would (a missing pod is skipped, a failed write too)."""
         expect = self.cache.expect_echo if self.reuse else None
-        write = self._status_fields
-        if expect is None or write is None:
+        if expect is None or self._status_fields is None:
             for task, cond, nominated in writes:
                 if expect is not None and not nominated:
                     expect(task.key)
                 self._set_pod_condition(task, cond, nominated)
             return
-        client, get, timestamp = self.client, self._pods.get, self.clock.timestamp
+        get, timestamp = self._pods.get, self.clock.timestamp
+        batch: list[tuple[str, str, Obj]] = []
         for task, cond, nominated in writes:
             spec = task.spec
             if not nominated:
@@ -432,10 +434,9 @@ class Scheduler:
                                                            timestamp())}
             if nominated:
                 status["nominatedNodeName"] = nominated
-            try:
-                write(client, "Pod", name, namespace, status)  # ``_update_pod_status``
-            except ApiError:
-                continue
+            batch.append((name, namespace, status))
+        if batch:  # the client is the in-process server itself (``_status_fields``)
+            type(self.client).__dict__["update_status_fields_many"](self.client, "Pod", batch)
 
     def _set_pod_condition(self, task: TaskInfo, cond: Obj, nominated: str = "") -> None:
         pod = self._pod(task)

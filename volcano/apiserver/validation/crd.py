@@ -30,7 +30,13 @@ import jsonschema
 from volcano.api.frozen import FrozenDict
 from volcano.apiserver.validation.crd_schemas import CRD_SCHEMAS, K8S_DEFAULTS, QUANTITY_PATTERN
 from volcano.apiserver.validation.field import go_value, json_type_name
-from volcano.apiserver.validation.openapi import StrictValidator, embedded_definitions, is_rfc3339, strict_integers
+from volcano.apiserver.validation.openapi import (
+    StrictValidator,
+    embedded_definitions,
+    is_rfc3339,
+    reachable_definitions,
+    strict_integers,
+)
 
 __all__ = ["apply_defaults", "has_crd_schema", "schema_errors"]
 
@@ -90,7 +96,9 @@ def _validators(kind_key: str, part: str | None) -> tuple[Callable[[Any], Any], 
     schema = CRD_SCHEMAS[kind_key]
     if part is not None:
         schema = {"type": "object", "properties": {part: schema["properties"][part]}}
-    fast_schema = {**_to_json_schema(schema, True), "definitions": _definitions(True), "$schema": _DIALECT}
+    fast_root = _to_json_schema(schema, True)
+    fast_defs = reachable_definitions(fast_root, _definitions(True))
+    fast_schema = {**fast_root, "definitions": fast_defs, "$schema": _DIALECT}
     formats: dict[str, Callable[[str], bool]] = {"date-time": _date_time}
     code = strict_integers(fastjsonschema.compile_to_code(fast_schema, formats=formats, use_default=False))
     namespace: dict[str, Any] = {}
