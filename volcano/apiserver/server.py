@@ -26,7 +26,8 @@ server-side apply with ``managedFields`` (``volcano.apiserver.patching``,
 ``volcano.apiserver.managed_fields``), delete
 preconditions, finalizers, graceful pod deletion, propagation policies and
 owner-reference garbage collection (``volcano.apiserver.gc``), the
-``pods/binding`` and ``pods/eviction`` subresources.
+``pods/binding`` and ``pods/eviction`` subresources, and Events that expire an hour after
+their last write (``--event-ttl``, ``volcano.apiserver.leases``).
 
 On construction the server holds what a fresh kube-apiserver bootstraps:
 namespaces ``default``, ``kube-system``, ``kube-public``, ``kube-node-lease``
@@ -60,6 +61,7 @@ from volcano.apiserver.errors import (
 )
 from volcano.apiserver.events import is_recorded_event
 from volcano.apiserver.gc import GarbageCollector
+from volcano.apiserver.leases import EVENT_TTL_S, LeaseKeeper
 from volcano.apiserver.managed_fields import FieldManager
 from volcano.apiserver.meta import (
     check_object_shape,
@@ -128,7 +130,8 @@ class ApiServer:
     """An in-memory, single-process kube-apiserver (see module docstring)."""
 
     def __init__(self, clock: Clock, streams: RandomStreams, *, trace: Trace | None = None,
-                 watch_history: int = 500_000, bootstrap: bool = True) -> None:
+                 watch_history: int = 500_000, bootstrap: bool = True,
+                 event_ttl_s: int | None = EVENT_TTL_S) -> None:
         self.clock = clock
         self.streams = streams
         self.trace = trace
@@ -139,10 +142,23 @@ class ApiServer:
         self._field_managers: dict[str, FieldManager] = {}
         self._gc = GarbageCollector(self, clock)
         self.store.tracker = self._gc.track
+        self.event_leases: LeaseKeeper | None = None
+        """The Events' leases (``event_ttl_s``: kube-apiserver's ``--event-ttl``; None keeps Events
+        until they are deleted)."""
+        if event_ttl_s is not None:
+            self.event_leases = LeaseKeeper(clock, event_ttl_s, self._expire)
+            self.store.expiring[_EVENT.key] = self.event_leases.attach
         self._deletion = Deletion(self.store, clock, self._gc)
         if bootstrap:
             for obj in BOOTSTRAP_OBJECTS:
                 self.create(obj)
+
+    def _expire(self, info: KindInfo, namespace: str, name: str) -> None:
+        """Remove the stored object whose lease expired: storage's own deletion (no admission, no
+        finalizers, no grace period), seen by watchers as DELETED."""
+        obj = self.store.lookup(info, namespace, name)
+        if obj is not None:
+            self.store.remove(info, obj)
 
     # -- time --------------------------------------------------------------------------------
     @property

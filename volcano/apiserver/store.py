@@ -5,7 +5,9 @@ namespace and name, and by uid. Its three writes (``insert``, ``replace``,
 ``remove``) are the only places a resourceVersion is taken: each freezes the
 new object, bumps the single global counter, stores the object, appends one
 event to the kind's watch log and tells the garbage collector's tracker what
-changed. It runs no admission and checks nothing: the ``ApiServer`` verbs do
+changed; ``insert`` and ``replace`` of a kind stored with a time to live also
+attach the object to its lease (``expiring``). (``replace_status`` serves kinds
+with a status subresource, which no such kind has.) It runs no admission and checks nothing: the ``ApiServer`` verbs do
 that before they call it. Reads return the stored frozen objects themselves.
 
 Inside ``dry_run()`` the three writes compute and return the object they would
@@ -87,6 +89,9 @@ class ObjectStore:
     def __init__(self, hub: WatchHub) -> None:
         self.hub = hub
         self.tracker: Tracker | None = None
+        self.expiring: dict[str, Callable[[KindInfo, FrozenDict], None]] = {}
+        """By kind key, ``attach(info, obj)`` called after each insert or replace of a kind stored
+        with a time to live (``volcano.apiserver.leases``)."""
         self._rv = 0
         self._objects: dict[str, _Bucket] = {}
         self._by_uid: dict[str, tuple[KindInfo, str, str]] = {}
@@ -193,6 +198,8 @@ class ObjectStore:
         self.hub.append(key, rv, "ADDED", obj, None)
         if self.tracker is not None:
             self.tracker(None, obj)
+        if key in self.expiring:
+            self.expiring[key](info, obj)
         return obj
 
     def replace(self, info: KindInfo, old: FrozenDict, new: dict[str, Any]) -> FrozenDict:
@@ -210,6 +217,8 @@ class ObjectStore:
         self.hub.append(info.key, rv, "MODIFIED", obj, old)
         if self.tracker is not None:
             self.tracker(old, obj)
+        if info.key in self.expiring:
+            self.expiring[info.key](info, obj)
         return obj
 
     def replace_status(self, info: KindInfo, old: FrozenDict, status: FrozenDict,
