@@ -48,6 +48,7 @@ from volcano.api.nodes import simulated_node
 from volcano.api.selectors import label_selector_from_dict
 from volcano.apiserver import ApiError, ApiServer, EventRecorder
 from volcano.apiserver.faults import FaultPlan, FaultyClient
+from volcano.apiserver.leases import EVENT_TTL_S
 from volcano.apiserver.patchmeta import is_custom_resource
 from volcano.apiserver.podlog import pod_log
 from volcano.apiserver.scale import get_scale, patch_scale
@@ -104,11 +105,13 @@ class FakeCluster:
     ``volcano serve``, whose clock is paced in real time. While ``apply``, ``run`` and
     friends run the cluster, the cyclic garbage collector's young threshold is raised to
     ``gc_threshold`` (``YOUNG_GC_THRESHOLD``; None leaves the collector alone), and restored after.
+    ``event_ttl_s`` is the API server's ``--event-ttl`` (one hour; None keeps every Event).
     """
 
     def __init__(self, seed: int = 0, scheduler_conf: str | Path | None = None, *,
                  kubelet: KubeletConfig | None = None, faults: FaultPlan | None = None,
-                 clock: SimClock | None = None, gc_threshold: int | None = YOUNG_GC_THRESHOLD) -> None:
+                 clock: SimClock | None = None, gc_threshold: int | None = YOUNG_GC_THRESHOLD,
+                 event_ttl_s: int | None = EVENT_TTL_S) -> None:
         self.seed = int(seed)
         self.gc_threshold = gc_threshold
         self.scheduler_conf = scheduler_conf
@@ -117,7 +120,7 @@ class FakeCluster:
         """The cluster's clock; ``volcano serve`` passes one whose epoch is its start time."""
         self.streams = RandomStreams(self.seed)
         self.trace = Trace()
-        self.server = ApiServer(self.clock, self.streams, trace=self.trace)
+        self.server = ApiServer(self.clock, self.streams, trace=self.trace, event_ttl_s=event_ttl_s)
         self.faults = None if faults is None else FaultyClient(self.server, faults, self.clock, self.streams)
         # With faults, components reach the server through client-go's own retries (RetryingClient).
         self.client = self.server if self.faults is None else RetryingClient(self.faults)

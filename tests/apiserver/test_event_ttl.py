@@ -83,10 +83,13 @@ def test_writes_within_the_reuse_window_share_one_lease() -> None:
 
 def test_a_lease_holds_at_most_a_thousand_objects() -> None:
     _, server = _server()
-    for i in range(1001):
-        server.create(_event(f"e{i:04d}"))
     leases = server.event_leases
-    assert leases is not None and leases.leases_granted == 2
+    assert leases is not None
+    for i in range(1000):
+        server.create(_event(f"e{i:04d}"))
+    assert leases.leases_granted == 1
+    server.create(_event("e1000"))
+    assert leases.leases_granted == 2
 
 
 def test_expiry_ignores_finalizers_and_admission() -> None:
@@ -133,11 +136,11 @@ def test_other_kinds_do_not_expire() -> None:
 def test_an_event_lives_until_the_lease_of_its_last_write_expires(
         writes: list[tuple[int, int, bool]]) -> None:
     """Random creates and updates at random times: at every instant, the stored Events are exactly
-    those whose latest write's lease (as the lease manager grants them, computed here from its
+    those whose latest write's lease (a no-op update is no write) (as the lease manager grants them, computed here from its
     rules) has not expired; removal happens at that lease's expiry and not before."""
     clock, server = _server()
     # The reference: the lease manager's rules, written out.
-    prev_expiry, attached = None, 0
+    prev_expiry, attached, count = None, 0, 1
     expires: dict[str, int] = {}
     for at_s, index, update in sorted(writes):
         clock.run(at_s * 1000)
@@ -146,7 +149,8 @@ def test_an_event_lives_until_the_lease_of_its_last_write_expires(
         assert sorted(expires) == _names(server)
         name = f"e{index}"
         if name in expires and update:
-            server.patch("Event", name, {"count": 7}, "default")
+            count += 1  # a new count each time: a no-op patch writes nothing, so takes no lease
+            server.patch("Event", name, {"count": count}, "default")
         elif name in expires:
             server.delete("Event", name, "default")
             del expires[name]
@@ -163,4 +167,15 @@ def test_an_event_lives_until_the_lease_of_its_last_write_expires(
         expires[name] = expiry
     last = max(expires.values(), default=clock.now_ms)
     clock.run(last)
+    assert _names(server) == []
+
+
+def test_a_no_op_write_takes_no_lease() -> None:
+    """kube-apiserver's storage writes nothing for an update that changes nothing, so it asks for
+    no lease: the Event keeps its first write's expiry."""
+    clock, server = _server()
+    server.create(_event("a"))
+    clock.run(_HOUR_MS)
+    server.patch("Event", "a", {"count": 1}, "default")
+    clock.run(_HOUR_MS + _REUSE_MS)
     assert _names(server) == []
