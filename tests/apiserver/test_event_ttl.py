@@ -135,9 +135,10 @@ def test_other_kinds_do_not_expire() -> None:
                 min_size=1, max_size=40))
 def test_an_event_lives_until_the_lease_of_its_last_write_expires(
         writes: list[tuple[int, int, bool]]) -> None:
-    """Random creates and updates at random times: at every instant, the stored Events are exactly
-    those whose latest write's lease (a no-op update is no write) (as the lease manager grants them, computed here from its
-    rules) has not expired; removal happens at that lease's expiry and not before."""
+    """Random creates, updates and deletes at random times: at every instant, the stored Events are
+    exactly those whose latest write's lease (as the lease manager grants them, computed here from
+    its rules; a no-op update is no write) has not expired: removal happens at that lease's expiry
+    and not before."""
     clock, server = _server()
     # The reference: the lease manager's rules, written out.
     prev_expiry, attached, count = None, 0, 1
