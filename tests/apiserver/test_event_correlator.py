@@ -19,7 +19,7 @@ from .conftest import pod
 
 def _setup(n_pods: int = 1) -> tuple[ApiServer, SimClock, EventRecorder, list[Any]]:
     clock = SimClock()
-    server = ApiServer(clock, RandomStreams(1))
+    server = ApiServer(clock, RandomStreams(1), event_ttl_s=None)  # counts, not expiry: every Event kept
     pods = [server.create(pod(f"p{i}")) for i in range(n_pods)]
     return server, clock, EventRecorder(server, clock, "volcano"), pods
 

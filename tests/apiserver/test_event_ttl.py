@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from volcano.apiserver import ApiServer
+from volcano.apiserver import ApiServer, EventRecorder
 from volcano.apiserver.client import WatchEvent
 from volcano.sim import SimClock
 from volcano.sim.rand import RandomStreams
@@ -180,3 +180,20 @@ def test_a_no_op_write_takes_no_lease() -> None:
     server.patch("Event", "a", {"count": 1}, "default")
     clock.run(_HOUR_MS + _REUSE_MS)
     assert _names(server) == []
+
+
+def test_a_repeat_of_an_expired_event_creates_it_again() -> None:
+    """client-go's recorder patches a repeat; when the Event has expired the patch is NotFound and
+    the recorder creates it again, under its name, with the count it has reached."""
+    clock, server = _server()
+    involved = server.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                              "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
+    recorder = EventRecorder(server, clock, "volcano")
+    recorder.event(involved, "Normal", "Tested", "m")
+    [first] = server.list("Event", "default")["items"]
+    clock.run(_HOUR_MS + _REUSE_MS)
+    assert _names(server) == []
+    recorder.event(involved, "Normal", "Tested", "m")
+    [again] = server.list("Event", "default")["items"]
+    assert again["metadata"]["name"] == first["metadata"]["name"] and again["count"] == 2
+    assert again["firstTimestamp"] == first["firstTimestamp"] != again["lastTimestamp"]
