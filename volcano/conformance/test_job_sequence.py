@@ -56,8 +56,8 @@ def _success(rep: int = 2, policies: list[Obj] | None = None) -> Task:
     return Task(name="success", rep=rep, min=rep, req=NO_REQUESTS, policies=policies)
 
 
-def _fail(rep: int = 2, policies: list[Obj] | None = None, exit_code: int = 127) -> Task:
-    return Task(name="fail", rep=rep, min=rep, req=NO_REQUESTS, duration="10s", exit_code=exit_code,
+def _fail(rep: int = 2, policies: list[Obj] | None = None, exit_code: int = 127, duration: str = "10s") -> Task:
+    return Task(name="fail", rep=rep, min=rep, req=NO_REQUESTS, duration=duration, exit_code=exit_code,
                 restart_policy="Never", policies=policies)
 
 
@@ -108,7 +108,9 @@ def _case(case_id: str, upstream: str, *values: Any) -> Any:
     _case("job-podfailed-restartpod-podevicted-terminate-timeout",
           "job level LifecyclePolicy, Event: PodFailed, Action: RestartPod; Event PodEvicted, Action: TerminateJob, "
           "Timeout: 5m",
-          "failed-restart-job", [_success(), _fail(rep=1)],
+          # The failing pod runs a simulated minute: the Running between two restarts then lasts long
+          # enough for a loaded HTTP run's readings (the Job's conditions keep one entry per phase).
+          "failed-restart-job", [_success(), _fail(rep=1, duration="60s")],
           [_policy("RestartPod", "PodFailed"), _policy("TerminateJob", "PodEvicted", timeout="5m")],
           ["Pending", "Running", "Restarting", "Running"], ("Terminating", "Terminated")),
     _case("job-exitcode-restartjob", "job level LifecyclePolicy, error code: 3; Action: RestartJob",
