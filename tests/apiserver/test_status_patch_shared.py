@@ -19,11 +19,10 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from tests.apiserver.conftest import typed_shape
-from tests.apiserver.test_fast_write_status_fields import _BEFORE, _server
+from tests.apiserver.test_fast_write_status_fields import _BEFORE, _answer, _server
 from volcano.api.frozen import FrozenDict
 from volcano.apiserver import server as server_module
 from volcano.apiserver.changes import status_change
-from volcano.apiserver.errors import ApiError
 from volcano.apiserver.server import ApiServer
 from volcano.sim.clock import SimClock
 from volcano.sim.rand import RandomStreams
@@ -52,14 +51,6 @@ _VALUE = {
     "extra": st.sampled_from([{"a": 1}, {"a": None}, [1], None]),
 }
 _PATCH = st.fixed_dictionaries({}, optional=_VALUE)
-
-
-def _answer(write: Any) -> Any:
-    try:
-        stored = write()
-    except ApiError as exc:
-        return ("error", exc.code, exc.reason, exc.message, json.dumps(exc.details, sort_keys=True, default=str))
-    return ("stored", typed_shape(stored), json.dumps(stored, default=str))
 
 
 def _history(server: ApiServer) -> Any:
