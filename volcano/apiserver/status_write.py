@@ -35,7 +35,7 @@ from typing import Any
 
 from volcano.api.frozen import FrozenDict, FrozenList, freeze, thaw
 from volcano.api.kinds import KindInfo
-from volcano.apiserver.patch import merge_patch
+from volcano.apiserver.patch import merge_into
 from volcano.apiserver.validation import status_item_check, status_parts_decode
 
 __all__ = ["merged_status", "shared_status", "status_with", "status_with_names"]
@@ -87,15 +87,8 @@ def merged_status(info: KindInfo, old: FrozenDict, patch: Any) -> FrozenDict | N
     before = old.get("status")
     if type(fields) is not dict or type(before) is not FrozenDict:
         return None
-    status: dict[str, Any] = dict(before)  # ``merge_patch``'s copy of the target, its own values kept
     try:
-        for key, value in fields.items():
-            if value is None:
-                status.pop(key, None)
-            elif isinstance(value, dict):
-                status[key] = merge_patch(status.get(key), value)
-            else:
-                status[key] = thaw(value)
+        status = merge_into(dict(before), fields)  # ``merge_patch``'s copy of the target, its own values kept
     except RecursionError:
         return None
     return shared_status(info, old, status)
