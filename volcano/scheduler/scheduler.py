@@ -204,6 +204,7 @@ class Scheduler:
         # The in-process server's own status write (None for any other client: a real API server, a
         # retrying wrapper): the condition write below takes it, with no copy of the pod for a patch.
         self._status_fields: Any = type(client).__dict__.get("update_status_fields")
+        self._status_fields_many: Any = type(client).__dict__.get("update_status_fields_many")
         self.clock = clock
         self.conf = conf or DEFAULT_SCHEDULER_CONF
         self.streams = streams
@@ -414,7 +415,7 @@ class Scheduler:
         ``update_status_fields_many`` call, which writes them in order as that many
         ``update_status_fields`` calls would (a missing pod is skipped, a failed write too)."""
         expect = self.cache.expect_echo if self.reuse else None
-        if expect is None or self._status_fields is None:
+        if expect is None or self._status_fields_many is None:
             for task, cond, nominated in writes:
                 if expect is not None and not nominated:
                     expect(task.key)
@@ -435,8 +436,8 @@ class Scheduler:
             if nominated:
                 status["nominatedNodeName"] = nominated
             batch.append((name, namespace, status))
-        if batch:  # the client is the in-process server itself (``_status_fields``)
-            type(self.client).__dict__["update_status_fields_many"](self.client, "Pod", batch)
+        if batch:
+            self._status_fields_many(self.client, "Pod", batch)
 
     def _set_pod_condition(self, task: TaskInfo, cond: Obj, nominated: str = "") -> None:
         pod = self._pod(task)
